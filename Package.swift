@@ -1,0 +1,47 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// One setting list for every Swift target, so the whole package is held to the same language rules.
+let swiftSettings: [SwiftSetting] = [
+    // `any P` spelled out makes existential costs visible at the call site.
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Sluice",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "sluice", targets: ["SluiceCLI"]),
+        .library(name: "MediaFormats", targets: ["MediaFormats"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Pure Swift bitstream core: no dependencies, no C types, no logging.
+        .target(name: "MediaFormats", swiftSettings: swiftSettings),
+        // FFmpeg 5.1 from the system, plus a shim for the macros Swift cannot import.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
+        ),
+        .target(name: "MediaEngine", dependencies: ["MediaFormats", "CFFmpeg"], swiftSettings: swiftSettings),
+        .target(name: "JobStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+        .target(name: "Sluice", dependencies: ["MediaFormats", "MediaEngine", "JobStore"], swiftSettings: swiftSettings),
+        // The executable is named `sluice` by its product; the target differs from `Sluice` by more than case.
+        .executableTarget(
+            name: "SluiceCLI",
+            dependencies: ["Sluice", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
+        // Release-mode micro-benchmark for the MediaFormats hot paths (run by scripts/bench).
+        .executableTarget(name: "MediaFormatsBench", dependencies: ["MediaFormats"], path: "Benchmarks/MediaFormatsBench", swiftSettings: swiftSettings),
+        .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobStoreTests", dependencies: ["JobStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "MediaEngine", "JobStore", "MediaFormats"], swiftSettings: swiftSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)
