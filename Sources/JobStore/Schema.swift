@@ -1,0 +1,87 @@
+// DESIGN §4: the tables admins read with `sluice jobs …` and the sqlite3 shell.
+import GRDB
+
+/// The migrations of the job database; each release appends, never edits, a migration.
+enum Schema {
+    /// Registered migrations in order; `v1` creates the four tables.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: createV1)
+        return migrator
+    }
+
+    /// Names of every migration this build knows, in order.
+    static let migrationIdentifiers = ["v1"]
+
+    /// Creates `jobs`, `job_outputs`, `job_events` and `job_progress` (times are ISO-8601 UTC text).
+    /// The SQL is literal on purpose: a migration must create the same schema in every later release.
+    private static func createV1(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE jobs (
+                id            TEXT PRIMARY KEY NOT NULL,
+                state         TEXT NOT NULL CHECK (state IN ('received', 'running', 'retrying', 'succeeded', 'failed', 'cancelled', 'rejected')),
+                attempts      INTEGER NOT NULL DEFAULT 0,
+                max_attempts  INTEGER,
+                priority      INTEGER,
+                worker_id     TEXT,
+                input         TEXT,
+                spec          TEXT,
+                spec_redacted TEXT,
+                encoder       TEXT,
+                error         TEXT,
+                created_at    TEXT NOT NULL,
+                updated_at    TEXT NOT NULL,
+                started_at    TEXT,
+                finished_at   TEXT,
+                media_time_s  REAL,
+                frames        INTEGER,
+                bytes_in      INTEGER,
+                bytes_out     INTEGER,
+                dts_repairs   INTEGER,
+                speed         REAL
+            );
+            CREATE INDEX jobs_created_at ON jobs(created_at);
+            CREATE INDEX jobs_state_created_at ON jobs(state, created_at);
+            CREATE INDEX jobs_worker_state ON jobs(worker_id, state);
+
+            CREATE TABLE job_outputs (
+                job_id     TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+                idx        INTEGER NOT NULL CHECK (idx >= 0),
+                url        TEXT NOT NULL,
+                format     TEXT,
+                state      TEXT NOT NULL DEFAULT 'pending',
+                bytes      INTEGER NOT NULL DEFAULT 0,
+                frames     INTEGER NOT NULL DEFAULT 0,
+                drops      INTEGER NOT NULL DEFAULT 0,
+                reconnects INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT,
+                updated_at TEXT NOT NULL,
+                PRIMARY KEY (job_id, idx)
+            );
+
+            CREATE TABLE job_events (
+                id        INTEGER PRIMARY KEY AUTOINCREMENT,
+                job_id    TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+                at        TEXT NOT NULL,
+                kind      TEXT NOT NULL,
+                state     TEXT,
+                attempt   INTEGER NOT NULL DEFAULT 0,
+                worker_id TEXT,
+                message   TEXT,
+                data      TEXT CHECK (data IS NULL OR json_valid(data))
+            );
+            CREATE INDEX job_events_job_id ON job_events(job_id, id);
+
+            CREATE TABLE job_progress (
+                job_id       TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+                at           TEXT NOT NULL,
+                media_time_s REAL,
+                frames       INTEGER,
+                bytes_out    INTEGER,
+                fps          REAL,
+                bitrate_kbps REAL
+            );
+            CREATE INDEX job_progress_job_at ON job_progress(job_id, at);
+            """)
+    }
+}

@@ -1,0 +1,37 @@
+import MediaFormats
+
+/// Raw AAC with an ADTS header before every frame (`.aac`). ADTS carries object types 1–4 only;
+/// anything else is refused when the output opens, before a byte is written.
+final class ADTSSink: PacketSink {
+    let writer: TargetWriter
+    private let name: String
+    private var config: AudioSpecificConfig
+    private var buffer: [UInt8] = []
+
+    let wantsVideo = false
+    let wantsAudio = true
+    var bytesWritten: Int64 { writer.sink.bytesWritten }
+
+    /// Throws when the stream's AudioSpecificConfig cannot be carried in ADTS (e.g. AAC-ELD).
+    init(writer: TargetWriter, name: String, audio: AudioConfiguration) throws {
+        self.writer = writer
+        self.name = name
+        self.config = audio.audioSpecificConfig
+        _ = try ADTSHeader(audioSpecificConfig: config, payloadLength: 0)
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    func open() throws {}
+
+    func write(_ packet: MediaPacket) throws {
+        if let changed = packet.audioConfiguration { config = changed.audioSpecificConfig }
+        buffer.removeAll(keepingCapacity: true)
+        let header = try ADTSHeader(audioSpecificConfig: config, payloadLength: packet.data.count)
+        header.write(into: &buffer)
+        buffer.append(contentsOf: packet.data)
+        try writer.sink.write(buffer)
+    }
+
+    func finish() throws { try writer.close() }
+    func abandon() { writer.discard() }
+}

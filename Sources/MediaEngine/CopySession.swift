@@ -1,0 +1,333 @@
+import CFFmpeg
+import Foundation
+import MediaFormats
+
+/// The input-thread half of `CopyPipeline`: picks the streams, derives their configurations, normalizes
+/// timestamps and hands each packet to the outputs that take its kind.
+struct CopySession {
+    let input: MediaInput
+    let options: PipelineOptions
+    let interrupter: Interrupter
+    let video: StreamInfo?
+    let audio: StreamInfo?
+    var videoConfiguration: VideoConfiguration?
+    var audioConfiguration: AudioConfiguration?
+    /// Packets read ahead to learn every stream's first timestamp and configuration.
+    private var lookahead: [DemuxedPacket] = []
+    private var videoClock = TimestampNormalizer()
+    private var audioClock = TimestampNormalizer()
+    /// Raw Annex B input without timestamps gets them from picture order counts.
+    private var rawTiming: RawVideoTiming?
+    private var audioIsADTS = false
+    private var endOfInput = false
+    private var realtimeStart: UInt64?
+    private(set) var progress = PipelineProgress()
+    private(set) var cancelled = false
+    private(set) var reachedMaxDuration = false
+
+    /// Packets read before giving up on seeing every selected stream.
+    static let maxLookaheadPackets = 500
+    static let microseconds = AVRational(num: 1, den: 1_000_000)
+
+    init(input: MediaInput, options: PipelineOptions, interrupter: Interrupter) throws {
+        self.input = input
+        self.options = options
+        self.interrupter = interrupter
+        let firstVideo = input.streams.first { $0.kind == .video && !$0.isAttachedPicture }
+        let firstAudio = input.streams.first { $0.kind == .audio }
+        video = options.video == .drop ? nil : firstVideo
+        audio = options.audio == .drop ? nil : firstAudio
+        if let video, video.codecName != "h264" {
+            throw PipelineError.unsupportedCodec(kind: "video", stream: video.index, codec: video.codecName)
+        }
+        if let audio, audio.codecName != "aac" {
+            throw PipelineError.unsupportedCodec(kind: "audio", stream: audio.index, codec: audio.codecName)
+        }
+        guard video != nil || audio != nil else { throw PipelineError.noStreams(name: options.inputName) }
+        try readLookahead()
+        try deriveConfigurations()
+    }
+
+    // MARK: Start-up
+
+    private mutating func readLookahead() throws {
+        var seen = Set<Int>()
+        let wanted = Set([video?.index, audio?.index].compactMap { $0 })
+        while seen != wanted && lookahead.count < CopySession.maxLookaheadPackets {
+            guard let packet = try read() else { break }
+            guard wanted.contains(packet.streamIndex) else { continue }
+            lookahead.append(packet)
+            seen.insert(packet.streamIndex)
+        }
+        // The earliest timestamp of the job becomes zero; streams keep their offsets to each other.
+        var earliest: Int64?
+        for stream in [video, audio].compactMap({ $0 }) {
+            guard let first = lookahead.first(where: { $0.streamIndex == stream.index }),
+                  let time = first.dts ?? first.pts else { continue }
+            let us = CopySession.toMicroseconds(time, stream)
+            earliest = min(earliest ?? us, us)
+        }
+        videoClock.offset = earliest ?? 0
+        audioClock.offset = earliest ?? 0
+    }
+
+    private mutating func deriveConfigurations() throws {
+        if let video {
+            let bitstream: VideoBitstream
+            do {
+                if AVCDecoderConfigurationRecord.isAVCC(video.extradata) {
+                    bitstream = .avcc(try AVCDecoderConfigurationRecord(parsing: video.extradata))
+                } else {
+                    bitstream = .annexB(parameterSets: AnnexB.nalUnits(in: video.extradata).map { Array($0) })
+                }
+            } catch let error as MediaFormatError {
+                throw PipelineError.invalidStream(kind: "video", stream: video.index, error)
+            }
+            let firstVideo = lookahead.first { $0.streamIndex == video.index }
+            var frameRate = video.averageFrameRate
+            if case .annexB = bitstream, let firstVideo, firstVideo.pts == nil, firstVideo.dts == nil {
+                let rate = options.inputFrameRate ?? RawVideoTiming.frameRate(fromParameterSets: video.extradata, firstAccessUnit: firstVideo.data) ?? RawVideoTiming.defaultFrameRate
+                rawTiming = RawVideoTiming(frameRate: rate)
+                frameRate = rate
+            }
+            videoConfiguration = VideoConfiguration(bitstream: bitstream, width: video.width, height: video.height, frameRate: frameRate)
+        }
+        if let audio {
+            do {
+                let config: AudioSpecificConfig
+                if !audio.extradata.isEmpty {
+                    config = try AudioSpecificConfig(parsing: audio.extradata)
+                } else if let first = lookahead.first(where: { $0.streamIndex == audio.index }) {
+                    config = try ADTSHeader(parsing: first.data).audioSpecificConfig
+                    audioIsADTS = true
+                } else {
+                    throw MediaFormatError.invalid(structure: "AAC stream", reason: "no AudioSpecificConfig and no packets to read one from")
+                }
+                audioConfiguration = AudioConfiguration(audioSpecificConfig: config, sampleRate: audio.sampleRate > 0 ? audio.sampleRate : config.samplingFrequency, channels: audio.channels)
+            } catch let error as MediaFormatError {
+                throw PipelineError.invalidStream(kind: "audio", stream: audio.index, error)
+            }
+        }
+    }
+
+    /// Opens every output's target and sink, then starts their threads. A failure closes what was opened.
+    func openOutputs() throws -> [OutputWorker] {
+        var workers: [OutputWorker] = []
+        do {
+            for (index, description) in options.outputs.enumerated() {
+                let sink: any PacketSink
+                do {
+                    sink = try makeSink(description)
+                } catch {
+                    throw PipelineError.openOutput(index: index, name: description.name, error)
+                }
+                workers.append(OutputWorker(index: index, name: description.name, sink: sink))
+            }
+        } catch {
+            for worker in workers { worker.sink.writer.discard() }
+            throw error
+        }
+        for worker in workers { worker.start() }
+        return workers
+    }
+
+    private func makeSink(_ description: OutputDescription) throws -> any PacketSink {
+        switch description.kind {
+        case .flv:
+            guard videoConfiguration != nil || audioConfiguration != nil else {
+                throw OutputError.missingStream(output: description.name, kind: "audio or video")
+            }
+            let writer = try TargetWriter(target: description.target, interrupter: interrupter)
+            return FLVSink(writer: writer, name: description.name, video: videoConfiguration, audio: audioConfiguration)
+        case .annexB:
+            guard let videoConfiguration else { throw OutputError.missingStream(output: description.name, kind: "video") }
+            let writer = try TargetWriter(target: description.target, interrupter: interrupter)
+            return AnnexBSink(writer: writer, video: videoConfiguration)
+        case .adts:
+            guard let audioConfiguration else { throw OutputError.missingStream(output: description.name, kind: "audio") }
+            // Check ADTS can carry this AAC before creating the file.
+            _ = try ADTSHeader(audioSpecificConfig: audioConfiguration.audioSpecificConfig, payloadLength: 0)
+            let writer = try TargetWriter(target: description.target, interrupter: interrupter)
+            do {
+                return try ADTSSink(writer: writer, name: description.name, audio: audioConfiguration)
+            } catch {
+                writer.discard()
+                throw error
+            }
+        }
+    }
+
+    // MARK: Running
+
+    mutating func run(workers: [OutputWorker], report: (PipelineProgress) -> Void) throws {
+        let videoWorkers = workers.filter { $0.sink.wantsVideo }
+        let audioWorkers = workers.filter { $0.sink.wantsAudio }
+        var pending = lookahead
+        lookahead = []
+        pending.reverse()
+        while !reachedMaxDuration {
+            if interrupter.isCancelled {
+                cancelled = true
+                break
+            }
+            let next: DemuxedPacket?
+            if let buffered = pending.popLast() { next = buffered } else { next = try read() }
+            guard let packet = next else { break }
+            for media in try normalize(packet) {
+                try emit(media, to: media.kind == .video ? videoWorkers : audioWorkers)
+                if reachedMaxDuration { break }
+            }
+            progress.bytesIn = input.bytesRead
+            progress.dtsRepairs = videoClock.repairs + audioClock.repairs
+            report(progress)
+        }
+        if !reachedMaxDuration && !cancelled, var timing = rawTiming {
+            for media in try timing.flush() { try emit(media, to: videoWorkers) }
+            rawTiming = timing
+        }
+        progress.bytesIn = input.bytesRead
+    }
+
+    /// Reads one packet, turning interrupts into timeout or cancellation.
+    private mutating func read() throws -> DemuxedPacket? {
+        guard !endOfInput else { return nil }
+        do {
+            guard let packet = try input.readPacket() else {
+                endOfInput = true
+                return nil
+            }
+            return packet
+        } catch let error as FFmpegError {
+            if error.isInterrupt {
+                if interrupter.isCancelled {
+                    endOfInput = true
+                    return nil
+                }
+                throw PipelineError.inputTimedOut(name: options.inputName, seconds: options.inputTimeout ?? 0)
+            }
+            throw PipelineError.readInput(name: options.inputName, error)
+        }
+    }
+
+    private mutating func normalize(_ packet: DemuxedPacket) throws -> [MediaPacket] {
+        if let video, packet.streamIndex == video.index {
+            return try normalizeVideo(packet, stream: video)
+        }
+        if let audio, packet.streamIndex == audio.index {
+            return try normalizeAudio(packet, stream: audio)
+        }
+        return []
+    }
+
+    private mutating func normalizeVideo(_ packet: DemuxedPacket, stream: StreamInfo) throws -> [MediaPacket] {
+        var changed: VideoConfiguration?
+        if let extradata = packet.newExtradata, var configuration = videoConfiguration {
+            do {
+                if AVCDecoderConfigurationRecord.isAVCC(extradata) {
+                    configuration.bitstream = .avcc(try AVCDecoderConfigurationRecord(parsing: extradata))
+                } else {
+                    configuration.bitstream = .annexB(parameterSets: AnnexB.nalUnits(in: extradata).map { Array($0) })
+                }
+            } catch let error as MediaFormatError {
+                throw PipelineError.invalidStream(kind: "video", stream: stream.index, error)
+            }
+            if configuration != videoConfiguration {
+                videoConfiguration = configuration
+                changed = configuration
+            }
+        }
+        if var timing = rawTiming {
+            defer { rawTiming = timing }
+            do {
+                return try timing.push(packet.data)
+            } catch let error as MediaFormatError {
+                throw PipelineError.invalidStream(kind: "video", stream: stream.index, error)
+            }
+        }
+        let times = videoClock.normalize(
+            pts: packet.pts.map { CopySession.toMicroseconds($0, stream) },
+            dts: packet.dts.map { CopySession.toMicroseconds($0, stream) },
+            duration: CopySession.toMicroseconds(packet.duration, stream)
+        )
+        progress.videoFrames += 1
+        return [MediaPacket(kind: .video, data: packet.data, pts: times.pts, dts: times.dts,
+                            isKeyframe: packet.isKeyframe, videoConfiguration: changed)]
+    }
+
+    private mutating func normalizeAudio(_ packet: DemuxedPacket, stream: StreamInfo) throws -> [MediaPacket] {
+        let times = audioClock.normalize(
+            pts: packet.pts.map { CopySession.toMicroseconds($0, stream) },
+            dts: packet.dts.map { CopySession.toMicroseconds($0, stream) },
+            duration: CopySession.toMicroseconds(packet.duration, stream)
+        )
+        guard audioIsADTS else {
+            var changed: AudioConfiguration?
+            if let extradata = packet.newExtradata, var configuration = audioConfiguration {
+                do { configuration.audioSpecificConfig = try AudioSpecificConfig(parsing: extradata) } catch let error as MediaFormatError {
+                    throw PipelineError.invalidStream(kind: "audio", stream: stream.index, error)
+                }
+                if configuration != audioConfiguration {
+                    audioConfiguration = configuration
+                    changed = configuration
+                }
+            }
+            progress.audioFrames += 1
+            return [MediaPacket(kind: .audio, data: packet.data, pts: times.pts, dts: times.dts, isKeyframe: true, audioConfiguration: changed)]
+        }
+        // ADTS input (MPEG-TS, .aac): strip each header; a new configuration is announced when it changes.
+        var packets: [MediaPacket] = []
+        var offset = 0
+        var frameTime = times.dts
+        do {
+            while offset < packet.data.count {
+                let header = try ADTSHeader(parsing: packet.data[offset...])
+                let frameLength = Int(header.frameLength)
+                guard offset + frameLength <= packet.data.count else {
+                    throw MediaFormatError.truncated(needed: frameLength, available: packet.data.count - offset)
+                }
+                var changed: AudioConfiguration?
+                let config = try header.audioSpecificConfig
+                if var configuration = audioConfiguration, configuration.audioSpecificConfig != config {
+                    configuration.audioSpecificConfig = config
+                    configuration.sampleRate = config.samplingFrequency
+                    audioConfiguration = configuration
+                    changed = configuration
+                }
+                let payload = Array(packet.data[(offset + header.headerLength)..<(offset + frameLength)])
+                packets.append(MediaPacket(kind: .audio, data: payload, pts: frameTime, dts: frameTime, isKeyframe: true, audioConfiguration: changed))
+                progress.audioFrames += 1
+                offset += frameLength
+                // Further frames in one packet follow at 1024 samples each.
+                frameTime += Int64(1024 * 1_000_000 / max(config.samplingFrequency, 1))
+            }
+        } catch let error as MediaFormatError {
+            throw PipelineError.invalidStream(kind: "audio", stream: stream.index, error)
+        }
+        return packets
+    }
+
+    private mutating func emit(_ packet: MediaPacket, to workers: [OutputWorker]) throws {
+        if let limit = options.maxDuration, Double(packet.dts) / 1e6 >= limit {
+            reachedMaxDuration = true
+            return
+        }
+        if options.realtime { pace(until: packet.dts) }
+        progress.mediaTime = max(progress.mediaTime, Double(packet.dts) / 1e6)
+        for worker in workers where !worker.submit(packet) {
+            throw PipelineError.output(index: worker.index, name: worker.name, worker.error ?? OutputError.unsupported(output: worker.name, reason: "stopped"))
+        }
+    }
+
+    /// Sleeps until the wall clock catches up with media time (like `ffmpeg -re`).
+    private mutating func pace(until dts: Int64) {
+        let now = Interrupter.now()
+        let start = realtimeStart ?? now
+        realtimeStart = start
+        let due = start + UInt64(max(dts, 0)) * 1000
+        if due > now { usleep(UInt32(min((due - now) / 1000, 1_000_000))) }
+    }
+
+    static func toMicroseconds(_ value: Int64, _ stream: StreamInfo) -> Int64 {
+        av_rescale_q(value, AVRational(num: stream.timeBaseNumerator, den: stream.timeBaseDenominator), microseconds)
+    }
+}

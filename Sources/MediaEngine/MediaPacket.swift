@@ -1,0 +1,40 @@
+import MediaFormats
+
+/// How a video stream's packets carry NAL units.
+public enum VideoBitstream: Sendable, Equatable {
+    /// Length-prefixed (MP4, FLV, Matroska), configured by an avcC record.
+    case avcc(AVCDecoderConfigurationRecord)
+    /// Start codes (MPEG-TS, raw `.h264`), with the parameter sets known out of band (may be empty).
+    case annexB(parameterSets: [[UInt8]])
+}
+
+/// What an output needs to know about the video before its first packet.
+public struct VideoConfiguration: Sendable, Equatable {
+    public var bitstream: VideoBitstream
+    public var width: Int
+    public var height: Int
+    public var frameRate: Double?
+}
+
+/// What an output needs to know about the audio before its first packet.
+public struct AudioConfiguration: Sendable, Equatable {
+    public var audioSpecificConfig: AudioSpecificConfig
+    public var sampleRate: Int
+    public var channels: Int
+}
+
+/// One access unit or audio frame on its way to the outputs. Times are microseconds from the start of
+/// the job, DTS monotonic per stream.
+public struct MediaPacket: Sendable {
+    public enum Kind: Sendable, Equatable { case video, audio }
+
+    public var kind: Kind
+    /// Video: as the input's bitstream carries it (see `VideoBitstream`). Audio: one raw AAC frame (no ADTS).
+    public var data: [UInt8]
+    public var pts: Int64
+    public var dts: Int64
+    public var isKeyframe: Bool
+    /// Set on the packet from which a new configuration applies (mid-stream extradata, new ASC).
+    public var videoConfiguration: VideoConfiguration?
+    public var audioConfiguration: AudioConfiguration?
+}

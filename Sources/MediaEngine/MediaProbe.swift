@@ -1,0 +1,82 @@
+import MediaFormats
+
+/// What `sluice probe` reports of one stream. H.264 and AAC fields come from MediaFormats' own parsers
+/// (the SPS and the AudioSpecificConfig), not from FFmpeg's.
+public struct ProbedStream: Sendable {
+    public var index: Int
+    public var kind: StreamInfo.Kind
+    public var codec: String
+    /// The stream's first SPS, when it is H.264 and one was found.
+    public var sequenceParameterSet: SequenceParameterSet?
+    /// The stream's AudioSpecificConfig, when it is AAC.
+    public var audioSpecificConfig: AudioSpecificConfig?
+    /// Why a field could not be parsed, if one could not.
+    public var problem: String?
+}
+
+public struct ProbeReport: Sendable {
+    public var format: String
+    public var durationSeconds: Double?
+    public var streams: [ProbedStream]
+}
+
+public enum MediaProbe {
+    /// Packets read at most to find parameter sets that the container does not hold as extradata.
+    public static let maxPacketsRead = 600
+
+    /// Opens `url`, describes every stream, and parses H.264 SPS and AAC AudioSpecificConfig.
+    public static func probe(url: String, options: [String: String] = [:], timeout: Double? = 10, interrupter: Interrupter = Interrupter()) throws -> ProbeReport {
+        let input = try MediaInput(url: url, options: options, interrupter: interrupter, timeout: timeout)
+        var streams = input.streams.map { info in
+            var probed = ProbedStream(index: info.index, kind: info.kind, codec: info.codecName)
+            do {
+                if info.codecName == "h264" {
+                    probed.sequenceParameterSet = try firstSPS(inExtradata: info.extradata)
+                } else if info.codecName == "aac", !info.extradata.isEmpty {
+                    probed.audioSpecificConfig = try AudioSpecificConfig(parsing: info.extradata)
+                }
+            } catch {
+                probed.problem = "\(error)"
+            }
+            return probed
+        }
+        func missing(_ stream: ProbedStream) -> Bool {
+            stream.problem == nil
+                && ((stream.codec == "h264" && stream.sequenceParameterSet == nil)
+                    || (stream.codec == "aac" && stream.audioSpecificConfig == nil))
+        }
+        var read = 0
+        while streams.contains(where: missing), read < maxPacketsRead, let packet = try input.readPacket() {
+            read += 1
+            guard let position = streams.firstIndex(where: { $0.index == packet.streamIndex }), missing(streams[position]) else { continue }
+            do {
+                if streams[position].codec == "h264" {
+                    streams[position].sequenceParameterSet = try firstSPS(inAnnexB: packet.data)
+                } else if AnnexB.hasStartCode(packet.data) == false, packet.data.count >= ADTSHeader.lengthWithoutCRC {
+                    streams[position].audioSpecificConfig = try ADTSHeader(parsing: packet.data).audioSpecificConfig
+                }
+            } catch {
+                streams[position].problem = "\(error)"
+            }
+        }
+        return ProbeReport(format: input.formatName, durationSeconds: input.durationSeconds, streams: streams)
+    }
+
+    /// The first SPS of an avcC record or of Annex B parameter sets; nil when there is none.
+    static func firstSPS(inExtradata extradata: [UInt8]) throws -> SequenceParameterSet? {
+        guard !extradata.isEmpty else { return nil }
+        if AVCDecoderConfigurationRecord.isAVCC(extradata) {
+            let record = try AVCDecoderConfigurationRecord(parsing: extradata)
+            return try record.sequenceParameterSets.first.map { try SequenceParameterSet(parsing: $0) }
+        }
+        return try firstSPS(inAnnexB: extradata)
+    }
+
+    static func firstSPS(inAnnexB bytes: [UInt8]) throws -> SequenceParameterSet? {
+        for nal in AnnexB.nalUnits(in: bytes) {
+            guard let first = nal.first, NALUnitHeader(first).nalUnitType == .sequenceParameterSet else { continue }
+            return try SequenceParameterSet(parsing: nal)
+        }
+        return nil
+    }
+}

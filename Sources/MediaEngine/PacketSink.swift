@@ -1,0 +1,22 @@
+import MediaFormats
+
+/// One output format's writer. Runs on its output's own thread: `open`, then `write` per packet, then
+/// `finish` (trailer written, target closed) or `abandon` (failure or cancel). Implementations own their MediaFormats state.
+protocol PacketSink: AnyObject {
+    /// Which streams this sink takes; the others are never queued to it.
+    var wantsVideo: Bool { get }
+    var wantsAudio: Bool { get }
+    var bytesWritten: Int64 { get }
+    /// The target, published (renamed into place) by the pipeline once every output has finished.
+    var writer: TargetWriter { get }
+    func open() throws
+    func write(_ packet: MediaPacket) throws
+    func finish() throws
+    func abandon()
+}
+
+/// Milliseconds for FLV, rounded to nearest from microseconds.
+@inline(__always)
+func milliseconds(_ microseconds: Int64) -> Int64 {
+    microseconds >= 0 ? (microseconds + 500) / 1000 : -((-microseconds + 500) / 1000)
+}

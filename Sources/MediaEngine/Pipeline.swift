@@ -1,0 +1,187 @@
+import CFFmpeg
+import Foundation
+import MediaFormats
+
+/// What to do with one kind of stream.
+public enum StreamHandling: String, Sendable, Equatable {
+    case copy, drop
+}
+
+/// The format an output writes.
+public enum OutputKind: String, Sendable, Equatable {
+    case flv, adts, annexB
+}
+
+/// One output of a pipeline.
+public struct OutputDescription: Sendable, Equatable {
+    public var target: OutputTarget
+    public var kind: OutputKind
+    /// How the output is named in messages: a redacted URL or the path.
+    public var name: String
+
+    public init(target: OutputTarget, kind: OutputKind, name: String) {
+        self.target = target
+        self.kind = kind
+        self.name = name
+    }
+}
+
+/// Everything a pipeline needs, in Swift terms (built by the `Sluice` library from a job spec).
+public struct PipelineOptions: Sendable {
+    public var inputURL: String
+    /// How the input is named in messages (redacted).
+    public var inputName: String
+    /// Demuxer/protocol options for the input.
+    public var inputOptions: [String: String] = [:]
+    /// Seconds the input may take to open and may stall while reading.
+    public var inputTimeout: Double?
+    /// Frame rate for raw Annex B input without timing.
+    public var inputFrameRate: Double?
+    /// Read at 1× the media rate.
+    public var realtime = false
+    /// Stop cleanly after this much media time, seconds.
+    public var maxDuration: Double?
+    public var video: StreamHandling = .copy
+    public var audio: StreamHandling = .copy
+    public var outputs: [OutputDescription] = []
+
+    public init(inputURL: String, inputName: String) {
+        self.inputURL = inputURL
+        self.inputName = inputName
+    }
+}
+
+/// A snapshot of a running pipeline, for progress lines and the job store.
+public struct PipelineProgress: Sendable, Equatable {
+    /// Media time reached, seconds.
+    public var mediaTime: Double = 0
+    public var videoFrames = 0
+    public var audioFrames = 0
+    public var bytesIn: Int64 = 0
+    public var elapsed: Double = 0
+    public var dtsRepairs = 0
+    public var outputs: [OutputProgress] = []
+    /// Media seconds per wall second.
+    public var speed: Double { elapsed > 0 ? mediaTime / elapsed : 0 }
+    public var bytesOut: Int64 { outputs.reduce(0) { $0 + $1.bytes } }
+}
+
+/// How a pipeline ended.
+public struct PipelineResult: Sendable, Equatable {
+    public var progress: PipelineProgress
+    /// Ended by `Interrupter.cancel()` (outputs still finished cleanly).
+    public var cancelled = false
+    /// Ended at `maxDuration`.
+    public var reachedMaxDuration = false
+    /// Video access units dropped before the first decodable configuration (a stream cut mid-GOP).
+    public var skippedVideoPackets = 0
+}
+
+/// Why a pipeline failed. Messages name the input or output (already redacted by the caller).
+public enum PipelineError: Error, Sendable, CustomStringConvertible {
+    case openInput(name: String, FFmpegError)
+    case readInput(name: String, FFmpegError)
+    case inputTimedOut(name: String, seconds: Double)
+    case noStreams(name: String)
+    case unsupportedCodec(kind: String, stream: Int, codec: String)
+    case invalidStream(kind: String, stream: Int, MediaFormatError)
+    case output(index: Int, name: String, any Error)
+    case openOutput(index: Int, name: String, any Error)
+
+    public var description: String {
+        switch self {
+        case let .openInput(name, error): return "cannot open input \(name): \(error.message) (\(error.function))"
+        case let .readInput(name, error): return "reading input \(name) failed: \(error.message) (\(error.function))"
+        case let .inputTimedOut(name, seconds): return "input \(name) sent no data for \(PipelineError.format(seconds)) s"
+        case let .noStreams(name): return "input \(name) has no H.264 video or AAC audio stream to use"
+        case let .unsupportedCodec(kind, stream, codec):
+            return "\(kind) stream \(stream) is \(codec): not supported in copy mode (copy carries H.264 video and AAC audio; set \(kind).mode to encode or drop)"
+        case let .invalidStream(kind, stream, error): return "\(kind) stream \(stream) is malformed: \(error)"
+        case let .output(index, name, error): return "output \(index) (\(name)) failed: \(PipelineError.describe(error))"
+        case let .openOutput(index, name, error): return "cannot open output \(index) (\(name)): \(PipelineError.describe(error))"
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? FFmpegError { return "\(error.message) (\(error.function))" }
+        return "\(error)"
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
+    }
+}
+
+/// Copy mode: demux once, repackage per output, each output on its own thread. `run` blocks the calling
+/// thread, which becomes the input thread (never call it on Swift's cooperative pool).
+public final class CopyPipeline: @unchecked Sendable {
+    public let options: PipelineOptions
+    public let interrupter: Interrupter
+    /// How often `run` reports progress, seconds.
+    public var progressInterval = 0.5
+
+    public init(options: PipelineOptions, interrupter: Interrupter = Interrupter()) {
+        self.options = options
+        self.interrupter = interrupter
+    }
+
+    /// Runs the job to its end and publishes the outputs; on failure every file output is removed.
+    /// - Parameter progress: called on the input thread about every `progressInterval` seconds.
+    public func run(progress: (PipelineProgress) -> Void = { _ in }) throws -> PipelineResult {
+        let started = Interrupter.now()
+        let input: MediaInput
+        do {
+            input = try MediaInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter, timeout: options.inputTimeout)
+        } catch let error as FFmpegError {
+            if error.isInterrupt && !interrupter.isCancelled, let timeout = options.inputTimeout {
+                throw PipelineError.inputTimedOut(name: options.inputName, seconds: timeout)
+            }
+            throw PipelineError.openInput(name: options.inputName, error)
+        }
+        var session = try CopySession(input: input, options: options, interrupter: interrupter)
+        let workers = try session.openOutputs()
+        var lastReport = started
+        var result = PipelineResult(progress: PipelineProgress())
+        do {
+            try session.run(workers: workers) { snapshot in
+                let now = Interrupter.now()
+                guard Double(now - lastReport) / 1e9 >= progressInterval else { return }
+                lastReport = now
+                var snapshot = snapshot
+                snapshot.elapsed = Double(now - started) / 1e9
+                snapshot.outputs = workers.map(\.progress)
+                progress(snapshot)
+            }
+        } catch {
+            for worker in workers { _ = worker.close(commit: false) }
+            throw error
+        }
+        // Finish every output, then publish all of them or none.
+        var failure: (any Error)?
+        for worker in workers {
+            if let error = worker.close(commit: true), failure == nil {
+                failure = PipelineError.output(index: worker.index, name: worker.name, error)
+            }
+        }
+        if failure == nil {
+            for worker in workers {
+                do { try worker.sink.writer.publish() } catch {
+                    failure = PipelineError.output(index: worker.index, name: worker.name, error)
+                    break
+                }
+            }
+        }
+        if let failure {
+            for worker in workers { worker.sink.writer.discard() }
+            throw failure
+        }
+        result.progress = session.progress
+        result.progress.elapsed = Double(Interrupter.now() - started) / 1e9
+        result.progress.outputs = workers.map(\.progress)
+        result.cancelled = session.cancelled
+        result.reachedMaxDuration = session.reachedMaxDuration
+        result.skippedVideoPackets = workers.compactMap { ($0.sink as? FLVSink)?.skippedBeforeConfiguration }.max() ?? 0
+        progress(result.progress)
+        return result
+    }
+}

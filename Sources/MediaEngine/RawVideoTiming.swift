@@ -1,0 +1,42 @@
+import MediaFormats
+
+/// Timing for raw Annex B input, which carries no timestamps: presentation order comes from each
+/// access unit's picture order count (MediaFormats), spaced at the job's frame rate.
+struct RawVideoTiming {
+    /// FFmpeg's own default for raw H.264 without timing information.
+    static let defaultFrameRate = 25.0
+
+    let frameRate: Double
+    private var timestamper: AnnexBAccessUnitTimestamper
+
+    init(frameRate: Double) {
+        self.frameRate = frameRate
+        self.timestamper = AnnexBAccessUnitTimestamper(frameDuration: 1)
+    }
+
+    /// Takes one access unit in decode order; returns those whose times are now known.
+    mutating func push(_ accessUnit: [UInt8]) throws -> [MediaPacket] {
+        try timestamper.push(accessUnit).map(packet)
+    }
+
+    mutating func flush() throws -> [MediaPacket] {
+        timestamper.flush().map(packet)
+    }
+
+    /// Frame counts become microseconds without accumulating rounding error.
+    private func microseconds(_ frames: Int64) -> Int64 {
+        Int64((Double(frames) * 1_000_000 / frameRate).rounded())
+    }
+
+    private func packet(_ unit: TimedAccessUnit) -> MediaPacket {
+        MediaPacket(kind: .video, data: unit.data, pts: microseconds(unit.pts), dts: microseconds(unit.dts), isKeyframe: unit.isKeyframe)
+    }
+
+    /// The SPS VUI frame rate from extradata or the first access unit, when the stream states one.
+    static func frameRate(fromParameterSets extradata: [UInt8], firstAccessUnit: [UInt8]) -> Double? {
+        for bytes in [extradata, firstAccessUnit] {
+            if let sps = try? MediaProbe.firstSPS(inAnnexB: bytes), let rate = sps.frameRate, rate > 0 { return rate }
+        }
+        return nil
+    }
+}

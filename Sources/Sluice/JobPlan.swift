@@ -1,0 +1,82 @@
+import Foundation
+import MediaEngine
+
+/// A validated job turned into pipeline options: paths resolved by the policy, names redacted.
+public struct JobPlan: Sendable {
+    public var spec: JobSpec
+    public var options: PipelineOptions
+
+    /// Demuxers copy mode reads; others (playlists, concat lists) could reach files or hosts the job
+    /// never named.
+    public static let allowedDemuxers = "mov,mp4,m4a,3gp,3g2,mj2,flv,live_flv,mpegts,matroska,webm,h264,aac"
+
+    public enum PlanError: Error, Sendable, CustomStringConvertible {
+        case path(PathPolicy.Refusal)
+        case notAvailable(String)
+        case directory(path: String, reason: String)
+        public var description: String {
+            switch self {
+            case let .path(refusal): return "path refused: \(refusal)"
+            case let .notAvailable(what): return what
+            case let .directory(path, reason): return "cannot create directory \(path): \(reason)"
+            }
+        }
+    }
+
+    public init(spec: JobSpec, paths: PathPolicy) throws(PlanError) {
+        self.spec = spec
+        if spec.video.mode == .encode || spec.audio.mode == .encode {
+            throw .notAvailable("encode mode is not available in this build yet (use mode copy or drop)")
+        }
+        if spec.input.listen {
+            throw .notAvailable("input.listen is not available in this build yet")
+        }
+        let input: String
+        do { input = try paths.resolveInput(spec.input.url) } catch { throw .path(error) }
+        let isFileInput = !spec.input.isNetwork
+        var options = PipelineOptions(inputURL: isFileInput ? "file:" + input : input, inputName: spec.redactedInput)
+        if isFileInput {
+            options.inputOptions["protocol_whitelist"] = "file"
+            options.inputOptions["format_whitelist"] = JobPlan.allowedDemuxers
+        } else {
+            options.inputOptions["protocol_whitelist"] = "rtmp,rtmps,tcp,tls"
+            options.inputOptions["rw_timeout"] = String(Int64(spec.input.timeoutSeconds * 1_000_000))
+        }
+        options.inputTimeout = spec.input.timeoutSeconds
+        options.inputFrameRate = spec.input.fps
+        options.realtime = spec.input.realtime ?? (isFileInput && spec.outputs.contains { $0.isNetwork })
+        options.maxDuration = spec.maxDurationSeconds > 0 ? spec.maxDurationSeconds : nil
+        options.video = spec.video.mode == .drop ? .drop : .copy
+        options.audio = spec.audio.mode == .drop ? .drop : .copy
+        for output in spec.outputs {
+            let kind: OutputKind
+            switch output.format {
+            case .flv: kind = .flv
+            case .adts: kind = .adts
+            case .annexb: kind = .annexB
+            }
+            if output.isNetwork {
+                options.outputs.append(OutputDescription(target: .network(url: output.url), kind: kind, name: output.redactedURL))
+            } else {
+                let path: String
+                do { path = try paths.resolveOutput(output.url) } catch { throw .path(error) }
+                options.outputs.append(OutputDescription(target: .file(path: path), kind: kind, name: output.url))
+            }
+        }
+        self.options = options
+    }
+
+    /// Creates the directories file outputs will be written in.
+    public func createOutputDirectories() throws(PlanError) {
+        for output in options.outputs {
+            guard case let .file(path) = output.target else { continue }
+            let directory = (path as NSString).deletingLastPathComponent
+            guard !directory.isEmpty else { continue }
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw .directory(path: directory, reason: (error as NSError).localizedDescription)
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import JobStore
+import MediaEngine
+
+/// How one run of a job ended, with the text recorded in the store.
+public enum JobOutcome: Sendable {
+    case succeeded(PipelineResult)
+    case failed(String)
+    /// The document did not validate (DESIGN §4: straight to `rejected`).
+    case rejected(JobSpecError)
+    case cancelled(PipelineResult?)
+    /// The id already succeeded: not run again.
+    case alreadySucceeded(JobRecord)
+
+    /// `sluice run`'s exit status: 0 success (or already done), 1 failure, 2 invalid job.
+    public var exitCode: Int32 {
+        switch self {
+        case .succeeded, .alreadySucceeded: return 0
+        case .failed, .cancelled: return 1
+        case .rejected: return 2
+        }
+    }
+}
+
+/// Validates, records and runs jobs against one store. `run` blocks its thread, which becomes the
+/// job's input thread: call it from a dedicated thread, never from Swift's cooperative pool.
+public final class JobRunner: Sendable {
+    public let store: JobStore
+    public let workerID: String
+    public let paths: PathPolicy
+    /// Seconds between progress rows written to the store.
+    public let storeInterval: Double
+
+    public init(store: JobStore, workerID: String, paths: PathPolicy, storeInterval: Double = 2) {
+        self.store = store
+        self.workerID = workerID
+        self.paths = paths
+        self.storeInterval = storeInterval
+    }
+
+    /// Runs a job document (JSON bytes).
+    /// - Parameters:
+    ///   - document: the job spec as submitted.
+    ///   - interrupter: cancels the job from another thread (signal, control message).
+    ///   - progress: called on the input thread with every progress snapshot.
+    public func run(document: Data, interrupter: Interrupter = Interrupter(), progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
+        let spec: JobSpec
+        do {
+            spec = try JobSpec.parse(document)
+        } catch {
+            let id = error.id ?? JobRunner.generatedID()
+            _ = try store.reject(id: id, spec: String(decoding: document, as: UTF8.self), error: error.description, workerID: workerID)
+            return .rejected(error)
+        }
+        return try run(spec: spec, interrupter: interrupter, progress: progress)
+    }
+
+    /// Runs a validated job: records it, runs the pipeline, records how it ended.
+    public func run(spec: JobSpec, interrupter: Interrupter = Interrupter(), progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
+        let received = try store.receive(NewJob(
+            id: spec.id,
+            spec: spec.document.jsonText(),
+            specRedacted: spec.redactedDocument.jsonText(),
+            input: spec.redactedInput,
+            outputs: spec.outputs.map { NewOutput(url: $0.redactedURL, format: $0.format.rawValue) },
+            priority: spec.priority,
+            maxAttempts: spec.maxAttempts,
+            workerID: workerID
+        ))
+        if case let .alreadySucceeded(record) = received { return .alreadySucceeded(record) }
+        _ = try store.startAttempt(id: spec.id, workerID: workerID)
+
+        let plan: JobPlan
+        do {
+            plan = try JobPlan(spec: spec, paths: paths)
+            try plan.createOutputDirectories()
+        } catch {
+            return try fail(spec, message: error.description)
+        }
+        for index in spec.outputs.indices {
+            try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .running))
+        }
+        let pipeline = CopyPipeline(options: plan.options, interrupter: interrupter)
+        var lastStored = Date.distantPast
+        var storeError: JobStoreError?
+        let result: PipelineResult
+        do {
+            result = try pipeline.run { [self] snapshot in
+                progress(spec, snapshot)
+                guard Date().timeIntervalSince(lastStored) >= storeInterval else { return }
+                lastStored = Date()
+                do { try record(snapshot, for: spec) } catch { storeError = error }
+            }
+        } catch {
+            let message = Redaction.scrub("\(error)", urls: spec.secretURLs)
+            for index in spec.outputs.indices {
+                try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .failed))
+            }
+            return try fail(spec, message: message)
+        }
+        if let storeError { throw storeError }
+        try record(result.progress, for: spec, final: result.cancelled ? .cancelled : .succeeded)
+        if result.cancelled {
+            try store.transition(id: spec.id, to: .cancelled, message: "cancelled after \(String(format: "%.1f", result.progress.mediaTime)) s of media")
+            return .cancelled(result)
+        }
+        var summary = "\(result.progress.videoFrames) video frames, \(result.progress.audioFrames) audio frames, \(result.progress.bytesOut) bytes out"
+        if result.progress.dtsRepairs > 0 { summary += ", \(result.progress.dtsRepairs) timestamps repaired" }
+        if result.reachedMaxDuration { summary += ", stopped at max_duration_s" }
+        try store.transition(id: spec.id, to: .succeeded, message: summary)
+        return .succeeded(result)
+    }
+
+    private func fail(_ spec: JobSpec, message: String) throws(JobStoreError) -> JobOutcome {
+        let text = "job \(spec.id): \(message)"
+        try store.transition(id: spec.id, to: .failed, error: text)
+        return .failed(text)
+    }
+
+    private func record(_ snapshot: PipelineProgress, for spec: JobSpec, final: OutputState? = nil) throws(JobStoreError) {
+        let elapsed = max(snapshot.elapsed, 0.001)
+        try store.updateProgress(id: spec.id, progress: JobProgress(
+            mediaTimeSeconds: snapshot.mediaTime,
+            frames: snapshot.videoFrames,
+            bytesIn: snapshot.bytesIn,
+            bytesOut: snapshot.bytesOut,
+            dtsRepairs: snapshot.dtsRepairs,
+            speed: snapshot.speed,
+            fps: Double(snapshot.videoFrames) / elapsed,
+            bitrateKbps: Double(snapshot.bytesOut) * 8 / 1000 / elapsed
+        ))
+        for (index, output) in snapshot.outputs.enumerated() {
+            try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(
+                state: final ?? (output.failed ? .failed : .running), bytes: output.bytes, frames: output.videoFrames))
+        }
+    }
+
+    /// An id for a document whose own id could not be read, so its rejection is still recorded.
+    static func generatedID() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss"
+        return "rejected-\(formatter.string(from: Date()))-\(UInt32.random(in: 0...UInt32.max))"
+    }
+}

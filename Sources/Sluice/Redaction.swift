@@ -1,0 +1,35 @@
+import Foundation
+
+/// Removes secrets from URLs before they reach logs, events, listings or error text: RTMP credentials,
+/// the stream key (everything after the application name) and query strings (tokens).
+public enum Redaction {
+    public static let mask = "***"
+
+    /// `rtmp://user:pass@host:1935/live/KEY?token=x` → `rtmp://host:1935/live/***`; other text is returned as is.
+    public static func redact(url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        var rest = Substring(url[schemeEnd.upperBound...])
+        if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<query] }
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        let path = rest[authorityEnd...]
+        // Other schemes keep their path: only credentials and the query are secret there.
+        guard scheme.hasPrefix("rtmp") else { return "\(scheme)://\(authority)\(path)" }
+        // Keep the application name (first path segment); mask the stream key and anything after it.
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard let app = segments.first else { return "\(scheme)://\(authority)" }
+        return segments.count > 1 ? "\(scheme)://\(authority)/\(app)/\(mask)" : "\(scheme)://\(authority)/\(app)"
+    }
+
+    /// Replaces every occurrence of the secret-bearing `urls` in free text (FFmpeg messages may echo a URL).
+    public static func scrub(_ text: String, urls: [String]) -> String {
+        var result = text
+        for url in urls where !url.isEmpty {
+            let redacted = redact(url: url)
+            if redacted != url { result = result.replacingOccurrences(of: url, with: redacted) }
+        }
+        return result
+    }
+}

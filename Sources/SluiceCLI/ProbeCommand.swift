@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import MediaEngine
+import Sluice
+
+struct ProbeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe",
+        abstract: "Print an input's streams, with H.264 and AAC fields parsed by Sluice itself."
+    )
+
+    @Flag(help: "JSON instead of text.") var json = false
+    @Option(help: "Seconds to wait for a network input.") var timeout: Double = 10
+    @Argument(help: "A path, file:// URL, or rtmp:// URL.") var url: String
+
+    func run() throws {
+        let name = Redaction.redact(url: url)
+        let isNetwork = url.lowercased().hasPrefix("rtmp")
+        let target = isNetwork ? url : "file:" + (url.hasPrefix("file://") ? String(url.dropFirst(7)) : url)
+        do {
+            let report = try MediaProbe.probe(url: target, options: isNetwork ? ["rw_timeout": String(Int64(timeout * 1_000_000))] : [:], timeout: timeout)
+            print(json ? ProbeFormatting.json(report).jsonText(pretty: true) : ProbeFormatting.text(report, name: name))
+        } catch let error as FFmpegError {
+            printError("sluice: cannot probe \(name): \(error.message) (\(error.function))")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import JobStore
+import MediaEngine
+import Sluice
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run one job here, without a broker, and record it in SQLite.",
+        discussion: "Exit status: 0 success (or the id already succeeded), 1 failure, 2 invalid job. Paths are used as given."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(name: .long, help: ArgumentHelp("Worker id recorded with the job (env SLUICE_WORKER_ID).", valueName: "id"))
+    var workerID: String = ProcessInfo.processInfo.environment["SLUICE_WORKER_ID"] ?? "run@\(ProcessInfo.processInfo.hostName)"
+
+    @Flag(name: .long, help: "No progress on standard error.")
+    var quiet = false
+
+    @Argument(help: ArgumentHelp("The job spec (JSON); - reads standard input.", valueName: "job.json"))
+    var job: String
+
+    func run() throws {
+        let document: Data
+        do {
+            document = job == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: job))
+        } catch {
+            printError("sluice: cannot read \(job): \((error as NSError).localizedDescription)")
+            throw ExitCode(2)
+        }
+        let store: JobStore
+        do { store = try JobStore(path: database.db) } catch {
+            printError("sluice: \(error)")
+            throw ExitCode(1)
+        }
+        let runner = JobRunner(store: store, workerID: workerID, paths: .trusted)
+        let interrupter = Interrupter()
+        let signals = SignalCancellation(interrupter: interrupter)
+        defer { signals.stop() }
+        let display = ProgressDisplay(enabled: !quiet)
+        let outcome = try runner.run(document: document, interrupter: interrupter) { spec, progress in
+            display.show(spec: spec, progress: progress)
+        }
+        display.finish()
+        switch outcome {
+        case let .succeeded(result):
+            let p = result.progress
+            printError("sluice: succeeded: \(String(format: "%.2f", p.mediaTime)) s of media, \(p.videoFrames) video / \(p.audioFrames) audio frames, \(p.bytesOut) bytes out in \(String(format: "%.2f", p.elapsed)) s")
+        case let .alreadySucceeded(record):
+            printError("sluice: job \(record.id) already succeeded\(record.finishedAt.map { " at \(ISO8601DateFormatter().string(from: $0))" } ?? ""); not run again")
+        case let .failed(message):
+            printError("sluice: failed: \(message)")
+        case let .rejected(error):
+            printError("sluice: invalid job\(error.id.map { " '\($0)'" } ?? ""):")
+            for problem in error.problems { printError("  - \(problem)") }
+        case .cancelled:
+            printError("sluice: cancelled")
+        }
+        if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
+    }
+}
+
+/// SIGINT/SIGTERM cancel the running job cleanly (outputs finished, state `cancelled`).
+final class SignalCancellation: Sendable {
+    private let sources: [any DispatchSourceSignal]
+
+    init(interrupter: Interrupter) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { interrupter.cancel() }
+            source.resume()
+            return source
+        }
+    }
+
+    func stop() { for source in sources { source.cancel() } }
+}
+
+/// Progress on standard error: one updating line on a terminal, a plain line every few seconds otherwise.
+final class ProgressDisplay: @unchecked Sendable {
+    private let enabled: Bool
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private var lastPlain = Date.distantPast
+    private var wroteLine = false
+    /// Seconds between plain lines when standard error is not a terminal.
+    static let plainInterval = 5.0
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(spec: JobSpec, progress: PipelineProgress) {
+        guard enabled else { return }
+        let line = "\(spec.id)  time \(String(format: "%.2f", progress.mediaTime))s"
+            + "  speed \(String(format: "%.1f", progress.speed))x  frames \(progress.videoFrames)"
+            + "  in \(ProgressDisplay.bytes(progress.bytesIn))  out \(ProgressDisplay.bytes(progress.bytesOut))"
+        if isTerminal {
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+            wroteLine = true
+        } else if Date().timeIntervalSince(lastPlain) >= ProgressDisplay.plainInterval {
+            lastPlain = Date()
+            printError(line)
+        }
+    }
+
+    func finish() {
+        if wroteLine { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        let value = Double(count)
+        if value >= 1 << 30 { return String(format: "%.2f GiB", value / Double(1 << 30)) }
+        if value >= 1 << 20 { return String(format: "%.1f MiB", value / Double(1 << 20)) }
+        if value >= 1 << 10 { return String(format: "%.1f KiB", value / Double(1 << 10)) }
+        return "\(count) B"
+    }
+}
