@@ -27,9 +27,12 @@ let package = Package(
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
         ),
+        // librabbitmq 0.11 from the system, plus a shim for its variadic login.
+        .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
+        .target(name: "JobQueue", dependencies: ["CRabbitMQ"], swiftSettings: swiftSettings),
         .target(name: "MediaEngine", dependencies: ["MediaFormats", "CFFmpeg"], swiftSettings: swiftSettings),
         .target(name: "JobStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
-        .target(name: "Sluice", dependencies: ["MediaFormats", "MediaEngine", "JobStore"], swiftSettings: swiftSettings),
+        .target(name: "Sluice", dependencies: ["MediaFormats", "MediaEngine", "JobStore", "JobQueue"], swiftSettings: swiftSettings),
         // The executable is named `sluice` by its product; the target differs from `Sluice` by more than case.
         .executableTarget(
             name: "SluiceCLI",
@@ -40,6 +43,7 @@ let package = Package(
         .executableTarget(name: "MediaFormatsBench", dependencies: ["MediaFormats"], path: "Benchmarks/MediaFormatsBench", swiftSettings: swiftSettings),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobQueueTests", dependencies: ["JobQueue"], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore"], swiftSettings: swiftSettings),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "MediaEngine", "JobStore", "MediaFormats"], swiftSettings: swiftSettings),
     ],

@@ -10,9 +10,6 @@ enum Schema {
         return migrator
     }
 
-    /// Names of every migration this build knows, in order.
-    static let migrationIdentifiers = ["v1"]
-
     /// Creates `jobs`, `job_outputs`, `job_events` and `job_progress` (times are ISO-8601 UTC text).
     /// The SQL is literal on purpose: a migration must create the same schema in every later release.
     private static func createV1(_ db: Database) throws {

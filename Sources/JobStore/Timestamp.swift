@@ -1,3 +1,4 @@
+// DESIGN §4: timestamps are ISO-8601 UTC text, readable in the sqlite3 shell.
 import Foundation
 import GRDB
 

@@ -16,16 +16,16 @@ final class AnnexBSink: PacketSink {
     let wantsAudio = false
     var bytesWritten: Int64 { writer.sink.bytesWritten }
 
-    init(writer: TargetWriter, video: VideoConfiguration) {
+    init(writer: TargetWriter, video: VideoConfiguration) throws {
         self.writer = writer
-        self.conversion = AnnexBSink.conversion(for: video.bitstream)
+        self.conversion = try AnnexBSink.conversion(for: video.bitstream)
         buffer.reserveCapacity(1 << 20)
     }
 
-    private static func conversion(for bitstream: VideoBitstream) -> Conversion {
+    private static func conversion(for bitstream: VideoBitstream) throws -> Conversion {
         switch bitstream {
-        case let .avcc(record): return .fromAVCC(AVCCToAnnexBConverter(record: record))
-        case let .annexB(parameterSets): return .passThrough(AnnexBParameterSetInjector(parameterSets: parameterSets))
+        case let .avcc(record): return .fromAVCC(try AVCCToAnnexBConverter(record: record))
+        case let .annexB(extradata): return .passThrough(try AnnexBParameterSetInjector(extradata: extradata))
         }
     }
 
@@ -36,10 +36,10 @@ final class AnnexBSink: PacketSink {
         if let changed = packet.videoConfiguration {
             switch (conversion, changed.bitstream) {
             case (.fromAVCC(var converter), let .avcc(record)):
-                converter.update(record: record)
+                try converter.update(record: record)
                 conversion = .fromAVCC(converter)
             default:
-                conversion = AnnexBSink.conversion(for: changed.bitstream)
+                conversion = try AnnexBSink.conversion(for: changed.bitstream)
             }
         }
         try packet.data.withUnsafeBytes { bytes in

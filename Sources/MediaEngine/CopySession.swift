@@ -15,6 +15,7 @@ struct CopySession {
     /// Packets read ahead to learn every stream's first timestamp and configuration.
     private var lookahead: [DemuxedPacket] = []
     private var videoClock = TimestampNormalizer()
+    private var videoInference = DecodeTimeInference()
     private var audioClock = TimestampNormalizer()
     /// Raw Annex B input without timestamps gets them from picture order counts.
     private var rawTiming: RawVideoTiming?
@@ -51,20 +52,28 @@ struct CopySession {
     // MARK: Start-up
 
     private mutating func readLookahead() throws {
-        var seen = Set<Int>()
+        // Until every stream has shown a DTS (Matroska leaves the first B-frame packets without one).
+        var timed = Set<Int>()
         let wanted = Set([video?.index, audio?.index].compactMap { $0 })
-        while seen != wanted && lookahead.count < CopySession.maxLookaheadPackets {
+        while timed != wanted && lookahead.count < CopySession.maxLookaheadPackets {
             guard let packet = try read() else { break }
             guard wanted.contains(packet.streamIndex) else { continue }
             lookahead.append(packet)
-            seen.insert(packet.streamIndex)
+            if packet.dts != nil || (packet.pts == nil && packet.dts == nil) { timed.insert(packet.streamIndex) }
         }
         // The earliest timestamp of the job becomes zero; streams keep their offsets to each other.
         var earliest: Int64?
         for stream in [video, audio].compactMap({ $0 }) {
-            guard let first = lookahead.first(where: { $0.streamIndex == stream.index }),
-                  let time = first.dts ?? first.pts else { continue }
-            let us = CopySession.toMicroseconds(time, stream)
+            let packets = lookahead.filter { $0.streamIndex == stream.index }
+            var first: Int64?
+            if let known = packets.firstIndex(where: { $0.dts != nil }), let dts = packets[known].dts {
+                // Packets before the first known DTS decode one frame duration apart before it.
+                first = dts - Int64(known) * DecodeTimeInference.frameDuration(packets[known].duration, stream)
+            } else {
+                first = packets.compactMap(\.pts).min()
+            }
+            guard let first else { continue }
+            let us = CopySession.toMicroseconds(first, stream)
             earliest = min(earliest ?? us, us)
         }
         videoClock.offset = earliest ?? 0
@@ -78,7 +87,7 @@ struct CopySession {
                 if AVCDecoderConfigurationRecord.isAVCC(video.extradata) {
                     bitstream = .avcc(try AVCDecoderConfigurationRecord(parsing: video.extradata))
                 } else {
-                    bitstream = .annexB(parameterSets: AnnexB.nalUnits(in: video.extradata).map { Array($0) })
+                    bitstream = .annexB(extradata: video.extradata)
                 }
             } catch let error as MediaFormatError {
                 throw PipelineError.invalidStream(kind: "video", stream: video.index, error)
@@ -142,7 +151,12 @@ struct CopySession {
         case .annexB:
             guard let videoConfiguration else { throw OutputError.missingStream(output: description.name, kind: "video") }
             let writer = try TargetWriter(target: description.target, interrupter: interrupter)
-            return AnnexBSink(writer: writer, video: videoConfiguration)
+            do {
+                return try AnnexBSink(writer: writer, video: videoConfiguration)
+            } catch {
+                writer.discard()
+                throw error
+            }
         case .adts:
             guard let audioConfiguration else { throw OutputError.missingStream(output: description.name, kind: "audio") }
             // Check ADTS can carry this AAC before creating the file.
@@ -185,6 +199,11 @@ struct CopySession {
             for media in try timing.flush() { try emit(media, to: videoWorkers) }
             rawTiming = timing
         }
+        if !reachedMaxDuration && !cancelled, let video {
+            for packet in videoInference.flush() {
+                for media in try normalizeVideo(packet, stream: video, inferred: true) { try emit(media, to: videoWorkers) }
+            }
+        }
         progress.bytesIn = input.bytesRead
     }
 
@@ -219,14 +238,22 @@ struct CopySession {
         return []
     }
 
-    private mutating func normalizeVideo(_ packet: DemuxedPacket, stream: StreamInfo) throws -> [MediaPacket] {
+    private mutating func normalizeVideo(_ packet: DemuxedPacket, stream: StreamInfo, inferred: Bool = false) throws -> [MediaPacket] {
+        if rawTiming == nil && !inferred {
+            // Packets without a DTS wait for the next one that has it.
+            var media: [MediaPacket] = []
+            for ready in videoInference.push(packet, stream: stream) {
+                media += try normalizeVideo(ready, stream: stream, inferred: true)
+            }
+            return media
+        }
         var changed: VideoConfiguration?
         if let extradata = packet.newExtradata, var configuration = videoConfiguration {
             do {
                 if AVCDecoderConfigurationRecord.isAVCC(extradata) {
                     configuration.bitstream = .avcc(try AVCDecoderConfigurationRecord(parsing: extradata))
                 } else {
-                    configuration.bitstream = .annexB(parameterSets: AnnexB.nalUnits(in: extradata).map { Array($0) })
+                    configuration.bitstream = .annexB(extradata: extradata)
                 }
             } catch let error as MediaFormatError {
                 throw PipelineError.invalidStream(kind: "video", stream: stream.index, error)
@@ -249,7 +276,6 @@ struct CopySession {
             dts: packet.dts.map { CopySession.toMicroseconds($0, stream) },
             duration: CopySession.toMicroseconds(packet.duration, stream)
         )
-        progress.videoFrames += 1
         return [MediaPacket(kind: .video, data: packet.data, pts: times.pts, dts: times.dts,
                             isKeyframe: packet.isKeyframe, videoConfiguration: changed)]
     }
@@ -313,6 +339,7 @@ struct CopySession {
         }
         if options.realtime { pace(until: packet.dts) }
         progress.mediaTime = max(progress.mediaTime, Double(packet.dts) / 1e6)
+        if packet.kind == .video { progress.videoFrames += 1 }
         for worker in workers where !worker.submit(packet) {
             throw PipelineError.output(index: worker.index, name: worker.name, worker.error ?? OutputError.unsupported(output: worker.name, reason: "stopped"))
         }

@@ -58,12 +58,9 @@ final class FLVSink: PacketSink {
             switch video.bitstream {
             case let .avcc(record):
                 try writeVideoSequenceHeader(record, timestamp: 0)
-            case let .annexB(parameterSets):
-                var converter = AnnexBToAVCCConverter()
-                if !parameterSets.isEmpty, let record = try? AVCDecoderConfigurationRecord(annexBParameterSets: parameterSets) {
-                    converter = AnnexBToAVCCConverter(record: record)
-                    try writeVideoSequenceHeader(record, timestamp: 0)
-                }
+            case let .annexB(extradata):
+                let converter = extradata.isEmpty ? AnnexBToAVCCConverter() : try AnnexBToAVCCConverter(extradata: extradata)
+                if let record = converter.record { try writeVideoSequenceHeader(record, timestamp: 0) }
                 annexBConverter = converter
             }
         }
@@ -91,8 +88,12 @@ final class FLVSink: PacketSink {
             if let changed = packet.videoConfiguration {
                 video = changed
                 switch changed.bitstream {
-                case let .avcc(record): try writeVideoSequenceHeader(record, timestamp: timestamp)
-                case .annexB: break // in-band parameter sets are found by the converter below
+                case let .avcc(record):
+                    annexBConverter = nil
+                    try writeVideoSequenceHeader(record, timestamp: timestamp)
+                case let .annexB(extradata):
+                    // In-band parameter sets are found by the converter below; new extradata seeds it.
+                    if !extradata.isEmpty { annexBConverter = try AnnexBToAVCCConverter(extradata: extradata) }
                 }
             }
             let composition = Int32(clamping: milliseconds(packet.pts) - timestamp)
@@ -100,7 +101,7 @@ final class FLVSink: PacketSink {
                 scratch.removeAll(keepingCapacity: true)
                 let result = try packet.data.withUnsafeBytes { try converter.convert($0, into: &scratch) }
                 annexBConverter = converter
-                if result.parameterSetsChanged, let record = converter.configurationRecord {
+                if result.parameterSetsChanged, let record = converter.record {
                     try writeVideoSequenceHeader(record, timestamp: timestamp)
                 }
                 guard wroteVideoSequenceHeader, !scratch.isEmpty else {

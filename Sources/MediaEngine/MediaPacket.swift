@@ -4,8 +4,9 @@ import MediaFormats
 public enum VideoBitstream: Sendable, Equatable {
     /// Length-prefixed (MP4, FLV, Matroska), configured by an avcC record.
     case avcc(AVCDecoderConfigurationRecord)
-    /// Start codes (MPEG-TS, raw `.h264`), with the parameter sets known out of band (may be empty).
-    case annexB(parameterSets: [[UInt8]])
+    /// Start codes (MPEG-TS, raw `.h264`), with the parameter sets known out of band as Annex B bytes
+    /// (may be empty: then they arrive in-band).
+    case annexB(extradata: [UInt8])
 }
 
 /// What an output needs to know about the video before its first packet.

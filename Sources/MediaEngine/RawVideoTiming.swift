@@ -28,8 +28,13 @@ struct RawVideoTiming {
         Int64((Double(frames) * 1_000_000 / frameRate).rounded())
     }
 
-    private func packet(_ unit: TimedAccessUnit) -> MediaPacket {
-        MediaPacket(kind: .video, data: unit.data, pts: microseconds(unit.pts), dts: microseconds(unit.dts), isKeyframe: unit.isKeyframe)
+    private func packet(_ unit: AnnexBAccessUnitTimestamper.Timed) -> MediaPacket {
+        MediaPacket(kind: .video, data: unit.payload, pts: microseconds(unit.pts), dts: microseconds(unit.dts),
+                    isKeyframe: RawVideoTiming.containsIDR(unit.payload))
+    }
+
+    static func containsIDR(_ accessUnit: [UInt8]) -> Bool {
+        AnnexB.nalUnits(in: accessUnit).contains { nal in nal.first.map { NALUnitHeader($0).isIDR } ?? false }
     }
 
     /// The SPS VUI frame rate from extradata or the first access unit, when the stream states one.

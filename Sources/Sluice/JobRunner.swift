@@ -89,7 +89,7 @@ public final class JobRunner: Sendable {
                 progress(spec, snapshot)
                 guard Date().timeIntervalSince(lastStored) >= storeInterval else { return }
                 lastStored = Date()
-                do { try record(snapshot, for: spec) } catch { storeError = error }
+                do throws(JobStoreError) { try record(snapshot, for: spec) } catch { storeError = error }
             }
         } catch {
             let message = Redaction.scrub("\(error)", urls: spec.secretURLs)

@@ -313,12 +313,14 @@ struct SpecValidator {
             let path = "outputs[\(index)]"
             var url: String?
             var format: OutputFormat?
+            var formatGiven = false
             switch item {
             case let .string(text):
                 url = text
             case let .object(object):
                 var fields = Fields(object: object, path: path)
                 url = fields.string("url", required: true, into: &self)
+                formatGiven = object["format"] != nil
                 format = fields.choice("format", OutputFormat.self, into: &self)
                 fields.reportUnknown(into: &self)
             default:
@@ -336,6 +338,7 @@ struct SpecValidator {
                 continue
             }
             let isNetwork = scheme == "rtmp" || scheme == "rtmps"
+            if formatGiven && format == nil { continue }
             if format == nil {
                 if isNetwork {
                     format = .flv

@@ -33,7 +33,7 @@ struct JobsCommand: ParsableCommand {
                 guard let parsed = JobsFormatting.parseTime(since) else { throw ValidationError("--since takes an ISO-8601 time such as 2026-11-21T05:00:00Z") }
                 sinceDate = parsed
             }
-            let store = try JobStore(path: database.db)
+            let store = try database.open()
             let jobs = try store.jobs(state: filter, since: sinceDate, limit: limit)
             let outputs = try Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, try store.outputs(jobID: $0.id)) })
             if json {
@@ -52,7 +52,7 @@ struct JobsCommand: ParsableCommand {
         @Argument(help: "The job id.") var id: String
 
         func run() throws {
-            let store = try JobStore(path: database.db)
+            let store = try database.open()
             guard let job = try store.job(id: id) else {
                 printError("sluice: no job '\(id)' in \(database.db)")
                 throw ExitCode(1)
@@ -79,7 +79,7 @@ struct JobsCommand: ParsableCommand {
         @Argument(help: "The job id.") var id: String
 
         func run() throws {
-            let store = try JobStore(path: database.db)
+            let store = try database.open()
             guard try store.job(id: id) != nil else {
                 printError("sluice: no job '\(id)' in \(database.db)")
                 throw ExitCode(1)

@@ -30,11 +30,7 @@ struct RunCommand: ParsableCommand {
             printError("sluice: cannot read \(job): \((error as NSError).localizedDescription)")
             throw ExitCode(2)
         }
-        let store: JobStore
-        do { store = try JobStore(path: database.db) } catch {
-            printError("sluice: \(error)")
-            throw ExitCode(1)
-        }
+        let store = try database.open()
         let runner = JobRunner(store: store, workerID: workerID, paths: .trusted)
         let interrupter = Interrupter()
         let signals = SignalCancellation(interrupter: interrupter)
@@ -63,7 +59,8 @@ struct RunCommand: ParsableCommand {
 }
 
 /// SIGINT/SIGTERM cancel the running job cleanly (outputs finished, state `cancelled`).
-final class SignalCancellation: Sendable {
+/// `@unchecked Sendable`: `sources` is written once in `init` and only cancelled afterwards.
+final class SignalCancellation: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 
     init(interrupter: Interrupter) {
@@ -110,9 +107,10 @@ final class ProgressDisplay: @unchecked Sendable {
 
     static func bytes(_ count: Int64) -> String {
         let value = Double(count)
-        if value >= 1 << 30 { return String(format: "%.2f GiB", value / Double(1 << 30)) }
-        if value >= 1 << 20 { return String(format: "%.1f MiB", value / Double(1 << 20)) }
-        if value >= 1 << 10 { return String(format: "%.1f KiB", value / Double(1 << 10)) }
+        let kib = 1024.0, mib = kib * 1024, gib = mib * 1024
+        if value >= gib { return String(format: "%.2f GiB", value / gib) }
+        if value >= mib { return String(format: "%.1f MiB", value / mib) }
+        if value >= kib { return String(format: "%.1f KiB", value / kib) }
         return "\(count) B"
     }
 }

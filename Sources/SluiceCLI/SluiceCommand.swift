@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JobStore
 
 @main
 struct SluiceCommand: ParsableCommand {
@@ -14,6 +15,18 @@ struct SluiceCommand: ParsableCommand {
 struct DatabaseOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("SQLite database of job records (env SLUICE_DB).", valueName: "path"))
     var db: String = ProcessInfo.processInfo.environment["SLUICE_DB"] ?? "sluice.sqlite"
+
+    /// Opens the store, creating its folder first; a failure exits 1 with the reason.
+    func open() throws -> JobStore {
+        let folder = (db as NSString).deletingLastPathComponent
+        do {
+            if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            return try JobStore(path: db)
+        } catch {
+            printError("sluice: \(error)")
+            throw ExitCode(1)
+        }
+    }
 }
 
 /// Writes a line to standard error.

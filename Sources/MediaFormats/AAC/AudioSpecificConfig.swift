@@ -238,6 +238,19 @@ public struct AudioSpecificConfig: Sendable, Equatable {
             unmodelledBitCount: unmodelledBitCount, into: &out)
     }
 
+    /// Equal bytes and fields; the unmodelled bits are compared through `bytes` (their padding may differ).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.bytes == rhs.bytes && lhs.objectType == rhs.objectType && lhs.coreObjectType == rhs.coreObjectType
+            && lhs.samplingFrequencyIndex == rhs.samplingFrequencyIndex
+            && lhs.samplingFrequency == rhs.samplingFrequency && lhs.channelConfiguration == rhs.channelConfiguration
+            && lhs.sbrSignalling == rhs.sbrSignalling && lhs.sbrPresent == rhs.sbrPresent
+            && lhs.psPresent == rhs.psPresent && lhs.extensionSamplingFrequencyIndex == rhs.extensionSamplingFrequencyIndex
+            && lhs.extensionSamplingFrequency == rhs.extensionSamplingFrequency
+            && lhs.extensionChannelConfiguration == rhs.extensionChannelConfiguration
+            && lhs.frameLengthFlag == rhs.frameLengthFlag && lhs.coreCoderDelay == rhs.coreCoderDelay
+            && lhs.extensionFlag == rhs.extensionFlag
+    }
+
     /// Object types whose specific config is GASpecificConfig (§1.6.2.1 switch on audioObjectType).
     static let gaSpecificTypes: Set<Int> = [1, 2, 3, 4, 6, 7, 17, 19, 20, 21, 22, 23]
 
@@ -247,7 +260,8 @@ public struct AudioSpecificConfig: Sendable, Equatable {
         if index == explicitFrequencyIndex {
             let frequency = Int(try bits.readBits(24))
             guard frequency > 0 else {
-                throw MediaFormatError.invalid(structure: "AudioSpecificConfig", reason: "\(field) 15 with an explicit frequency of 0 Hz")
+                throw MediaFormatError.invalid(
+                    structure: "AudioSpecificConfig", reason: "\(field) 15 with an explicit frequency of 0 Hz")
             }
             return (index, frequency)
         }

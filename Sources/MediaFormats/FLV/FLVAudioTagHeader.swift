@@ -64,6 +64,7 @@ public struct FLVAudioTagHeader: Sendable, Equatable {
 
     /// Appends 1 or 2 bytes.
     public func write(into out: inout [UInt8]) {
+        // 4 bits SoundFormat + 2 bits SoundRate + 1 bit SoundSize + 1 bit SoundType (AAC: 1010 11 1 1 = 0xAF).
         out.append(soundFormat.rawValue << 4 | soundRate.rawValue << 2 | soundSize.rawValue << 1 | soundType.rawValue)
         if let aacPacketType { out.append(aacPacketType.rawValue) }
     }

@@ -47,6 +47,7 @@ public struct FLVTagHeader: Sendable, Equatable {
     /// Appends the 11 bytes: the low 24 timestamp bits, then the upper 8 in TimestampExtended.
     public func write(into out: inout [UInt8]) {
         let bits = UInt32(bitPattern: timestamp)
+        // 2 bits reserved (00) + 1 bit Filter (0) + 5 bits TagType.
         out.append(tagType.rawValue)
         out.appendUInt24(UInt32(dataSize))
         out.appendUInt24(bits & 0xFF_FFFF)

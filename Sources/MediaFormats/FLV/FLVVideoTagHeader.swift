@@ -67,6 +67,7 @@ public struct FLVVideoTagHeader: Sendable, Equatable {
 
     /// Appends 1 or 5 bytes.
     public func write(into out: inout [UInt8]) {
+        // 4 bits FrameType + 4 bits CodecID (AVC keyframe: 0001 0111 = 0x17).
         out.append(frameType.rawValue << 4 | codecID.rawValue)
         if let avcPacketType {
             out.append(avcPacketType.rawValue)

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Decoded-frame hashes from `ffmpeg -f framemd5`: the referee for lossless copy. Only the hash column
+/// is compared, in output order; timestamps are checked separately where they matter.
+enum FrameHashes {
+    enum Kind: String { case video = "v", audio = "a" }
+
+    /// Hashes of every decoded frame of the first stream of `kind` in `path`.
+    static func of(_ path: String, _ kind: Kind, inputOptions: [String] = []) throws -> [String] {
+        var options = inputOptions
+        if path.hasSuffix(".mp4") || path.hasSuffix(".mov") {
+            // FLV and ADTS cannot express an MP4 edit list: decode every stored frame, priming included.
+            options += ["-ignore_editlist", "1"]
+        }
+        // Every decoded frame, none dropped or duplicated by ffmpeg's own frame-rate handling.
+        let sync = kind == .video ? ["-fps_mode", "passthrough"] : []
+        let result = try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error"] + options
+            + ["-i", path, "-map", "0:\(kind.rawValue):0"] + sync + ["-f", "framemd5", "-"])
+        return result.text.split(separator: "\n").compactMap { line in
+            guard !line.hasPrefix("#") else { return nil }
+            return line.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+    }
+}
