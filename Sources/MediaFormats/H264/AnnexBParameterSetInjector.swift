@@ -42,8 +42,10 @@ public struct AnnexBParameterSetInjector: Sendable {
                 _ = try parameterSets.store(nalUnit)
             case .codedSliceIDR:
                 if !isKeyframe && !(spsSeen && ppsSeen) {
-                    // Every NAL unit range is preceded by the 3 bytes 00 00 01 the scanner found.
-                    let insertion = range.lowerBound - 3
+                    // Every NAL unit range is preceded by the 3 bytes 00 00 01 the scanner found; zero bytes before
+                    // those (a 4-byte start code's zero_byte) stay with the IDR, so each NAL unit keeps its start code.
+                    var insertion = range.lowerBound - 3
+                    while insertion > copied && accessUnit[insertion - 1] == 0 { insertion -= 1 }
                     output.appendRaw(UnsafeRawBufferPointer(rebasing: accessUnit[copied..<insertion]))
                     parameterSets.appendAnnexB(sps: !spsSeen, pps: !ppsSeen, into: &output)
                     copied = insertion

@@ -1,14 +1,16 @@
 import MediaFormats
 
-/// Bytes from a hex string ("6742c0…"); test vectors only, so a malformed literal is a test bug.
-func hex(_ string: String) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var iterator = string.makeIterator()
-    while let high = iterator.next(), let low = iterator.next() {
-        guard let value = UInt8(String([high, low]), radix: 16) else { preconditionFailure("bad hex literal \(string)") }
-        bytes.append(value)
+extension H264Fixtures {
+    /// Bytes from a hex string ("6742c0…"); test vectors only, so a malformed literal is a test bug.
+    static func hex(_ string: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var iterator = string.makeIterator()
+        while let high = iterator.next(), let low = iterator.next() {
+            guard let value = UInt8(String([high, low]), radix: 16) else { preconditionFailure("bad hex literal \(string)") }
+            bytes.append(value)
+        }
+        return bytes
     }
-    return bytes
 }
 
 /// An Annex B stream of `nalUnits`, each after a 4-byte start code (or a 3-byte one when `short`).
@@ -76,9 +78,9 @@ extension BitWriter {
     }
 }
 
-/// Every prefix of `bytes` shorter than `limit` (default: all proper prefixes), for truncation tests.
-func prefixes(of bytes: [UInt8], below limit: Int? = nil) -> [[UInt8]] {
-    (0..<(limit ?? bytes.count)).map { Array(bytes.prefix($0)) }
+/// Every proper prefix of `bytes` (lengths 0 to count − 1), for truncation tests.
+func truncatedPrefixes(of bytes: [UInt8]) -> [[UInt8]] {
+    (0..<bytes.count).map { Array(bytes.prefix($0)) }
 }
 
 /// A tiny hand-built stream (Baseline syntax, CAVLC, field coding allowed, bottom-field POC deltas present)

@@ -139,7 +139,7 @@ struct PictureParameterSetTests {
     @Test(arguments: cases)
     func truncationThrowsOrLosesFields(_ c: Case) throws {
         let full = try PictureParameterSet(parsing: c.nalUnit, chromaFormatIdc: c.chromaFormatIdc)
-        for prefix in prefixes(of: c.nalUnit) {
+        for prefix in truncatedPrefixes(of: c.nalUnit) {
             if let parsed = try? PictureParameterSet(parsing: prefix, chromaFormatIdc: c.chromaFormatIdc) {
                 #expect(parsed != full, "\(prefix.count) bytes")
             }

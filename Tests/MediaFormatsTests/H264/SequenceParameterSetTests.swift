@@ -256,7 +256,7 @@ struct SequenceParameterSetTests {
 
     @Test(arguments: cases)
     func everyTruncationThrows(_ c: Case) {
-        for prefix in prefixes(of: c.nalUnit) {
+        for prefix in truncatedPrefixes(of: c.nalUnit) {
             #expect(throws: (any Error).self, "\(prefix.count) of \(c.nalUnit.count) bytes") {
                 try SequenceParameterSet(parsing: prefix)
             }
