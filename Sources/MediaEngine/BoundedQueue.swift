@@ -1,13 +1,17 @@
 import Foundation
 
 /// A blocking FIFO with a limit on items and bytes, between the input thread and one output thread.
+/// Threads are woken only when someone waits for the change (a push to an empty queue with a waiting consumer,
+/// a pop that makes room for a waiting producer), and the consumer takes everything queued at once: one lock
+/// round trip per batch instead of per packet.
 /// `@unchecked Sendable`: every access to the storage happens under `condition`.
 final class BoundedQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []
-    private var head = 0
     private var bytes = 0
     private var closed = false
+    private var waitingProducers = 0
+    private var waitingConsumers = 0
     private let maxItems: Int
     private let maxBytes: Int
     private let weight: (Element) -> Int
@@ -18,8 +22,6 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         self.weight = weight
     }
 
-    private var count: Int { items.count - head }
-
     /// Waits for room, then appends. Returns false once the queue is closed (the consumer has stopped).
     @discardableResult
     func push(_ element: Element) -> Bool {
@@ -27,32 +29,51 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         // A single element larger than the byte limit is still accepted once the queue is empty.
-        while !closed && count > 0 && (count >= maxItems || bytes + size > maxBytes) { condition.wait() }
+        while !closed && !items.isEmpty && (items.count >= maxItems || bytes + size > maxBytes) {
+            waitingProducers += 1
+            condition.wait()
+            waitingProducers -= 1
+        }
         guard !closed else { return false }
         items.append(element)
         bytes += size
-        condition.broadcast()
+        if waitingConsumers > 0 { condition.broadcast() }
         return true
     }
 
-    /// Waits for an element; `nil` once the queue is closed and drained.
+    /// Waits for elements and takes all of them, oldest first; empty once the queue is closed and drained.
+    func popAll() -> [Element] {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && !closed {
+            waitingConsumers += 1
+            condition.wait()
+            waitingConsumers -= 1
+        }
+        let batch = items
+        items.removeAll(keepingCapacity: true)
+        bytes = 0
+        if waitingProducers > 0 { condition.broadcast() }
+        return batch
+    }
+
+    /// Waits for one element; `nil` once the queue is closed and drained.
     func pop() -> Element? {
         condition.lock()
         defer { condition.unlock() }
-        while count == 0 && !closed { condition.wait() }
-        guard count > 0 else { return nil }
-        let element = items[head]
-        head += 1
-        bytes -= weight(element)
-        if head > 1024 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
+        while items.isEmpty && !closed {
+            waitingConsumers += 1
+            condition.wait()
+            waitingConsumers -= 1
         }
-        condition.broadcast()
+        guard !items.isEmpty else { return nil }
+        let element = items.removeFirst()
+        bytes -= weight(element)
+        if waitingProducers > 0 { condition.broadcast() }
         return element
     }
 
-    /// No more pushes; `pop` drains what is left, then returns nil.
+    /// No more pushes; consumers drain what is left, then get nothing.
     func close() {
         condition.lock()
         closed = true
@@ -65,7 +86,6 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         condition.lock()
         closed = true
         items.removeAll()
-        head = 0
         bytes = 0
         condition.broadcast()
         condition.unlock()

@@ -24,8 +24,10 @@ final class OutputWorker: @unchecked Sendable {
     }
     private let state = Mutex(State())
 
-    static let maxQueuedPackets = 2048
-    static let maxQueuedBytes = 16 << 20
+    /// A few seconds of 1080p at 6 Mb/s; more only costs memory, since files push back (a batch in flight
+    /// can add as much again).
+    static let maxQueuedPackets = 512
+    static let maxQueuedBytes = 4 << 20
 
     init(index: Int, name: String, sink: any PacketSink) {
         self.index = index
@@ -47,12 +49,18 @@ final class OutputWorker: @unchecked Sendable {
         defer { done.signal() }
         do {
             try sink.open()
-            while let packet = queue.pop() {
-                try sink.write(packet)
+            while true {
+                let batch = queue.popAll()
+                if batch.isEmpty { break }
+                var videoFrames = 0
+                for packet in batch {
+                    try sink.write(packet)
+                    if packet.kind == .video { videoFrames += 1 }
+                }
                 let bytes = sink.bytesWritten
                 state.withLock {
-                    $0.progress.packets += 1
-                    if packet.kind == .video { $0.progress.videoFrames += 1 }
+                    $0.progress.packets += batch.count
+                    $0.progress.videoFrames += videoFrames
                     $0.progress.bytes = bytes
                 }
             }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MediaEngine
 
@@ -73,5 +74,44 @@ struct BoundedQueueTests {
         queue.cancel()
         #expect(queue.pop() == nil)
         #expect(queue.push(2) == false)
+    }
+}
+
+@Suite("BoundedQueue batches")
+struct BoundedQueueBatchTests {
+    @Test("popAll takes everything queued in order and frees room for a blocked producer")
+    func batches() async {
+        let queue = BoundedQueue<Int>(maxItems: 3, maxBytes: 1000) { _ in 1 }
+        let total = 1000
+        let consumer = Task.detached { () -> [Int] in
+            var got: [Int] = []
+            while true {
+                let batch = queue.popAll()
+                if batch.isEmpty { break }
+                #expect(batch.count <= 3)
+                got += batch
+            }
+            return got
+        }
+        await Task.detached {
+            for i in 0..<total { queue.push(i) }
+            queue.close()
+        }.value
+        #expect(await consumer.value == Array(0..<total))
+    }
+
+    @Test("the byte limit holds back a producer until the consumer drains")
+    func byteLimit() {
+        let queue = BoundedQueue<[UInt8]>(maxItems: 100, maxBytes: 10) { $0.count }
+        #expect(queue.push([UInt8](repeating: 0, count: 8)))
+        let pushed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            queue.push([UInt8](repeating: 1, count: 8))
+            pushed.signal()
+        }
+        #expect(pushed.wait(timeout: .now() + 0.2) == .timedOut)
+        #expect(queue.popAll().map(\.count) == [8])
+        #expect(pushed.wait(timeout: .now() + 5) == .success)
+        #expect(queue.popAll().first?.first == 1)
     }
 }

@@ -145,3 +145,51 @@ struct PathPolicyTests {
         #expect(throws: PathPolicy.Refusal.self) { try policy.resolveInput("escape/passwd") }
     }
 }
+
+@Suite("jobs/schema.json")
+struct JobSchemaTests {
+    /// Validates documents against jobs/schema.json with Python's jsonschema (installed by scripts/bootstrap);
+    /// prints one line per document: "ok" or "invalid".
+    static func schemaVerdicts(_ documents: [String]) throws -> [String] {
+        let schema = JobSpecTests.repository.appendingPathComponent("jobs/schema.json").path
+        let script = """
+        import json, sys, jsonschema
+        schema = json.load(open(sys.argv[1]))
+        jsonschema.Draft202012Validator.check_schema(schema)
+        for line in sys.stdin:
+            try:
+                jsonschema.validate(json.loads(line), schema); print("ok")
+            except jsonschema.ValidationError:
+                print("invalid")
+        """
+        let input = Data(Array(documents.map { $0.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n").utf8) + [10])
+        let result = try Command.run("python3", ["-c", script, schema], input: input)
+        return result.text.split(separator: "\n").map(String.init)
+    }
+
+    @Test("the schema accepts every example, as the parser does")
+    func examples() throws {
+        let folder = JobSpecTests.repository.appendingPathComponent("jobs/examples")
+        let documents = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+            .map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+        #expect(try JobSchemaTests.schemaVerdicts(documents) == Array(repeating: "ok", count: documents.count))
+    }
+
+    @Test("the schema refuses what the parser refuses for structural reasons")
+    func invalid() throws {
+        let documents = [
+            #"{"input":"a.mp4","outputs":["o.flv"]}"#,
+            #"{"id":"has space","input":"a.mp4","outputs":["o.flv"]}"#,
+            #"{"id":"a","input":"http://h/x.mp4","outputs":["o.flv"]}"#,
+            #"{"id":"a","input":{"url":"a.mp4","timeout":3},"outputs":["o.flv"]}"#,
+            #"{"id":"a","input":"a.mp4","outputs":[]}"#,
+            #"{"id":"a","input":"a.mp4","outputs":[{"url":"o","format":"mp4"}]}"#,
+            #"{"id":"a","input":"a.mp4","priority":12,"outputs":["o.flv"]}"#,
+            #"{"id":"a","input":"a.mp4","outputs":["o.flv"],"colour":"red"}"#,
+        ]
+        for document in documents {
+            #expect(throws: JobSpecError.self, "\(document)") { try JobSpec.parse(Data(document.utf8)) }
+        }
+        #expect(try JobSchemaTests.schemaVerdicts(documents) == Array(repeating: "invalid", count: documents.count))
+    }
+}
