@@ -37,31 +37,16 @@ public struct AVCCToAnnexBConverter: Sendable {
     /// A NAL unit length running past the sample throws `.truncated`; what was appended before stays.
     public mutating func convert(_ sample: UnsafeRawBufferPointer, into output: inout [UInt8]) throws -> Bool {
         output.reserveAdditional(sample.count + 64)
-        var spsSeen = false
-        var ppsSeen = false
-        var isKeyframe = false
+        var scan = ParameterSetInsertionScan()
         try AVCC.forEachNALUnit(in: sample, lengthSize: record.nalUnitLengthSize) { range in
             let nalUnit = UnsafeRawBufferPointer(rebasing: sample[range])
-            switch NALUnitType(rawValue: nalUnit[0] & 0x1F) {
-            case .sequenceParameterSet:
-                spsSeen = true
-                _ = try parameterSets.store(nalUnit)
-            case .pictureParameterSet:
-                ppsSeen = true
-                _ = try parameterSets.store(nalUnit)
-            case .codedSliceIDR:
-                // Only before the first IDR slice of the sample, and only what the sample does not carry itself.
-                if !isKeyframe && !(spsSeen && ppsSeen) {
-                    parameterSets.appendAnnexB(sps: !spsSeen, pps: !ppsSeen, into: &output)
-                }
-                isKeyframe = true
-            default:
-                break
+            if let missing = try scan.observe(nalUnit, storingInto: &parameterSets) {
+                parameterSets.appendAnnexB(sps: missing.sps, pps: missing.pps, into: &output)
             }
             output.append(contentsOf: AnnexB.startCode4)
             output.appendRaw(nalUnit)
         }
-        return isKeyframe
+        return scan.isKeyframe
     }
 
     /// `convert` for an array: returns the Annex B bytes and whether the sample is a keyframe.

@@ -27,36 +27,21 @@ public struct AnnexBParameterSetInjector: Sendable {
     /// IDR slice when the access unit has not carried both an SPS and a PPS by then. Returns true for an IDR.
     public mutating func convert(_ accessUnit: UnsafeRawBufferPointer, into output: inout [UInt8]) throws -> Bool {
         output.reserveAdditional(accessUnit.count + 64)
-        var spsSeen = false
-        var ppsSeen = false
-        var isKeyframe = false
+        var scan = ParameterSetInsertionScan()
         var copied = 0
         try AnnexB.forEachNALUnit(in: accessUnit) { range in
             let nalUnit = UnsafeRawBufferPointer(rebasing: accessUnit[range])
-            switch NALUnitType(rawValue: nalUnit[0] & 0x1F) {
-            case .sequenceParameterSet:
-                spsSeen = true
-                _ = try parameterSets.store(nalUnit)
-            case .pictureParameterSet:
-                ppsSeen = true
-                _ = try parameterSets.store(nalUnit)
-            case .codedSliceIDR:
-                if !isKeyframe && !(spsSeen && ppsSeen) {
-                    // Every NAL unit range is preceded by the 3 bytes 00 00 01 the scanner found; zero bytes before
-                    // those (a 4-byte start code's zero_byte) stay with the IDR, so each NAL unit keeps its start code.
-                    var insertion = range.lowerBound - 3
-                    while insertion > copied && accessUnit[insertion - 1] == 0 { insertion -= 1 }
-                    output.appendRaw(UnsafeRawBufferPointer(rebasing: accessUnit[copied..<insertion]))
-                    parameterSets.appendAnnexB(sps: !spsSeen, pps: !ppsSeen, into: &output)
-                    copied = insertion
-                }
-                isKeyframe = true
-            default:
-                break
-            }
+            guard let missing = try scan.observe(nalUnit, storingInto: &parameterSets) else { return }
+            // Every NAL unit range is preceded by the 3 bytes 00 00 01 the scanner found; zero bytes before
+            // those (a 4-byte start code's zero_byte) stay with the IDR, so each NAL unit keeps its start code.
+            var insertion = range.lowerBound - 3
+            while insertion > copied && accessUnit[insertion - 1] == 0 { insertion -= 1 }
+            output.appendRaw(UnsafeRawBufferPointer(rebasing: accessUnit[copied..<insertion]))
+            parameterSets.appendAnnexB(sps: missing.sps, pps: missing.pps, into: &output)
+            copied = insertion
         }
         output.appendRaw(UnsafeRawBufferPointer(rebasing: accessUnit[copied...]))
-        return isKeyframe
+        return scan.isKeyframe
     }
 
     /// `convert` for an array: returns the bytes and whether the access unit is a keyframe.

@@ -59,3 +59,32 @@ extension Array where Element == UInt8 {
         if needed > capacity { reserveCapacity(Swift.max(needed, capacity * 2)) }
     }
 }
+
+/// One access unit's walk over its NAL units, shared by the two Annex B writers: in-band SPS/PPS are stored as
+/// they pass, and the first IDR slice reports which parameter sets the access unit still lacks (those go in
+/// right before it, as §7.4.1.2.3 needs the active SPS and PPS available at an IDR).
+struct ParameterSetInsertionScan {
+    private var spsSeen = false
+    private var ppsSeen = false
+    /// True once an IDR slice has been seen.
+    private(set) var isKeyframe = false
+
+    /// What to insert before this NAL unit: `nil` for nothing, else which of SPS and PPS are missing.
+    mutating func observe(_ nalUnit: UnsafeRawBufferPointer, storingInto store: inout ParameterSetStore) throws -> (sps: Bool, pps: Bool)? {
+        switch NALUnitType(rawValue: nalUnit[0] & 0x1F) {
+        case .sequenceParameterSet:
+            spsSeen = true
+            _ = try store.store(nalUnit)
+        case .pictureParameterSet:
+            ppsSeen = true
+            _ = try store.store(nalUnit)
+        case .codedSliceIDR:
+            defer { isKeyframe = true }
+            // Only before the first IDR slice, and only what the access unit does not carry itself.
+            if !isKeyframe && !(spsSeen && ppsSeen) { return (sps: !spsSeen, pps: !ppsSeen) }
+        default:
+            break
+        }
+        return nil
+    }
+}
