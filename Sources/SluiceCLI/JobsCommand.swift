@@ -7,7 +7,7 @@ struct JobsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jobs",
         abstract: "Inspect the jobs recorded in the database.",
-        subcommands: [List.self, Show.self, Events.self]
+        subcommands: [List.self, Show.self, Events.self, Cancel.self, Retry.self]
     )
 
     struct List: ParsableCommand {
