@@ -294,7 +294,7 @@ public final class Worker: @unchecked Sendable {
             blockingWait { await self.deadLetter(deliveries, reason: failure.message, job: job.spec.id) }
         case let .retrying(failure):
             if job.requeueReason != nil {
-                log("requeued: \(failure.message)", job: job.spec.id)
+                log("returned to the queue: \(failure.message)", job: job.spec.id)
                 for delivery in job.deliveries { broker.requeue(delivery) }
                 return
             }

@@ -13,15 +13,15 @@ enum PrivateBroker {
 
     /// Runs the node's rabbitmqctl; throws with its output when it fails.
     @discardableResult
-    static func ctl(_ arguments: [String]) throws -> String {
-        let result = try Subprocess.run(try #require(rabbitmqctl), arguments)
+    static func ctl(_ arguments: [String]) async throws -> String {
+        let result = try await Subprocess.run(try #require(rabbitmqctl), arguments)
         guard result.status == 0 else { throw Subprocess.Failure(command: "rabbitmqctl \(arguments.first ?? "")", output: result.output) }
         return result.output
     }
 
     /// Ready + unacked messages per queue of a vhost.
-    static func messageCounts(vhost: String) throws -> [String: Int] {
-        let output = try ctl(["list_queues", "-p", vhost, "--quiet", "--no-table-headers", "name", "messages"])
+    static func messageCounts(vhost: String) async throws -> [String: Int] {
+        let output = try await ctl(["list_queues", "-p", vhost, "--quiet", "--no-table-headers", "name", "messages"])
         var counts: [String: Int] = [:]
         for line in output.split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
@@ -39,7 +39,18 @@ enum Subprocess {
         var description: String { "\(command) failed: \(output.suffix(2000))" }
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs the program on a thread of its own, so a slow child (rabbitmqctl boots an Erlang VM) never
+    /// holds one of the few cooperative-pool threads the parallel tests share.
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try runBlocking(executable, arguments) })
+            }
+            thread.start()
+        }
+    }
+
+    private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
         process.arguments = arguments
@@ -53,8 +64,8 @@ enum Subprocess {
         return (process.terminationStatus, output)
     }
 
-    static func check(_ executable: String, _ arguments: [String]) throws -> String {
-        let result = try run(executable, arguments)
+    static func check(_ executable: String, _ arguments: [String]) async throws -> String {
+        let result = try await run(executable, arguments)
         guard result.status == 0 else { throw Failure(command: ([executable] + arguments).joined(separator: " "), output: result.output) }
         return result.output
     }
@@ -77,14 +88,24 @@ enum Media {
     }()
 
     private static let lock = NSLock()
+    nonisolated(unsafe) private static var made: [Int: Task<String, any Error>] = [:]
 
     /// `clip-N.mp4`: N seconds of 320x240 H.264 (1 s GOP) with AAC; returns the file name under `inputRoot`.
-    static func clip(seconds: Int) throws -> String {
-        try lock.withLock {
+    static func clip(seconds: Int) async throws -> String {
+        let task = lock.withLock {
+            if let task = made[seconds] { return task }
+            let task = Task { try await makeClip(seconds: seconds) }
+            made[seconds] = task
+            return task
+        }
+        return try await task.value
+    }
+
+    private static func makeClip(seconds: Int) async throws -> String {
             let name = "clip-\(seconds).mp4"
             let path = (inputRoot as NSString).appendingPathComponent(name)
             if !FileManager.default.fileExists(atPath: path) {
-                _ = try Subprocess.check("ffmpeg", [
+                _ = try await Subprocess.check("ffmpeg", [
                     "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                     "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
                     "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
@@ -94,14 +115,13 @@ enum Media {
                 try FileManager.default.moveItem(atPath: path + ".tmp.mp4", toPath: path)
             }
             return name
-        }
     }
 
     /// Decoded video frame hashes (ffmpeg framemd5), the referee for "the output is complete and lossless".
-    static func videoHashes(_ path: String) throws -> [String] {
+    static func videoHashes(_ path: String) async throws -> [String] {
         var options: [String] = []
         if path.hasSuffix(".mp4") { options = ["-ignore_editlist", "1"] }
-        let text = try Subprocess.check("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error"] + options
+        let text = try await Subprocess.check("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error"] + options
             + ["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
         return text.split(separator: "\n").compactMap { line in
             guard !line.hasPrefix("#") else { return nil }
@@ -110,8 +130,8 @@ enum Media {
     }
 
     /// The container duration ffprobe reads, in seconds.
-    static func duration(_ path: String) throws -> Double {
-        let text = try Subprocess.check("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
+    static func duration(_ path: String) async throws -> Double {
+        let text = try await Subprocess.check("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
         return Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 }
@@ -139,7 +159,7 @@ final class QueueHarness: @unchecked Sendable {
     init(_ vhost: String) async throws {
         self.vhost = vhost
         let base = try BrokerURL(parsing: try #require(PrivateBroker.url))
-        try PrivateBroker.ctl(["eval", """
+        try await PrivateBroker.ctl(["eval", """
             _ = (catch rabbit_vhost:delete(<<"\(vhost)">>, <<"tests">>)), \
             ok = rabbit_vhost:add(<<"\(vhost)">>, <<"tests">>), \
             rabbit_auth_backend_internal:set_permissions(<<"\(base.user)">>, <<"\(vhost)">>, \
@@ -188,15 +208,15 @@ final class QueueHarness: @unchecked Sendable {
     }
 
     /// Runs a `sluice` admin command against this vhost and database.
-    func sluice(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try Subprocess.run(Subprocess.sluice, arguments)
+    func sluice(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await Subprocess.run(Subprocess.sluice, arguments)
     }
 
     func job(_ id: String) throws -> JobRecord? { try store.job(id: id) }
 
     func output(_ name: String) -> String { (outputRoot as NSString).appendingPathComponent(name) }
 
-    func counts() throws -> [String: Int] { try PrivateBroker.messageCounts(vhost: vhost) }
+    func counts() async throws -> [String: Int] { try await PrivateBroker.messageCounts(vhost: vhost) }
 
     /// Messages in `sluice.jobs.dead`, taken off the queue: each body with its `x-sluice-reason`.
     func deadLetters(count: Int, timeout: Duration = .seconds(10)) async throws -> [(body: String, reason: String?)] {
@@ -216,13 +236,13 @@ final class QueueHarness: @unchecked Sendable {
 }
 
 /// Polls `condition` every 50 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
+func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-        if try condition() { return true }
+        if try await condition() { return true }
         try? await Task.sleep(for: .milliseconds(50))
     }
-    return try condition()
+    return try await condition()
 }
 
 /// `sluice worker` as a child process; its standard error goes to a file the test reads.
