@@ -145,7 +145,7 @@ public final class Worker: @unchecked Sendable {
         let arrival: DeliveryTriage.Arrival = lock.withLock {
             let arrival = triage.arrived(id: spec?.id, problem: problem?.description)
             if arrival == .attachToRunning, let id = spec?.id {
-                (active[id] ?? waiting.first { $0.spec.id == id })?.attach(delivery)
+                (active[id] ?? waiting.first { $0.spec.id == id })?.attach(delivery, broker: broker)
             }
             return arrival
         }
@@ -280,22 +280,23 @@ public final class Worker: @unchecked Sendable {
         } catch {
             log("the job store failed: \(error); returning the job to the queue in 1 s", job: spec.id)
             Thread.sleep(forTimeInterval: 1)
-            for delivery in job.deliveries { broker.requeue(delivery) }
+            for delivery in job.seal(requeueLateDeliveries: true) { broker.requeue(delivery) }
         }
         finished(job)
     }
 
     private func settle(_ job: ActiveJob, _ outcome: JobOutcome) {
+        let requeue = if case .retrying = outcome { job.requeueReason != nil } else { false }
+        let deliveries = job.seal(requeueLateDeliveries: requeue)
         switch outcome {
         case .succeeded, .cancelled, .alreadySucceeded, .rejected:
-            for delivery in job.deliveries { broker.ack(delivery) }
+            for delivery in deliveries { broker.ack(delivery) }
         case let .failed(failure):
-            let deliveries = job.deliveries
             blockingWait { await self.deadLetter(deliveries, reason: failure.message, job: job.spec.id) }
         case let .retrying(failure):
-            if job.requeueReason != nil {
+            if requeue {
                 log("returned to the queue: \(failure.message)", job: job.spec.id)
-                for delivery in job.deliveries { broker.requeue(delivery) }
+                for delivery in deliveries { broker.requeue(delivery) }
                 return
             }
             let attempt: Int
@@ -307,7 +308,6 @@ public final class Worker: @unchecked Sendable {
             }
             let delay = configuration.retryBackoff.delay(afterAttempt: attempt)
             log("retrying in \(Worker.seconds(delay)) s: \(failure.message)", job: job.spec.id)
-            let deliveries = job.deliveries
             blockingWait {
                 await self.settleOne(deliveries, job: job.spec.id) { [broker = self.broker] delivery throws(AMQPError) in
                     try await broker.retry(delivery, after: delay, attempt: attempt + 1)
@@ -399,8 +399,8 @@ public final class Worker: @unchecked Sendable {
             return jobs
         }
         for job in notStarted {
-            log("requeued: not started before shutdown", job: job.spec.id)
-            for delivery in job.deliveries { broker.requeue(delivery) }
+            log("returned to the queue: not started before shutdown", job: job.spec.id)
+            for delivery in job.seal(requeueLateDeliveries: true) { broker.requeue(delivery) }
         }
         let deadline = ContinuousClock.now + configuration.grace
         while ContinuousClock.now < deadline, lock.withLock({ !active.isEmpty && !interruptNow }) {
@@ -438,6 +438,8 @@ final class ActiveJob: @unchecked Sendable {
         var deliveries: [Delivery]
         var cancelRequested = false
         var requeueReason: String?
+        /// Set once the outcome is known: how a delivery that still arrives for this attempt is settled.
+        var lateDeliveriesRequeue: Bool?
     }
     private let lock = NSLock()
     private var state: State
@@ -448,14 +450,28 @@ final class ActiveJob: @unchecked Sendable {
         state = State(deliveries: [delivery])
     }
 
-    /// Every delivery of this job so far (the first, and redeliveries after a reconnect).
-    var deliveries: [Delivery] { lock.withLock { state.deliveries } }
 
     /// Set when the worker interrupted the attempt to requeue it; a cancel request takes precedence.
     var requeueReason: String? { lock.withLock { state.cancelRequested ? nil : state.requeueReason } }
 
-    func attach(_ delivery: Delivery) {
-        lock.withLock { state.deliveries.append(delivery) }
+    /// Adds a redelivery of this job; once the job is sealed it is settled at once like the others were
+    /// (acked, or requeued when the attempt was requeued), so no delivery is left unsettled.
+    func attach(_ delivery: Delivery, broker: BrokerConnection) {
+        lock.withLock {
+            switch state.lateDeliveriesRequeue {
+            case nil: state.deliveries.append(delivery)
+            case true?: broker.requeue(delivery)
+            case false?: broker.ack(delivery)
+            }
+        }
+    }
+
+    /// Takes every delivery of this job for settling; later ones are settled by `attach`.
+    func seal(requeueLateDeliveries: Bool) -> [Delivery] {
+        lock.withLock {
+            state.lateDeliveriesRequeue = requeueLateDeliveries
+            return state.deliveries
+        }
     }
 
     func cancel() {
