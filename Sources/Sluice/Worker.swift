@@ -81,7 +81,7 @@ public final class Worker: @unchecked Sendable {
     public func run() async {
         reconcile()
         broker.start()
-        log("consuming \(Topology.jobsQueue) with concurrency \(configuration.concurrency)")
+        log("starting: consuming \(Topology.jobsQueue) with concurrency \(configuration.concurrency) once connected")
         let controls = Task { await consumeControls() }
         for await delivery in broker.deliveries {
             await handle(delivery)

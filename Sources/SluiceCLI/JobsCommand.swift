@@ -6,7 +6,7 @@ import Sluice
 struct JobsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jobs",
-        abstract: "Inspect the jobs recorded in the database.",
+        abstract: "Inspect the jobs recorded in the database, and cancel or retry them.",
         subcommands: [List.self, Show.self, Events.self, Cancel.self, Retry.self]
     )
 
