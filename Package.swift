@@ -46,6 +46,8 @@ let package = Package(
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue"], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore"], swiftSettings: swiftSettings),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "MediaEngine", "JobStore", "MediaFormats"], swiftSettings: swiftSettings),
+        // The queue worker end to end: the real `sluice worker` binary against the private broker.
+        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,6 +5,8 @@ import CFFmpeg
 public final class ByteSink: @unchecked Sendable {
     private var context: UnsafeMutablePointer<AVIOContext>?
     private var interruptCallback: AVIOInterruptCB
+    /// The callback's opaque pointer is unretained: the sink keeps its interrupter alive as long as the context.
+    private let interrupter: Interrupter
     /// Bytes handed to the sink so far.
     public private(set) var bytesWritten: Int64 = 0
 
@@ -14,6 +16,7 @@ public final class ByteSink: @unchecked Sendable {
     ///   - options: protocol options (`rw_timeout`, …).
     ///   - interrupter: cancels blocking writes.
     public init(url: String, options: [String: String] = [:], interrupter: Interrupter) throws {
+        self.interrupter = interrupter
         interruptCallback = interrupter.callback
         var dictionary: OpaquePointer? = nil
         for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }

@@ -20,8 +20,9 @@ final class TargetWriter: @unchecked Sendable {
         switch target {
         case let .file(path):
             let part = OutputTarget.partPath(for: path)
-            // `file:` keeps a path with a colon from being read as a protocol name.
-            sink = try ByteSink(url: "file:" + part, options: options, interrupter: interrupter)
+            // `file:` keeps a path with a colon from being read as a protocol name. A file write never blocks
+            // on the network, and a cancelled job must still write its trailer: not the job's interrupter.
+            sink = try ByteSink(url: "file:" + part, options: options, interrupter: Interrupter())
         case let .network(url):
             sink = try ByteSink(url: url, options: options, interrupter: interrupter)
         }

@@ -5,7 +5,9 @@ import MediaEngine
 /// How one run of a job ended, with the text recorded in the store.
 public enum JobOutcome: Sendable {
     case succeeded(PipelineResult)
-    case failed(String)
+    case failed(JobFailure)
+    /// A transient failure with attempts left, or an attempt interrupted to be requeued: state `retrying`.
+    case retrying(JobFailure)
     /// The document did not validate (DESIGN §4: straight to `rejected`).
     case rejected(JobSpecError)
     case cancelled(PipelineResult?)
@@ -16,10 +18,27 @@ public enum JobOutcome: Sendable {
     public var exitCode: Int32 {
         switch self {
         case .succeeded, .alreadySucceeded: return 0
-        case .failed, .cancelled: return 1
+        case .failed, .retrying, .cancelled: return 1
         case .rejected: return 2
         }
     }
+}
+
+/// How an attempt ends when it does not succeed; `sluice run` uses `.final`, the queue worker retries.
+public struct AttemptPolicy: Sendable {
+    /// A transient failure with attempts left ends in `retrying` instead of `failed`.
+    public var retriesTransientFailures: Bool
+    /// Asked when the pipeline stopped on an interrupt: a reason means "not cancelled, to be requeued"
+    /// (the worker is shutting down); nil records `cancelled`.
+    public var requeueReason: @Sendable () -> String?
+
+    public init(retriesTransientFailures: Bool, requeueReason: @escaping @Sendable () -> String? = { nil }) {
+        self.retriesTransientFailures = retriesTransientFailures
+        self.requeueReason = requeueReason
+    }
+
+    /// Every failure is final and every interrupt a cancel.
+    public static let final = AttemptPolicy(retriesTransientFailures: false)
 }
 
 /// Validates, records and runs jobs against one store. `run` blocks its thread, which becomes the
@@ -30,12 +49,16 @@ public final class JobRunner: Sendable {
     public let paths: PathPolicy
     /// Seconds between progress rows written to the store.
     public let storeInterval: Double
+    /// Told of every state the runner commits (after the commit), so the worker can publish `job.<state>`.
+    public let onTransition: @Sendable (JobRecord) -> Void
 
-    public init(store: JobStore, workerID: String, paths: PathPolicy, storeInterval: Double = 2) {
+    public init(store: JobStore, workerID: String, paths: PathPolicy, storeInterval: Double = 2,
+                onTransition: @escaping @Sendable (JobRecord) -> Void = { _ in }) {
         self.store = store
         self.workerID = workerID
         self.paths = paths
         self.storeInterval = storeInterval
+        self.onTransition = onTransition
     }
 
     /// Runs a job document (JSON bytes).
@@ -57,7 +80,13 @@ public final class JobRunner: Sendable {
 
     /// Runs a validated job: records it, runs the pipeline, records how it ended.
     public func run(spec: JobSpec, interrupter: Interrupter = Interrupter(), progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
-        let received = try store.receive(NewJob(
+        if case let .alreadySucceeded(record) = try receive(spec) { return .alreadySucceeded(record) }
+        return try runAttempt(spec: spec, interrupter: interrupter, progress: progress)
+    }
+
+    /// Records a delivered job (see `JobStore.receive`) with its secrets redacted.
+    public func receive(_ spec: JobSpec) throws(JobStoreError) -> ReceiveOutcome {
+        try store.receive(NewJob(
             id: spec.id,
             spec: spec.document.jsonText(),
             specRedacted: spec.redactedDocument.jsonText(),
@@ -67,15 +96,24 @@ public final class JobRunner: Sendable {
             maxAttempts: spec.maxAttempts,
             workerID: workerID
         ))
-        if case let .alreadySucceeded(record) = received { return .alreadySucceeded(record) }
-        _ = try store.startAttempt(id: spec.id, workerID: workerID)
+    }
+
+    /// Runs one attempt of a received job: starts it, runs the pipeline, records how it ended.
+    /// - Parameters:
+    ///   - spec: the validated job, already recorded with `receive`.
+    ///   - interrupter: cancels the attempt from another thread.
+    ///   - policy: whether transient failures become `retrying` and interrupts may be requeues.
+    ///   - progress: called on the input thread with every progress snapshot.
+    public func runAttempt(spec: JobSpec, interrupter: Interrupter = Interrupter(), policy: AttemptPolicy = .final, progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
+        let attempt = try store.startAttempt(id: spec.id, workerID: workerID)
+        if let record = try store.job(id: spec.id) { onTransition(record) }
 
         let plan: JobPlan
         do {
             plan = try JobPlan(spec: spec, paths: paths)
             try plan.createOutputDirectories()
         } catch {
-            return try fail(spec, message: error.description)
+            return try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy)
         }
         for index in spec.outputs.indices {
             try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .running))
@@ -92,29 +130,42 @@ public final class JobRunner: Sendable {
                 do throws(JobStoreError) { try record(snapshot, for: spec) } catch { storeError = error }
             }
         } catch {
-            let message = Redaction.scrub("\(error)", urls: spec.secretURLs)
             for index in spec.outputs.indices {
                 try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .failed))
             }
-            return try fail(spec, message: message)
+            return try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy)
         }
         if let storeError { throw storeError }
         try record(result.progress, for: spec, final: result.cancelled ? .cancelled : .succeeded)
         if result.cancelled {
-            try store.transition(id: spec.id, to: .cancelled, message: "cancelled after \(String(format: "%.1f", result.progress.mediaTime)) s of media")
+            let media = "\(String(format: "%.1f", result.progress.mediaTime)) s of media"
+            if let reason = policy.requeueReason() {
+                let text = "job \(spec.id): interrupted after \(media): \(reason)"
+                onTransition(try store.transition(id: spec.id, to: .retrying, error: text))
+                return .retrying(JobFailure(message: text, isTransient: true))
+            }
+            onTransition(try store.transition(id: spec.id, to: .cancelled, message: "cancelled after \(media)"))
             return .cancelled(result)
         }
         var summary = "\(result.progress.videoFrames) video frames, \(result.progress.audioFrames) audio frames, \(result.progress.bytesOut) bytes out"
         if result.progress.dtsRepairs > 0 { summary += ", \(result.progress.dtsRepairs) timestamps repaired" }
         if result.reachedMaxDuration { summary += ", stopped at max_duration_s" }
-        try store.transition(id: spec.id, to: .succeeded, message: summary)
+        onTransition(try store.transition(id: spec.id, to: .succeeded, message: summary))
         return .succeeded(result)
     }
 
-    private func fail(_ spec: JobSpec, message: String) throws(JobStoreError) -> JobOutcome {
-        let text = "job \(spec.id): \(message)"
-        try store.transition(id: spec.id, to: .failed, error: text)
-        return .failed(text)
+    private func fail(_ spec: JobSpec, _ failure: JobFailure, attempt: Int, policy: AttemptPolicy) throws(JobStoreError) -> JobOutcome {
+        var text = "job \(spec.id): \(failure.message)"
+        if policy.retriesTransientFailures && failure.isTransient {
+            if attempt < spec.maxAttempts {
+                onTransition(try store.transition(id: spec.id, to: .retrying, error: text,
+                                                  message: "\(text) (attempt \(attempt) of \(spec.maxAttempts); will retry)"))
+                return .retrying(JobFailure(message: text, isTransient: true))
+            }
+            text += " (attempt \(attempt) of \(spec.maxAttempts): no attempts left)"
+        }
+        onTransition(try store.transition(id: spec.id, to: .failed, error: text))
+        return .failed(JobFailure(message: text, isTransient: failure.isTransient))
     }
 
     private func record(_ snapshot: PipelineProgress, for spec: JobSpec, final: OutputState? = nil) throws(JobStoreError) {

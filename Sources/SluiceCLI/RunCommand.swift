@@ -46,8 +46,8 @@ struct RunCommand: ParsableCommand {
             printError("sluice: succeeded: \(String(format: "%.2f", p.mediaTime)) s of media, \(p.videoFrames) video / \(p.audioFrames) audio frames, \(p.bytesOut) bytes out in \(String(format: "%.2f", p.elapsed)) s")
         case let .alreadySucceeded(record):
             printError("sluice: job \(record.id) already succeeded\(record.finishedAt.map { " at \(ISO8601DateFormatter().string(from: $0))" } ?? ""); not run again")
-        case let .failed(message):
-            printError("sluice: failed: \(message)")
+        case let .failed(failure), let .retrying(failure):
+            printError("sluice: failed: \(failure.message)")
         case let .rejected(error):
             printError("sluice: invalid job\(error.id.map { " '\($0)'" } ?? ""):")
             for problem in error.problems { printError("  - \(problem)") }

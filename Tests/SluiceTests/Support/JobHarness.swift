@@ -33,7 +33,7 @@ extension JobOutcome {
         return nil
     }
     var failureMessage: String? {
-        if case let .failed(message) = self { return message }
+        if case let .failed(failure) = self { return failure.message }
         return nil
     }
     var rejection: JobSpecError? {

@@ -1,0 +1,87 @@
+// DESIGN §5: the JSON events on `sluice.events`, routing key `job.<state>` (and `job.progress`).
+import Foundation
+import JobStore
+import MediaEngine
+
+/// One event for upstream services: `{event, id, state, attempt, worker, at, error?, message?, outputs: [...]}`
+/// (`event` repeats the routing key, so a consumer reading a queue still tells `job.duplicate` from `job.succeeded`).
+/// Built only from the store's records (URLs already redacted) or from redacted output names.
+public struct JobEvent: Sendable, Equatable {
+    /// The routing key: `job.<state>`, `job.duplicate` or `job.progress`.
+    public var kind: String
+    public var body: JSONValue
+
+    /// The event of a state the job just entered, from its committed record.
+    /// - Parameters:
+    ///   - job: the job after the transition.
+    ///   - outputs: its outputs (redacted URLs).
+    ///   - kind: the routing key; defaults to `job.<state>`.
+    ///   - message: a sentence for humans, when there is more to say than the error.
+    ///   - at: the event time.
+    public init(job: JobRecord, outputs: [OutputRecord], kind: String? = nil, message: String? = nil, at: Date = Date()) {
+        self.kind = kind ?? "job.\(job.state.rawValue)"
+        var fields: [String: JSONValue] = [
+            "event": .string(self.kind),
+            "id": .string(job.id),
+            "state": .string(job.state.rawValue),
+            "attempt": .number(Double(job.attempts)),
+            "worker": job.workerID.map(JSONValue.string) ?? .null,
+            "at": .string(JobEvent.timestamp(at)),
+            "outputs": .array(outputs.map { output in
+                .object([
+                    "index": .number(Double(output.index)),
+                    "url": .string(output.url),
+                    "state": .string(output.state.rawValue),
+                    "bytes": .number(Double(output.bytes)),
+                    "frames": .number(Double(output.frames)),
+                    "reconnects": .number(Double(output.reconnects)),
+                ])
+            }),
+        ]
+        if let error = job.error { fields["error"] = .string(error) }
+        if let message { fields["message"] = .string(message) }
+        body = .object(fields)
+    }
+
+    /// A `job.progress` event from a running attempt's snapshot.
+    /// - Parameters:
+    ///   - spec: the job (its output URLs are redacted here).
+    ///   - attempt: the attempt number.
+    ///   - workerID: this worker.
+    ///   - progress: the pipeline snapshot.
+    ///   - at: the event time.
+    public init(progressOf spec: JobSpec, attempt: Int, workerID: String, progress: PipelineProgress, at: Date = Date()) {
+        kind = "job.progress"
+        body = .object([
+            "event": .string(kind),
+            "id": .string(spec.id),
+            "state": .string(JobState.running.rawValue),
+            "attempt": .number(Double(attempt)),
+            "worker": .string(workerID),
+            "at": .string(JobEvent.timestamp(at)),
+            "media_time_s": .number((progress.mediaTime * 1000).rounded() / 1000),
+            "frames": .number(Double(progress.videoFrames)),
+            "bytes_in": .number(Double(progress.bytesIn)),
+            "bytes_out": .number(Double(progress.bytesOut)),
+            "speed": .number((progress.speed * 100).rounded() / 100),
+            "outputs": .array(progress.outputs.enumerated().map { index, output in
+                .object([
+                    "index": .number(Double(index)),
+                    "url": .string(spec.outputs.indices.contains(index) ? spec.outputs[index].redactedURL : ""),
+                    "state": .string(output.failed ? OutputState.failed.rawValue : OutputState.running.rawValue),
+                    "bytes": .number(Double(output.bytes)),
+                    "frames": .number(Double(output.videoFrames)),
+                ])
+            }),
+        ])
+    }
+
+    /// The JSON body as bytes.
+    public var json: [UInt8] { Array(body.jsonText().utf8) }
+
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}

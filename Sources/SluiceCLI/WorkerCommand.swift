@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import JobQueue
+import JobStore
+import Sluice
+
+/// `--amqp-url`, shared by every command that talks to the broker (environment: SLUICE_AMQP_URL).
+struct BrokerOptions: ParsableArguments {
+    @Option(name: .customLong("amqp-url"), help: ArgumentHelp("RabbitMQ URL, amqp:// or amqps:// (env SLUICE_AMQP_URL).", valueName: "url"))
+    var amqpURL: String = ProcessInfo.processInfo.environment["SLUICE_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:5672/%2F"
+
+    @Option(name: .customLong("amqp-ca"), help: ArgumentHelp("CA file for amqps:// peer verification (env SLUICE_AMQP_CA).", valueName: "path"))
+    var caCertPath: String = ProcessInfo.processInfo.environment["SLUICE_AMQP_CA"] ?? ""
+
+    /// The parsed URL; a bad URL is a usage error whose message never quotes the URL (it may hold a password).
+    func configuration() throws -> BrokerConfiguration {
+        do {
+            var configuration = BrokerConfiguration(url: try BrokerURL(parsing: amqpURL))
+            configuration.caCertPath = caCertPath.isEmpty ? nil : caCertPath
+            return configuration
+        } catch {
+            throw ValidationError("--amqp-url: \(error)")
+        }
+    }
+
+    /// A connection that only publishes (no consumers) and fails fast if the broker cannot be reached.
+    func publisher() throws -> BrokerConnection {
+        var configuration = try configuration()
+        configuration.consumesJobs = false
+        configuration.consumesControl = false
+        configuration.maxConnectAttempts = 3
+        configuration.connectionName = "sluice-cli"
+        return BrokerConnection(configuration: configuration, logger: { printError("sluice: \($0)") })
+    }
+}
+
+/// Runs an async body from a synchronous command (the CLI's commands are synchronous).
+func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var result: Result<T, any Error>?
+    Task {
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    guard let result else { throw ExitCode(1) }
+    return try result.get()
+}
+
+struct WorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Consume jobs from RabbitMQ, run them, record them in SQLite and publish their events.",
+        discussion: """
+            SIGTERM/SIGINT stop consuming and give running jobs --grace-s seconds to finish; then they are \
+            interrupted and requeued. A second signal interrupts at once. Paths stay inside --input-root and \
+            --output-root. Every option also reads its environment variable.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var broker: BrokerOptions
+
+    @Option(help: ArgumentHelp("Jobs run at once (env SLUICE_CONCURRENCY).", valueName: "n"))
+    var concurrency: Int = Int(ProcessInfo.processInfo.environment["SLUICE_CONCURRENCY"] ?? "") ?? 1
+
+    @Option(name: .customLong("input-root"), help: ArgumentHelp("Input paths must lie under this folder (env SLUICE_INPUT_ROOT).", valueName: "dir"))
+    var inputRoot: String = ProcessInfo.processInfo.environment["SLUICE_INPUT_ROOT"] ?? FileManager.default.currentDirectoryPath
+
+    @Option(name: .customLong("output-root"), help: ArgumentHelp("Output paths must lie under this folder (env SLUICE_OUTPUT_ROOT).", valueName: "dir"))
+    var outputRoot: String = ProcessInfo.processInfo.environment["SLUICE_OUTPUT_ROOT"] ?? FileManager.default.currentDirectoryPath
+
+    @Option(name: .customLong("worker-id"), help: ArgumentHelp("This worker's id in the database and events (env SLUICE_WORKER_ID).", valueName: "id"))
+    var workerID: String = ProcessInfo.processInfo.environment["SLUICE_WORKER_ID"] ?? "\(ProcessInfo.processInfo.hostName)-worker"
+
+    @Option(name: .customLong("grace-s"), help: ArgumentHelp("Seconds running jobs may finish after SIGTERM (env SLUICE_GRACE_S).", valueName: "s"))
+    var graceSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_GRACE_S"] ?? "") ?? 30
+
+    @Option(name: .customLong("heartbeat-s"), help: ArgumentHelp("AMQP heartbeat in seconds (env SLUICE_HEARTBEAT_S).", valueName: "s"))
+    var heartbeatSeconds: Int = Int(ProcessInfo.processInfo.environment["SLUICE_HEARTBEAT_S"] ?? "") ?? 30
+
+    @Option(name: .customLong("retry-delay-s"), help: ArgumentHelp("First retry backoff in seconds; it doubles per attempt, up to 300 (env SLUICE_RETRY_DELAY_S).", valueName: "s"))
+    var retryDelaySeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_RETRY_DELAY_S"] ?? "") ?? 5
+
+    @Option(name: .customLong("progress-s"), help: ArgumentHelp("Seconds between job.progress events (env SLUICE_PROGRESS_S).", valueName: "s"))
+    var progressSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_PROGRESS_S"] ?? "") ?? 5
+
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("text or json (env SLUICE_LOG_FORMAT).", valueName: "format"))
+    var logFormat: String = ProcessInfo.processInfo.environment["SLUICE_LOG_FORMAT"] ?? "text"
+
+    func validate() throws {
+        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
+        guard graceSeconds >= 0 else { throw ValidationError("--grace-s must not be negative") }
+        guard (0...3600).contains(heartbeatSeconds) else { throw ValidationError("--heartbeat-s must be 0…3600") }
+        guard retryDelaySeconds > 0, retryDelaySeconds <= 300 else { throw ValidationError("--retry-delay-s must be in (0, 300]") }
+        guard progressSeconds > 0 else { throw ValidationError("--progress-s must be positive") }
+        guard WorkerLog.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format is text or json") }
+        guard workerID.range(of: "^\(JobSpec.idPattern)$", options: .regularExpression) != nil else {
+            throw ValidationError("--worker-id must match \(JobSpec.idPattern)")
+        }
+        for (name, root) in [("--input-root", inputRoot), ("--output-root", outputRoot)] {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("\(name) \(root) is not a directory")
+            }
+        }
+    }
+
+    func run() throws {
+        let log = WorkerLog(format: WorkerLog.Format(rawValue: logFormat) ?? .text, workerID: workerID)
+        var brokerConfiguration = try broker.configuration()
+        brokerConfiguration.prefetch = UInt16(concurrency)
+        brokerConfiguration.heartbeatSeconds = heartbeatSeconds
+        brokerConfiguration.connectionName = "sluice-worker \(workerID)"
+        let connection = BrokerConnection(configuration: brokerConfiguration, logger: { log($0) })
+        let store = try database.open()
+
+        var configuration = WorkerConfiguration(workerID: workerID, concurrency: concurrency,
+                                                paths: .rooted(inputRoot: inputRoot, outputRoot: outputRoot))
+        configuration.grace = .milliseconds(Int64(graceSeconds * 1000))
+        let base = Duration.milliseconds(Int64(retryDelaySeconds * 1000))
+        configuration.retryBackoff = RetryBackoff(base: base, cap: max(base, .seconds(300)))
+        configuration.progressEventInterval = progressSeconds
+        let worker = Worker(configuration: configuration, store: store, broker: connection, log: log)
+
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { worker.shutdown() }
+            source.resume()
+            return source
+        }
+        defer { for source in signals { source.cancel() } }
+        try waitFor { await worker.run() }
+    }
+}

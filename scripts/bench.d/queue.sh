@@ -1,0 +1,25 @@
+# Sourced by scripts/bench: `scripts/bench queue` (issue #4). 200 tiny jobs (a 1 s clip remuxed to FLV)
+# through a private RabbitMQ: `sluice worker --concurrency 2` against a baseline of two pika consumers that
+# run one ffmpeg process per job, on the same queue. Prints jobs/s, p50/p95 enqueue-to-terminal latency and
+# the ratios.
+bench_queue() {
+  local dir
+  dir="$(pwd)/$work/queue"
+  rm -rf "$dir"
+  mkdir -p "$dir/in"
+  chmod 755 "$dir"  # the private broker runs as the rabbitmq user and keeps its files below
+  local clip="$dir/in/clip-1s.mp4"
+  ffmpeg -hide_banner -loglevel error -y -f lavfi -i "testsrc2=size=640x360:rate=30" \
+    -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 1 \
+    -c:v libx264 -preset veryfast -g 30 -pix_fmt yuv420p -c:a aac -b:a 96k -shortest "$clip"
+  local port
+  port=$(scripts/lib/free-port 20000 40000)
+  echo "bench: starting a private RabbitMQ on 127.0.0.1:$port" >&2
+  # Not $(…): the detached node would inherit the pipe and the substitution would wait for it forever.
+  scripts/lib/rabbitmq.sh start "$dir/rabbitmq" "$port" > "$dir/amqp-url"
+  trap 'scripts/lib/rabbitmq.sh stop "'"$dir/rabbitmq"'" '"$port"' >/dev/null 2>&1 || true' EXIT
+  echo "== queue: 200 jobs (1 s 640x360 clip → FLV), concurrency 2: sluice worker vs pika + ffmpeg per job"
+  /usr/bin/python3 scripts/lib/queue_bench.py "$(head -n 1 "$dir/amqp-url")" "$bin/sluice" "$dir" "$clip" 200 40
+  scripts/lib/rabbitmq.sh stop "$dir/rabbitmq" "$port" >/dev/null 2>&1 || true
+  trap - EXIT
+}
