@@ -12,6 +12,8 @@ struct FrameRateConverter: Sendable, Equatable {
     private(set) var nextSlot: Int64?
     /// The slot the held frame starts at (`nil`: no frame held).
     private var heldStart: Int64?
+    /// Some frame has been given a slot.
+    private var filledAny = false
 
     /// A gap longer than this many slots is not filled: the held frame shows once and the output jumps,
     /// so a timestamp jump in the input cannot make thousands of copies.
@@ -48,6 +50,7 @@ struct FrameRateConverter: Sendable, Equatable {
         }
         let first = max(next, held)
         guard start > first else { return first..<first }
+        filledAny = true
         if start - first > FrameRateConverter.maxFilledSlots {
             nextSlot = start
             return first..<(first + 1)
@@ -56,12 +59,14 @@ struct FrameRateConverter: Sendable, Equatable {
         return first..<start
     }
 
-    /// End of input: the slots the held frame fills, up to the slot of `endTime` and at least one.
+    /// End of input: the slots the held frame fills, up to the slot of `endTime` (at least one if it is the
+    /// only frame, so a one-picture input still makes a picture).
     mutating func finish(endTime microseconds: Int64) -> Range<Int64> {
         guard let held = heldStart, let next = nextSlot else { return 0..<0 }
         heldStart = nil
         let first = max(next, held)
-        let end = min(max(slot(at: microseconds), first + 1), first + FrameRateConverter.maxFilledSlots)
+        let minimum = filledAny ? first : first + 1
+        let end = min(max(slot(at: microseconds), minimum), first + FrameRateConverter.maxFilledSlots)
         nextSlot = end
         return first..<end
     }
@@ -69,5 +74,6 @@ struct FrameRateConverter: Sendable, Equatable {
     mutating func reset() {
         nextSlot = nil
         heldStart = nil
+        filledAny = false
     }
 }
