@@ -20,7 +20,7 @@ JSON
 -c:v libx264 -preset veryfast -profile:v high -b:v 2500k -maxrate 2500k -bufsize 5000k -g 60 -keyint_min 60 -sc_threshold 0 -pix_fmt yuv420p -r 30 \
 -c:a aac -b:a 128k -ar 48000 -ac 2 -f flv $work/t-ffmpeg.flv"
   echo "== transcode: $(basename "$media") → 720p30 2.5 Mb/s libx264 veryfast + AAC 128k (FLV)"
-  hyperfine --warmup 1 --runs 3 --export-json "$work/transcode.json" \
+  hyperfine --warmup 1 --runs 5 --export-json "$work/transcode.json" \
     --prepare "rm -f $work/tbench.sqlite $work/tbench.sqlite-wal $work/tbench.sqlite-shm" \
     -n sluice "$bin/sluice run --quiet --db $work/tbench.sqlite $work/transcode-job.json" \
     -n ffmpeg "$ffmpeg_cmd"
