@@ -29,6 +29,12 @@ import json, os, sys
 runs = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 s, f = runs["sluice"]["median"], runs["ffmpeg"]["median"]
 print(f"median wall: sluice {s:.2f} s ({60/s:.1f}x realtime), ffmpeg {f:.2f} s ({60/f:.1f}x); ratio sluice/ffmpeg {s/f:.3f} (goal <= 1.03)")
+smin, fmin = runs["sluice"]["min"], runs["ffmpeg"]["min"]
+print(f"fastest run: sluice {smin:.2f} s, ffmpeg {fmin:.2f} s; ratio {smin/fmin:.3f}")
+# CPU time is what the work costs, whatever else the shared machine runs at the same time.
+sc = runs["sluice"]["user"] + runs["sluice"]["system"]
+fc = runs["ffmpeg"]["user"] + runs["ffmpeg"]["system"]
+print(f"mean CPU time (user+sys): sluice {sc:.2f} s, ffmpeg {fc:.2f} s; ratio {sc/fc:.3f}")
 ss, fs = os.path.getsize(sys.argv[2]), os.path.getsize(sys.argv[3])
 print(f"output size: sluice {ss/1e6:.2f} MB ({ss*8/60/1000:.0f} kb/s), ffmpeg {fs/1e6:.2f} MB ({fs*8/60/1000:.0f} kb/s); ratio {ss/fs:.4f} (goal within 2 %)")
 PY

@@ -35,6 +35,9 @@ final class VideoTranscoder {
         self.stream = stream
         let timeBase = AVRational(num: stream.timeBaseNumerator, den: stream.timeBaseDenominator)
         decoder = try StreamDecoder(parameters: parameters, timeBase: timeBase, kind: "video")
+        if (stream.width <= 0 || stream.height <= 0) && (settings.width == nil || settings.height == nil) {
+            throw .unsupportedSetting("the input does not say its picture size: set video.width and video.height")
+        }
         let size = PictureSize.target(input: PictureSize(width: stream.width, height: stream.height), width: settings.width, height: settings.height)
         let rate = VideoTranscoder.outputRate(requested: settings.fps, input: stream.averageFrameRate)
         let (encoder, selection) = try H264Encoder.open(settings: settings, size: size, rate: rate)
