@@ -63,11 +63,16 @@ final class VideoTranscoder {
         configuration = VideoConfiguration(bitstream: bitstream, width: size.width, height: size.height, frameRate: frameRate)
     }
 
-    /// The output rate: the job's `fps`, else the input's average rate, else 25; as a fraction (29.97 = 30000/1001).
+    /// The output rate: the job's `fps`, else the input's average rate when it is plausible, else 25; as a
+    /// fraction (29.97 = 30000/1001).
     static func outputRate(requested: Double?, input: Double?) -> AVRational {
-        let fps = requested ?? input ?? 25
-        return av_d2q(fps, 1_001_000)
+        // Containers with millisecond time bases sometimes report 1000 fps; that is no rate to encode at.
+        let plausible = input.flatMap { VideoTranscoder.plausibleRates.contains($0) ? $0 : nil }
+        return av_d2q(requested ?? plausible ?? VideoTranscoder.defaultRate, 1_001_000)
     }
+
+    static let plausibleRates = 1.0...120.0
+    static let defaultRate = 25.0
 
     /// How far the encoder's first DTS precedes its first PTS, in microseconds: the job's timeline starts
     /// this much later so no timestamp is negative.
