@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import Testing
+@testable import MediaEngine
 @testable import Sluice
 
 /// Encode mode (issue #3, DESIGN §8/§10): real encodes of short lavfi clips, with ffprobe/ffmpeg as referees
@@ -151,5 +152,31 @@ struct EncodeModeTests {
         #expect(job.encoder == "libx264")
         let fallback = try #require(try harness.store.events(jobID: "auto").first { $0.kind == .encoderFallback })
         #expect(fallback.message?.contains(Self.absentDevice) == true, "event: \(String(describing: fallback.message))")
+    }
+}
+
+/// An encoder that writes no extradata: the avcC is built from the first IDR's SPS/PPS (DESIGN §8).
+@Suite("Encode mode, in-band parameter sets")
+struct InBandParameterSetTests {
+    @Test("without extradata the first IDR's SPS/PPS become the FLV sequence header and the .h264's")
+    func avccFromFirstIDR() throws {
+        let harness = try JobHarness("inband")
+        var settings = VideoEncodeSettings()
+        settings.encoder = .software
+        settings.globalHeader = false
+        var options = PipelineOptions(inputURL: try Fixtures.mp4BFrames(), inputName: "bframes.mp4")
+        options.video = .encode(settings)
+        options.audio = .drop
+        options.outputs = [OutputDescription(target: .file(path: harness.path("o.flv")), kind: .flv, name: "o.flv"),
+                           OutputDescription(target: .file(path: harness.path("o.h264")), kind: .annexB, name: "o.h264")]
+        let result = try CopyPipeline(options: options).run()
+        #expect(result.progress.videoFrames == 90)
+        let summary = try FLVChecks.validate(harness.path("o.flv"))
+        #expect(summary.videoSequenceHeaders == 1)
+        #expect(summary.videoTags == 90)
+        for path in [harness.path("o.flv"), harness.path("o.h264")] {
+            #expect(try Probe.decodeErrors(path).isEmpty, "\(path) decodes with errors")
+            #expect(try Probe.frameCount(path, "v") == 90, "\(path)")
+        }
     }
 }

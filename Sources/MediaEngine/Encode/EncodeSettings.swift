@@ -27,6 +27,10 @@ public struct VideoEncodeSettings: Sendable, Equatable {
     /// A live input: libx264 gets `tune zerolatency` so frames leave without lookahead delay.
     public var live = false
 
+    /// Asks the encoder for SPS/PPS as extradata (`AV_CODEC_FLAG_GLOBAL_HEADER`). Always on in jobs; tests
+    /// turn it off to take the path of an encoder that writes them only in-band.
+    var globalHeader = true
+
     public static let defaultDevice = "/dev/dri/renderD128"
     public static let defaultGOPSeconds = 2.0
 

@@ -124,7 +124,7 @@ final class H264Encoder {
             // Two seconds of VBV buffer: steady enough for RTMP, loose enough to keep quality.
             context.pointee.rc_buffer_size = Int32(clamping: bitsPerSecond * 2)
         }
-        context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        if settings.globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
     }
 
     /// Frames between keyframes: `gop_s` at the output rate, at least one.

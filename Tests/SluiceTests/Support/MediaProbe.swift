@@ -43,6 +43,13 @@ enum Probe {
         }.sorted { $0.time < $1.time }
     }
 
+    /// How many frames of the first stream of `kind` decode (raw `.h264` frames carry no timestamps to list).
+    static func frameCount(_ path: String, _ kind: String) throws -> Int {
+        let json = try run(["-count_frames", "-select_streams", "\(kind):0", "-show_entries", "stream=nb_read_frames", path])
+        let streams = json["streams"] as? [[String: Any]] ?? []
+        return (streams.first?["nb_read_frames"] as? String).flatMap { Int($0) } ?? 0
+    }
+
     /// What ffmpeg reports while decoding all of `path` (empty: it decodes cleanly).
     static func decodeErrors(_ path: String) throws -> String {
         try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"]).stderr
