@@ -30,6 +30,8 @@ static inline int sluice_averror_eof(void) { return AVERROR_EOF; }
 static inline int sluice_averror_exit(void) { return AVERROR_EXIT; }
 /// AVERROR(EAGAIN): send/receive wants the other call first.
 static inline int sluice_averror_eagain(void) { return AVERROR(EAGAIN); }
+/// AVERROR_INVALIDDATA: a corrupt packet, which a decoder skips rather than ending the job.
+static inline int sluice_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 /// AV_NOPTS_VALUE: "no timestamp" (INT64_MIN, a macro with a cast Swift cannot import).
 static inline int64_t sluice_nopts_value(void) { return AV_NOPTS_VALUE; }
 /// AV_TIME_BASE_Q: microseconds as a rational (a compound literal in C).

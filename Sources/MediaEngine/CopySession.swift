@@ -14,15 +14,20 @@ struct CopySession {
     var audioConfiguration: AudioConfiguration?
     /// Packets read ahead to learn every stream's first timestamp and configuration.
     private var lookahead: [DemuxedPacket] = []
-    private var videoClock = TimestampNormalizer()
+    var videoClock = TimestampNormalizer()
     private var videoInference = DecodeTimeInference()
-    private var audioClock = TimestampNormalizer()
+    var audioClock = TimestampNormalizer()
+    /// Encode mode: a stream being re-encoded goes through its transcoder instead of the copy path.
+    var videoTranscoder: VideoTranscoder?
+    var audioTranscoder: AudioTranscoder?
+    /// Orders encoded and copied packets by DTS across streams (encoders hold frames back).
+    var interleaver: PacketInterleaver?
     /// Raw Annex B input without timestamps gets them from picture order counts.
     private var rawTiming: RawVideoTiming?
     private var audioIsADTS = false
     private var endOfInput = false
     private var realtimeStart: UInt64?
-    private(set) var progress = PipelineProgress()
+    var progress = PipelineProgress()
     private(set) var cancelled = false
     private(set) var reachedMaxDuration = false
 
@@ -38,10 +43,10 @@ struct CopySession {
         let firstAudio = input.streams.first { $0.kind == .audio }
         video = options.video == .drop ? nil : firstVideo
         audio = options.audio == .drop ? nil : firstAudio
-        if let video, video.codecName != "h264" {
+        if let video, video.codecName != "h264", !options.video.isEncode {
             throw PipelineError.unsupportedCodec(kind: "video", stream: video.index, codec: video.codecName)
         }
-        if let audio, audio.codecName != "aac" {
+        if let audio, audio.codecName != "aac", !options.audio.isEncode {
             throw PipelineError.unsupportedCodec(kind: "audio", stream: audio.index, codec: audio.codecName)
         }
         guard video != nil || audio != nil else { throw PipelineError.noStreams(name: options.inputName) }
@@ -81,7 +86,8 @@ struct CopySession {
     }
 
     private mutating func deriveConfigurations() throws {
-        if let video {
+        try openTranscoders()
+        if let video, videoTranscoder == nil {
             let bitstream: VideoBitstream
             do {
                 if AVCDecoderConfigurationRecord.isAVCC(video.extradata) {
@@ -101,7 +107,7 @@ struct CopySession {
             }
             videoConfiguration = VideoConfiguration(bitstream: bitstream, width: video.width, height: video.height, frameRate: frameRate)
         }
-        if let audio {
+        if let audio, audioTranscoder == nil {
             do {
                 let config: AudioSpecificConfig
                 if !audio.extradata.isEmpty {
@@ -187,7 +193,7 @@ struct CopySession {
             let next: DemuxedPacket?
             if let buffered = pending.popLast() { next = buffered } else { next = try read() }
             guard let packet = next else { break }
-            for media in try normalize(packet) {
+            for media in interleave(try normalize(packet)) {
                 try emit(media, to: media.kind == .video ? videoWorkers : audioWorkers)
                 if reachedMaxDuration { break }
             }
@@ -196,14 +202,16 @@ struct CopySession {
             report(progress)
         }
         if !reachedMaxDuration && !cancelled, var timing = rawTiming {
-            for media in try timing.flush() { try emit(media, to: videoWorkers) }
+            for media in interleave(try timing.flush()) { try emit(media, to: videoWorkers) }
             rawTiming = timing
         }
         if !reachedMaxDuration && !cancelled, let video {
             for packet in videoInference.flush() {
-                for media in try normalizeVideo(packet, stream: video, inferred: true) { try emit(media, to: videoWorkers) }
+                for media in interleave(try normalizeVideo(packet, stream: video, inferred: true)) { try emit(media, to: videoWorkers) }
             }
         }
+        // Encoders are drained even at max_duration_s or on cancel, so what was read reaches the outputs.
+        for media in try finishTranscoders() { try emit(media, to: media.kind == .video ? videoWorkers : audioWorkers) }
         progress.bytesIn = input.bytesRead
     }
 
@@ -239,6 +247,7 @@ struct CopySession {
     }
 
     private mutating func normalizeVideo(_ packet: DemuxedPacket, stream: StreamInfo, inferred: Bool = false) throws -> [MediaPacket] {
+        if let videoTranscoder { return try transcode(packet, with: videoTranscoder, stream: stream) }
         if rawTiming == nil && !inferred {
             // Packets without a DTS wait for the next one that has it.
             var media: [MediaPacket] = []
@@ -281,6 +290,7 @@ struct CopySession {
     }
 
     private mutating func normalizeAudio(_ packet: DemuxedPacket, stream: StreamInfo) throws -> [MediaPacket] {
+        if let audioTranscoder { return try transcode(packet, with: audioTranscoder, stream: stream) }
         let times = audioClock.normalize(
             pts: packet.pts.map { CopySession.toMicroseconds($0, stream) },
             dts: packet.dts.map { CopySession.toMicroseconds($0, stream) },

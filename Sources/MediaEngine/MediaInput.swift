@@ -32,6 +32,8 @@ public struct DemuxedPacket: Sendable {
     public var isKeyframe: Bool
     /// Codec configuration that changed mid-stream (`AV_PKT_DATA_NEW_EXTRADATA`).
     public var newExtradata: [UInt8]?
+    /// `AV_PKT_DATA_SKIP_SAMPLES` as the demuxer set it (MP4 priming to trim), passed on to an audio decoder.
+    public var skipSamples: [UInt8]? = nil
 }
 
 /// Owns one `AVFormatContext` opened for reading. Used by one thread at a time (the input thread);
@@ -135,6 +137,13 @@ public final class MediaInput: @unchecked Sendable {
         )
     }
 
+    /// The demuxer's codec parameters for stream `index`, which a decoder copies when it opens; valid while
+    /// this input lives. Internal: C types stay inside MediaEngine.
+    func codecParameters(ofStream index: Int) -> UnsafePointer<AVCodecParameters>? {
+        guard let context, index >= 0, index < Int(context.pointee.nb_streams), let stream = context.pointee.streams[index] else { return nil }
+        return UnsafePointer(stream.pointee.codecpar)
+    }
+
     /// The next packet, or `nil` at the end of the input. A stall longer than the timeout throws.
     public func readPacket() throws -> DemuxedPacket? {
         guard let context else { return nil }
@@ -155,6 +164,10 @@ public final class MediaInput: @unchecked Sendable {
         if let side = av_packet_get_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, &sideSize), sideSize > 0 {
             newExtradata = Array(UnsafeBufferPointer(start: side, count: sideSize))
         }
+        var skipSamples: [UInt8]? = nil
+        if let side = av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &sideSize), sideSize > 0 {
+            skipSamples = Array(UnsafeBufferPointer(start: side, count: sideSize))
+        }
         return DemuxedPacket(
             streamIndex: Int(p.stream_index),
             data: data,
@@ -162,7 +175,8 @@ public final class MediaInput: @unchecked Sendable {
             dts: p.dts == nopts ? nil : p.dts,
             duration: p.duration,
             isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0,
-            newExtradata: newExtradata
+            newExtradata: newExtradata,
+            skipSamples: skipSamples
         )
     }
 }

@@ -2,9 +2,11 @@ import CFFmpeg
 import Foundation
 import MediaFormats
 
-/// What to do with one kind of stream.
-public enum StreamHandling: String, Sendable, Equatable {
+/// What to do with one kind of stream; `Settings` says what an encoder makes of it.
+public enum StreamHandling<Settings: Sendable & Equatable>: Sendable, Equatable {
     case copy, drop
+    /// Decode and encode again (H.264 for video, AAC for audio).
+    case encode(Settings)
 }
 
 /// The format an output writes.
@@ -41,8 +43,8 @@ public struct PipelineOptions: Sendable {
     public var realtime = false
     /// Stop cleanly after this much media time, seconds.
     public var maxDuration: Double?
-    public var video: StreamHandling = .copy
-    public var audio: StreamHandling = .copy
+    public var video: StreamHandling<VideoEncodeSettings> = .copy
+    public var audio: StreamHandling<AudioEncodeSettings> = .copy
     public var outputs: [OutputDescription] = []
 
     public init(inputURL: String, inputName: String) {
@@ -85,6 +87,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case noStreams(name: String)
     case unsupportedCodec(kind: String, stream: Int, codec: String)
     case invalidStream(kind: String, stream: Int, MediaFormatError)
+    case encode(kind: String, stream: Int, EncodeError)
     case output(index: Int, name: String, any Error)
     case openOutput(index: Int, name: String, any Error)
 
@@ -97,6 +100,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case let .unsupportedCodec(kind, stream, codec):
             return "\(kind) stream \(stream) is \(codec): not supported in copy mode (copy carries H.264 video and AAC audio; set \(kind).mode to encode or drop)"
         case let .invalidStream(kind, stream, error): return "\(kind) stream \(stream) is malformed: \(error)"
+        case let .encode(kind, stream, error): return "cannot encode \(kind) stream \(stream): \(error)"
         case let .output(index, name, error): return "output \(index) (\(name)) failed: \(PipelineError.describe(error))"
         case let .openOutput(index, name, error): return "cannot open output \(index) (\(name)): \(PipelineError.describe(error))"
         }
@@ -119,6 +123,8 @@ public final class CopyPipeline: @unchecked Sendable {
     public let interrupter: Interrupter
     /// How often `run` reports progress, seconds.
     public var progressInterval = 0.5
+    /// Called on the input thread once the video encoder is open, with the encoder it got (encode mode only).
+    public var encoderSelected: (EncoderSelection) -> Void = { _ in }
 
     public init(options: PipelineOptions, interrupter: Interrupter = Interrupter()) {
         self.options = options
@@ -139,6 +145,7 @@ public final class CopyPipeline: @unchecked Sendable {
             throw PipelineError.openInput(name: options.inputName, error)
         }
         var session = try CopySession(input: input, options: options, interrupter: interrupter)
+        if let selection = session.encoderSelection { encoderSelected(selection) }
         let workers = try session.openOutputs()
         var lastReport = started
         var result = PipelineResult(progress: PipelineProgress())

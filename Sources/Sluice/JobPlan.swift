@@ -25,9 +25,6 @@ public struct JobPlan: Sendable {
 
     public init(spec: JobSpec, paths: PathPolicy) throws(PlanError) {
         self.spec = spec
-        if spec.video.mode == .encode || spec.audio.mode == .encode {
-            throw .notAvailable("encode mode is not available in this build yet (use mode copy or drop)")
-        }
         if spec.input.listen {
             throw .notAvailable("input.listen is not available in this build yet")
         }
@@ -46,8 +43,8 @@ public struct JobPlan: Sendable {
         options.inputFrameRate = spec.input.fps
         options.realtime = spec.input.realtime ?? (isFileInput && spec.outputs.contains { $0.isNetwork })
         options.maxDuration = spec.maxDurationSeconds > 0 ? spec.maxDurationSeconds : nil
-        options.video = spec.video.mode == .drop ? .drop : .copy
-        options.audio = spec.audio.mode == .drop ? .drop : .copy
+        options.video = JobPlan.videoHandling(spec.video, live: spec.input.isNetwork || spec.input.listen)
+        options.audio = JobPlan.audioHandling(spec.audio)
         for output in spec.outputs {
             let kind: OutputKind
             switch output.format {

@@ -121,6 +121,9 @@ public final class JobRunner: Sendable {
         let pipeline = CopyPipeline(options: plan.options, interrupter: interrupter)
         var lastStored = Date.distantPast
         var storeError: JobStoreError?
+        pipeline.encoderSelected = { [self] selection in
+            do throws(JobStoreError) { try recordEncoder(selection, for: spec) } catch { storeError = error }
+        }
         let result: PipelineResult
         do {
             result = try pipeline.run { [self] snapshot in

@@ -1,0 +1,41 @@
+import MediaEngine
+
+/// A job's `video` / `audio` objects as the pipeline's stream handling (DESIGN §3).
+extension JobPlan {
+    /// `live` inputs (RTMP pull or listen) get libx264's zero-latency tuning.
+    static func videoHandling(_ spec: VideoSpec, live: Bool) -> StreamHandling<VideoEncodeSettings> {
+        switch spec.mode {
+        case .copy: return .copy
+        case .drop: return .drop
+        case .encode:
+            var settings = VideoEncodeSettings()
+            switch spec.encoder {
+            case .auto: settings.encoder = .auto
+            case .vaapi: settings.encoder = .vaapi
+            case .software: settings.encoder = .software
+            }
+            settings.device = spec.device
+            settings.bitrateKbps = spec.bitrateKbps
+            settings.width = spec.width
+            settings.height = spec.height
+            settings.fps = spec.fps
+            settings.gopSeconds = spec.gopSeconds ?? VideoEncodeSettings.defaultGOPSeconds
+            settings.profile = spec.profile
+            settings.live = live
+            return .encode(settings)
+        }
+    }
+
+    static func audioHandling(_ spec: AudioSpec) -> StreamHandling<AudioEncodeSettings> {
+        switch spec.mode {
+        case .copy: return .copy
+        case .drop: return .drop
+        case .encode:
+            var settings = AudioEncodeSettings()
+            settings.bitrateKbps = spec.bitrateKbps ?? AudioEncodeSettings.defaultBitrateKbps
+            settings.sampleRate = spec.sampleRate
+            settings.channels = spec.channels
+            return .encode(settings)
+        }
+    }
+}
