@@ -8,7 +8,8 @@ public struct JobPlan: Sendable {
 
     /// Demuxers copy mode reads; others (playlists, concat lists) could reach files or hosts the job
     /// never named.
-    public static let allowedDemuxers = "mov,mp4,m4a,3gp,3g2,mj2,flv,live_flv,mpegts,matroska,webm,h264,aac"
+    /// The last four are for encode mode (MPEG-2 program streams, MP3, AVI, WAV); none of them opens other files.
+    public static let allowedDemuxers = "mov,mp4,m4a,3gp,3g2,mj2,flv,live_flv,mpegts,matroska,webm,h264,aac,mpeg,mp3,avi,wav"
 
     public enum PlanError: Error, Sendable, CustomStringConvertible {
         case path(PathPolicy.Refusal)
