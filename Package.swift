@@ -68,7 +68,7 @@ let package = Package(
         // The queue worker end to end: the real `sluice worker` binary against the private broker.
         .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore"], swiftSettings: swiftSettings),
         // The HTTP side in-process on seeded databases, and the admin page rendered in headless Chromium.
-        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobStore", "MediaEngine"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -203,7 +203,8 @@ public final class WorkerMetrics: @unchecked Sendable {
         running.record(active.count)
         encodeFPS.record(active.reduce(0) { $0 + $1.fps })
         var byEncoder: [String: Int] = [:]
-        for job in active { byEncoder[job.encoder ?? "pending", default: 0] += 1 }
+        // A job counts once its first snapshot (or record) names the encoder, within a progress interval of starting.
+        for job in active { if let encoder = job.encoder { byEncoder[encoder, default: 0] += 1 } }
         // An encoder once shown stays, at 0, so its series does not vanish between jobs.
         encoderLabels.formUnion(byEncoder.keys)
         for label in encoderLabels {

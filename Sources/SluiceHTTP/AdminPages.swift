@@ -2,6 +2,7 @@
 // shown (`spec_redacted`, redacted URLs, redacted errors), never `jobs.spec`; every value is escaped.
 import Foundation
 import JobStore
+import Sluice
 
 /// The frame every admin page shares: styles inline, no scripts, no external assets.
 enum PageLayout {
@@ -191,10 +192,8 @@ struct JobDetailPage {
 
     /// The stored JSON indented for reading; stored text that does not parse is shown as it is.
     static func pretty(_ json: String) -> String {
-        guard let data = json.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data),
-              let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        else { return json }
-        return String(decoding: pretty, as: UTF8.self)
+        guard let value = try? JSONValue.parse(Data(json.utf8)) else { return json }
+        return value.jsonText(pretty: true)
     }
 }
 

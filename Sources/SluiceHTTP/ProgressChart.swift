@@ -41,7 +41,7 @@ struct ChartSeries: Equatable {
 
 /// Renders a series as a standalone `<svg>` element: axes, grid, a line with its area, labelled extremes.
 struct ProgressChart {
-    static let width = 760.0
+    static let width = 600.0
     static let height = 200.0
     static let left = 70.0, right = 16.0, top = 28.0, bottom = 30.0
 
@@ -75,7 +75,7 @@ struct ProgressChart {
         }
         for fraction in [0.0, 0.5, 1.0] {
             let anchor = fraction == 0 ? "start" : fraction == 1 ? "end" : "middle"
-            svg += "<text x=\"\(x(maxT * fraction))\" y=\"\(Self.height - 10)\" text-anchor=\"\(anchor)\" class=\"axis\">\(HTML.escape(HTML.duration(maxT * fraction)))</text>\n"
+            svg += "<text x=\"\(x(maxT * fraction))\" y=\"\(Self.height - 10)\" text-anchor=\"\(anchor)\" class=\"axis\">\(HTML.escape(fraction == 0 ? "0 s" : HTML.duration(maxT * fraction)))</text>\n"
         }
         let line = series.points.map { "\(x($0.t)),\(y($0.value))" }.joined(separator: " ")
         if series.points.count == 1, let point = series.points.first {
