@@ -20,7 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Without the default ConfigurationSupport trait: the worker takes its settings from ArgumentParser.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         // Named for NIOCore's `Channel` (the bound port); Hummingbird already depends on it.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
     ],
