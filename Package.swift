@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         // Named for NIOCore's `Channel` (the bound port); Hummingbird already depends on it.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        // Named for ServiceGroup, whose graceful shutdown stops the HTTP server cleanly with the worker.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // Pure Swift bitstream core: no dependencies, no C types, no logging.
@@ -50,6 +52,7 @@ let package = Package(
             name: "SluiceHTTP",
             dependencies: ["Sluice", "JobStore", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "Prometheus", package: "swift-prometheus"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),

@@ -6,11 +6,12 @@ import Hummingbird
 import JobStore
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Sluice
 
 /// Serves the worker's metrics, health and read-only admin pages over HTTP/1.1.
 public final class AdminServer: @unchecked Sendable {
-    // Reason: `task` and `started` are guarded by `lock`; everything else is immutable and Sendable.
+    // Reason: `task` and `group` are guarded by `lock`; everything else is immutable and Sendable.
     private let address: ListenAddress
     private let store: JobStore
     private let registry: MetricsRegistry
@@ -22,6 +23,7 @@ public final class AdminServer: @unchecked Sendable {
 
     private let lock = NSLock()
     private var task: Task<Void, Never>?
+    private var group: ServiceGroup?
 
     /// Store reads leave the cooperative pool here; one at a time keeps the admin page's load on SQLite small.
     private static let reads = DispatchQueue(label: "sluice-http-store")
@@ -69,22 +71,27 @@ public final class AdminServer: @unchecked Sendable {
             },
             logger: serverLogger
         )
+        // No signals: the worker handles SIGTERM itself and stops the server after its jobs.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: serverLogger))
         let task = Task {
             do {
-                try await app.run()
+                try await group.run()
                 bound.resolve(.failure(AdminServerError.stopped))
             } catch {
                 bound.resolve(.failure(AdminServerError.cannotListen(address: address.description, reason: "\(error)")))
             }
         }
-        lock.withLock { self.task = task }
+        lock.withLock {
+            self.task = task
+            self.group = group
+        }
         return try await bound.value()
     }
 
-    /// Stops listening and waits until the server has shut down.
+    /// Stops listening, lets requests in flight finish, and waits until the server has shut down.
     public func stop() async {
-        let task = lock.withLock { self.task }
-        task?.cancel()
+        let (task, group) = lock.withLock { (self.task, self.group) }
+        await group?.triggerGracefulShutdown()
         await task?.value
     }
 
