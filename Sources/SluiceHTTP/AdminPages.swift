@@ -177,7 +177,7 @@ struct JobDetailPage {
 
             """
         for event in events {
-            body += "<tr><td class=\"num\">\(HTML.time(event.at))</td><td>\(HTML.escape(event.kind.rawValue))</td>"
+            body += "<tr><td style=\"white-space:nowrap\">\(HTML.time(event.at))</td><td>\(HTML.escape(event.kind.rawValue))</td>"
             body += "<td>\(event.state.map { PageLayout.state($0.rawValue) } ?? "")</td><td class=\"num\">\(event.attempt)</td>"
             body += "<td>\(HTML.escape(event.workerID ?? ""))</td><td>\(HTML.escape(event.message ?? ""))</td></tr>\n"
         }
