@@ -17,6 +17,15 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Without the default ConfigurationSupport trait: the worker takes its settings from ArgumentParser.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
+        // Named for NIOCore's `Channel` (the bound port); Hummingbird already depends on it.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        // Named for ServiceGroup, whose graceful shutdown stops the HTTP server cleanly with the worker.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // Pure Swift bitstream core: no dependencies, no C types, no logging.
@@ -32,11 +41,25 @@ let package = Package(
         .target(name: "JobQueue", dependencies: ["CRabbitMQ"], swiftSettings: swiftSettings),
         .target(name: "MediaEngine", dependencies: ["MediaFormats", "CFFmpeg"], swiftSettings: swiftSettings),
         .target(name: "JobStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
-        .target(name: "Sluice", dependencies: ["MediaFormats", "MediaEngine", "JobStore", "JobQueue"], swiftSettings: swiftSettings),
+        .target(
+            name: "Sluice",
+            dependencies: ["MediaFormats", "MediaEngine", "JobStore", "JobQueue",
+                           .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics")],
+            swiftSettings: swiftSettings
+        ),
+        // The worker's HTTP side (/metrics, /healthz, the admin page): only the executable links Hummingbird.
+        .target(
+            name: "SluiceHTTP",
+            dependencies: ["Sluice", "JobStore", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "Prometheus", package: "swift-prometheus"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         // The executable is named `sluice` by its product; the target differs from `Sluice` by more than case.
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Sluice", "SluiceHTTP", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         // Release-mode micro-benchmark for the MediaFormats hot paths (run by scripts/bench).
@@ -48,6 +71,8 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "MediaEngine", "JobStore", "MediaFormats"], swiftSettings: swiftSettings),
         // The queue worker end to end: the real `sluice worker` binary against the private broker.
         .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore"], swiftSettings: swiftSettings),
+        // The HTTP side in-process on seeded databases, and the admin page rendered in headless Chromium.
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobStore", "MediaEngine"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

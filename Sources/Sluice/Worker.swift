@@ -50,6 +50,7 @@ public final class Worker: @unchecked Sendable {
     private let log: WorkerLog
     private let events: EventPublisher
     private let runner: JobRunner
+    private let metrics: WorkerMetrics?
 
     private let lock = NSLock()
     private var triage = DeliveryTriage()
@@ -65,12 +66,15 @@ public final class Worker: @unchecked Sendable {
     ///   - store: the job database.
     ///   - broker: a connection that consumes jobs and control messages; the worker starts and closes it.
     ///   - log: where the worker's lines go.
-    public init(configuration: WorkerConfiguration, store: JobStore, broker: BrokerConnection, log: WorkerLog) {
+    ///   - metrics: where transitions and progress are counted (`sluice worker --http`); nil counts nothing.
+    public init(configuration: WorkerConfiguration, store: JobStore, broker: BrokerConnection, log: WorkerLog,
+                metrics: WorkerMetrics? = nil) {
         self.configuration = configuration
         self.store = store
         self.broker = broker
         self.log = log
-        let events = EventPublisher(broker: broker, store: store, log: log)
+        self.metrics = metrics
+        let events = EventPublisher(broker: broker, store: store, log: log, metrics: metrics)
         self.events = events
         runner = JobRunner(store: store, workerID: configuration.workerID, paths: configuration.paths,
                            storeInterval: configuration.storeInterval, onTransition: { events.transitioned($0) })
@@ -266,11 +270,17 @@ public final class Worker: @unchecked Sendable {
             var attempt: Int?
             var lastEvent = Date()
             let outcome = try runner.runAttempt(spec: spec, interrupter: job.interrupter, policy: policy) { [self] spec, snapshot in
+                metrics?.progressed(spec, snapshot)
                 guard Date().timeIntervalSince(lastEvent) >= configuration.progressEventInterval else { return }
                 lastEvent = Date()
-                if attempt == nil {
-                    do { attempt = try store.job(id: spec.id)?.attempts } catch {
-                        log("cannot read the attempt number: \(error)", job: spec.id)
+                if attempt == nil || metrics != nil {
+                    do {
+                        let record = try store.job(id: spec.id)
+                        attempt = record?.attempts
+                        // Drops, reconnects and the encoder opened are in the store only.
+                        if let metrics, let record { metrics.observed(record, outputs: try store.outputs(jobID: spec.id)) }
+                    } catch {
+                        log("cannot read the job back for its progress: \(error)", job: spec.id, level: .warning)
                     }
                 }
                 let event = JobEvent(progressOf: spec, attempt: attempt ?? 0, workerID: configuration.workerID, progress: snapshot)
@@ -490,11 +500,13 @@ final class EventPublisher: Sendable {
     private let broker: BrokerConnection
     private let store: JobStore
     private let log: WorkerLog
+    private let metrics: WorkerMetrics?
 
-    init(broker: BrokerConnection, store: JobStore, log: WorkerLog) {
+    init(broker: BrokerConnection, store: JobStore, log: WorkerLog, metrics: WorkerMetrics?) {
         self.broker = broker
         self.store = store
         self.log = log
+        self.metrics = metrics
     }
 
     /// Publishes the event of the state `job` is in (or of `kind`), with its outputs read from the store.
@@ -507,8 +519,10 @@ final class EventPublisher: Sendable {
         }
         let event = JobEvent(job: job, outputs: outputs, kind: kind, message: message)
         broker.publishEvent(routingKey: event.kind, body: event.json)
+        // A duplicate's record is the earlier success, not a new transition.
+        if kind == nil { metrics?.transitioned(job, outputs: outputs) }
         var line = "\(event.kind) (attempt \(job.attempts))"
         if let message { line += ": \(message)" } else if let error = job.error { line += ": \(error)" }
-        log(line, job: job.id)
+        log(line, job: job.id, state: job.state.rawValue, attempt: job.attempts)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import JobQueue
 import JobStore
 import Sluice
+import SluiceHTTP
 
 /// `--amqp-url`, shared by every command that talks to the broker (environment: SLUICE_AMQP_URL).
 struct BrokerOptions: ParsableArguments {
@@ -88,6 +89,9 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("log-format"), help: ArgumentHelp("text or json (env SLUICE_LOG_FORMAT).", valueName: "format"))
     var logFormat: String = ProcessInfo.processInfo.environment["SLUICE_LOG_FORMAT"] ?? "text"
 
+    @Option(name: .customLong("http"), help: ArgumentHelp("Serve /metrics, /healthz and the admin page on HOST:PORT; off when empty (env SLUICE_HTTP).", valueName: "host:port"))
+    var http: String = ProcessInfo.processInfo.environment["SLUICE_HTTP"] ?? ""
+
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
         guard graceSeconds >= 0 else { throw ValidationError("--grace-s must not be negative") }
@@ -95,6 +99,7 @@ struct WorkerCommand: ParsableCommand {
         guard retryDelaySeconds > 0, retryDelaySeconds <= 300 else { throw ValidationError("--retry-delay-s must be in (0, 300]") }
         guard progressSeconds > 0 else { throw ValidationError("--progress-s must be positive") }
         guard WorkerLog.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format is text or json") }
+        guard http.isEmpty || ListenAddress(parsing: http) != nil else { throw ValidationError("--http must be HOST:PORT, got \(http)") }
         guard workerID.range(of: "^\(JobSpec.idPattern)$", options: .regularExpression) != nil else {
             throw ValidationError("--worker-id must match \(JobSpec.idPattern)")
         }
@@ -107,7 +112,9 @@ struct WorkerCommand: ParsableCommand {
     }
 
     func run() throws {
-        let log = WorkerLog(format: WorkerLog.Format(rawValue: logFormat) ?? .text, workerID: workerID)
+        let format = WorkerLog.Format(rawValue: logFormat) ?? .text
+        WorkerLog.bootstrapLoggingSystem(format: format)
+        let log = WorkerLog(format: format, workerID: workerID)
         var brokerConfiguration = try broker.configuration()
         brokerConfiguration.prefetch = UInt16(concurrency)
         brokerConfiguration.heartbeatSeconds = heartbeatSeconds
@@ -121,7 +128,23 @@ struct WorkerCommand: ParsableCommand {
         let base = Duration.milliseconds(Int64(retryDelaySeconds * 1000))
         configuration.retryBackoff = RetryBackoff(base: base, cap: max(base, .seconds(300)))
         configuration.progressEventInterval = progressSeconds
-        let worker = Worker(configuration: configuration, store: store, broker: connection, log: log)
+        let registry = MetricsRegistry()
+        let metrics = WorkerMetrics(factory: registry.factory)
+        let worker = Worker(configuration: configuration, store: store, broker: connection, log: log, metrics: metrics)
+        var server: AdminServer?
+        if let address = ListenAddress(parsing: http) {
+            let admin = AdminServer(address: address, store: store, registry: registry, metrics: metrics,
+                                    brokerStatus: { BrokerStatus(connected: connection.isConnected, generation: connection.generation) },
+                                    logger: log.logger)
+            do {
+                let bound = try waitFor { try await admin.start() }
+                log("http: serving /metrics, /healthz and the admin page on http://\(bound)/")
+            } catch {
+                printError("sluice: \(error)")
+                throw ExitCode(1)
+            }
+            server = admin
+        }
 
         let signals = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
@@ -131,6 +154,9 @@ struct WorkerCommand: ParsableCommand {
             return source
         }
         defer { for source in signals { source.cancel() } }
-        try waitFor { await worker.run() }
+        try waitFor { [server] in
+            await worker.run()
+            await server?.stop()
+        }
     }
 }

@@ -1,0 +1,257 @@
+// Issue #5: the worker's Prometheus metrics, recorded through swift-metrics where the worker already reports
+// (transitions, progress snapshots, output rows); the exposition format lives in SluiceHTTP.
+import CoreMetrics
+import Foundation
+import JobStore
+import MediaEngine
+
+/// The worker's metrics. Counters of bytes, frames, drops and reconnects are fed running totals (from
+/// progress snapshots and output rows) and add only what grew since the last report, so overlapping
+/// sources never count twice and a new attempt, which starts again from zero, is counted in full.
+public final class WorkerMetrics: @unchecked Sendable {
+    // Reason: `jobs` is guarded by `lock`; the metric handles are thread-safe (swift-metrics' contract).
+
+    /// Metric names, as scraped.
+    public enum Name {
+        /// Counter, label `state`: jobs that reached a terminal state (succeeded, failed, cancelled, rejected).
+        public static let jobs = "sluice_jobs_total"
+        /// Counter: attempts that ended in `retrying` (transient failure or requeue).
+        public static let retries = "sluice_job_retries_total"
+        /// Gauge: jobs running on this worker.
+        public static let running = "sluice_jobs_running"
+        /// Histogram (seconds), label `state`: how long a job's last attempt ran, by terminal state.
+        public static let duration = "sluice_job_duration_seconds"
+        /// Counter, label `kind` (`rtmp`, `flv`, `adts`, `annexb`): bytes written.
+        public static let outputBytes = "sluice_output_bytes_total"
+        /// Counter, label `kind`: video frames written.
+        public static let outputFrames = "sluice_output_frames_total"
+        /// Counter, label `kind`: reconnections of network outputs.
+        public static let outputReconnects = "sluice_output_reconnects_total"
+        /// Counter, label `kind`: packets dropped because an output fell behind.
+        public static let outputDrops = "sluice_output_drops_total"
+        /// Gauge: video frames per second produced by the running jobs together (copy or encode).
+        public static let encodeFPS = "sluice_encode_fps"
+        /// Gauge, label `encoder` (`copy`, `none`, `libx264`, `h264_vaapi`, `pending`): running jobs by video encoder.
+        public static let encoderJobs = "sluice_encoder_jobs"
+        /// Gauge: 1 while the broker connection is up, else 0.
+        public static let brokerUp = "sluice_broker_up"
+        /// Counter: broker connections made (the first one and every reconnect).
+        public static let brokerConnections = "sluice_broker_connections_total"
+    }
+
+    /// Histogram buckets for `sluice_job_duration_seconds`: jobs last from seconds (files) to days (live).
+    public static let durationBuckets: [Duration] = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400]
+        .map { Duration.seconds($0) }
+
+    /// The states `sluice_jobs_total` counts, shown from the start so dashboards see zeros, not gaps.
+    public static let terminalStates: [JobState] = [.succeeded, .failed, .cancelled, .rejected]
+
+    /// What the metrics remember of one job between reports: the totals already counted and its frame rate.
+    private struct Tracked {
+        var kinds: [Int: String] = [:]
+        var counted: [Int: OutputTotals] = [:]
+        var encoder: String?
+        var running = false
+        var lastFrames = 0
+        var lastElapsed = 0.0
+        var fps = 0.0
+    }
+
+    private let factory: any MetricsFactory
+    private let lock = NSLock()
+    private var jobs: [String: Tracked] = [:]
+    private var encoderLabels: Set<String> = []
+    private var brokerConnectionsCounted = 0
+
+    private let running: Gauge
+    private let encodeFPS: Gauge
+    private let brokerUp: Gauge
+    private let brokerConnections: Counter
+    private let retries: Counter
+
+    /// - Parameter factory: where the metrics live (a Prometheus registry's factory in the worker).
+    public init(factory: any MetricsFactory) {
+        self.factory = factory
+        running = Gauge(label: Name.running, factory: factory)
+        encodeFPS = Gauge(label: Name.encodeFPS, factory: factory)
+        brokerUp = Gauge(label: Name.brokerUp, factory: factory)
+        brokerConnections = Counter(label: Name.brokerConnections, factory: factory)
+        retries = Counter(label: Name.retries, factory: factory)
+        running.record(0)
+        encodeFPS.record(0)
+        brokerUp.record(0)
+        for state in Self.terminalStates {
+            _ = Counter(label: Name.jobs, dimensions: [("state", state.rawValue)], factory: factory)
+        }
+    }
+
+    // MARK: Reports
+
+    /// A job entered the state of `job` (a committed record): counts terminal states and retries, times the
+    /// attempt, keeps the running gauges, and takes the final output counters from `outputs`.
+    /// - Parameters:
+    ///   - job: the job after the transition.
+    ///   - outputs: its output rows (redacted URLs, running totals).
+    public func transitioned(_ job: JobRecord, outputs: [OutputRecord]) {
+        lock.withLock {
+            if job.state == .running {
+                // A new attempt writes its outputs from zero again.
+                jobs[job.id] = Tracked(encoder: job.encoder, running: true)
+            } else if var tracked = jobs.removeValue(forKey: job.id) {
+                // The attempt's last totals; rows of attempts this process never ran (reconciled at start) are not its bytes.
+                count(outputs.map { ($0.index, Self.kind(of: $0), OutputTotals($0)) }, into: &tracked)
+            }
+            refreshGauges()
+        }
+        switch job.state {
+        case .succeeded, .failed, .cancelled, .rejected:
+            Counter(label: Name.jobs, dimensions: [("state", job.state.rawValue)], factory: factory).increment()
+            if let duration = job.duration {
+                CoreMetrics.Timer(label: Name.duration, dimensions: [("state", job.state.rawValue)], factory: factory)
+                    .recordNanoseconds(Int64((max(duration, 0) * 1e9).rounded()))
+            }
+        case .retrying:
+            retries.increment()
+        case .received, .running:
+            break
+        }
+    }
+
+    /// A progress snapshot of a running attempt: bytes and frames per output, and the job's frame rate.
+    /// - Parameters:
+    ///   - spec: the job (its outputs name the kinds).
+    ///   - progress: the pipeline's snapshot.
+    public func progressed(_ spec: JobSpec, _ progress: PipelineProgress) {
+        lock.withLock {
+            guard var tracked = jobs[spec.id], tracked.running else { return }
+            if tracked.encoder == nil {
+                switch spec.video.mode {
+                case .copy: tracked.encoder = "copy"
+                case .drop: tracked.encoder = "none"
+                case .encode: tracked.encoder = "pending"
+                }
+            }
+            let totals = progress.outputs.enumerated().map { index, output in
+                let kind = spec.outputs.indices.contains(index) ? Self.kind(of: spec.outputs[index]) : "unknown"
+                return (index, kind, OutputTotals(bytes: output.bytes, frames: output.videoFrames))
+            }
+            count(totals, into: &tracked)
+            // Over the last second or more, so a burst between two snapshots does not swing the gauge.
+            let interval = progress.elapsed - tracked.lastElapsed
+            if interval >= 1 {
+                tracked.fps = Double(max(0, progress.videoFrames - tracked.lastFrames)) / interval
+                tracked.lastFrames = progress.videoFrames
+                tracked.lastElapsed = progress.elapsed
+            }
+            jobs[spec.id] = tracked
+            refreshGauges()
+        }
+    }
+
+    /// A running job's output rows (drops and reconnects live only there) and its record (the encoder it opened).
+    /// - Parameters:
+    ///   - job: the job's current record.
+    ///   - outputs: its output rows.
+    public func observed(_ job: JobRecord, outputs: [OutputRecord]) {
+        lock.withLock {
+            guard var tracked = jobs[job.id], tracked.running else { return }
+            if let encoder = job.encoder { tracked.encoder = encoder }
+            count(outputs.map { ($0.index, Self.kind(of: $0), OutputTotals($0)) }, into: &tracked)
+            jobs[job.id] = tracked
+            refreshGauges()
+        }
+    }
+
+    /// The broker connection's state, read when metrics are scraped.
+    /// - Parameters:
+    ///   - connected: whether the connection is up.
+    ///   - generation: connections made so far (1 for the first).
+    public func broker(connected: Bool, generation: Int) {
+        brokerUp.record(connected ? 1 : 0)
+        let added: Int = lock.withLock {
+            defer { brokerConnectionsCounted = max(brokerConnectionsCounted, generation) }
+            return max(0, generation - brokerConnectionsCounted)
+        }
+        if added > 0 { brokerConnections.increment(by: added) }
+    }
+
+    // MARK: Counting
+
+    /// Adds what each output's totals grew by since they were last counted.
+    private func count(_ outputs: [(index: Int, kind: String, totals: OutputTotals)], into tracked: inout Tracked) {
+        for output in outputs {
+            let kind = tracked.kinds[output.index] ?? output.kind
+            tracked.kinds[output.index] = kind
+            let before = tracked.counted[output.index] ?? OutputTotals()
+            let grown = before.grown(to: output.totals)
+            tracked.counted[output.index] = before.merged(with: output.totals)
+            add(grown.bytes, to: Name.outputBytes, kind: kind)
+            add(Int64(grown.frames), to: Name.outputFrames, kind: kind)
+            add(Int64(grown.drops), to: Name.outputDrops, kind: kind)
+            add(Int64(grown.reconnects), to: Name.outputReconnects, kind: kind)
+        }
+    }
+
+    private func add(_ amount: Int64, to name: String, kind: String) {
+        let counter = Counter(label: name, dimensions: [("kind", kind)], factory: factory)
+        if amount > 0 { counter.increment(by: amount) }
+    }
+
+    /// Running jobs, their frame rate and their encoders; called with `lock` held.
+    private func refreshGauges() {
+        let active = jobs.values.filter(\.running)
+        running.record(active.count)
+        encodeFPS.record(active.reduce(0) { $0 + $1.fps })
+        var byEncoder: [String: Int] = [:]
+        // A job counts once its first snapshot (or record) names the encoder, within a progress interval of starting.
+        for job in active { if let encoder = job.encoder { byEncoder[encoder, default: 0] += 1 } }
+        // An encoder once shown stays, at 0, so its series does not vanish between jobs.
+        encoderLabels.formUnion(byEncoder.keys)
+        for label in encoderLabels {
+            Gauge(label: Name.encoderJobs, dimensions: [("encoder", label)], factory: factory).record(byEncoder[label] ?? 0)
+        }
+    }
+
+    /// `rtmp` for network outputs, else the file format.
+    static func kind(of output: OutputSpec) -> String {
+        output.isNetwork ? "rtmp" : output.format.rawValue
+    }
+
+    /// The same from a stored row (whose URL is redacted but keeps its scheme).
+    static func kind(of output: OutputRecord) -> String {
+        let url = output.url.lowercased()
+        if url.hasPrefix("rtmp://") || url.hasPrefix("rtmps://") { return "rtmp" }
+        return output.format ?? "unknown"
+    }
+}
+
+/// One output's running totals.
+struct OutputTotals: Equatable {
+    var bytes: Int64 = 0
+    var frames = 0
+    var drops = 0
+    var reconnects = 0
+
+    init(bytes: Int64 = 0, frames: Int = 0, drops: Int = 0, reconnects: Int = 0) {
+        self.bytes = bytes
+        self.frames = frames
+        self.drops = drops
+        self.reconnects = reconnects
+    }
+
+    init(_ record: OutputRecord) {
+        self.init(bytes: record.bytes, frames: record.frames, drops: record.drops, reconnects: record.reconnects)
+    }
+
+    /// How much each total grew from `self` to `later` (never negative: a lagging source adds nothing).
+    func grown(to later: OutputTotals) -> OutputTotals {
+        OutputTotals(bytes: max(0, later.bytes - bytes), frames: max(0, later.frames - frames),
+                     drops: max(0, later.drops - drops), reconnects: max(0, later.reconnects - reconnects))
+    }
+
+    /// The larger of each total.
+    func merged(with other: OutputTotals) -> OutputTotals {
+        OutputTotals(bytes: max(bytes, other.bytes), frames: max(frames, other.frames),
+                     drops: max(drops, other.drops), reconnects: max(reconnects, other.reconnects))
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import JobStore
+@testable import MediaEngine
+@testable import Sluice
+import SluiceHTTP
+import Testing
+
+/// `WorkerMetrics` fed from a real store's records and pipeline snapshots, read back through the Prometheus registry.
+@Suite struct WorkerMetricsTests {
+    func snapshot(_ outputs: [(bytes: Int64, frames: Int)], elapsed: Double, videoFrames: Int) -> PipelineProgress {
+        var progress = PipelineProgress()
+        progress.elapsed = elapsed
+        progress.videoFrames = videoFrames
+        progress.outputs = outputs.map { output in
+            var counters = OutputProgress()
+            counters.bytes = output.bytes
+            counters.videoFrames = output.frames
+            return counters
+        }
+        return progress
+    }
+
+    @Test("totals from snapshots and rows are counted once; a second attempt counts in full; terminal states, retries, duration, broker")
+    func countsOnceAcrossSourcesAndAttempts() throws {
+        let registry = MetricsRegistry()
+        let metrics = WorkerMetrics(factory: registry.factory)
+        var values: [String: Double] { samples(String(decoding: registry.exposition(), as: UTF8.self)) }
+        // Present before any job, so dashboards see zeros.
+        #expect(values["sluice_jobs_total{state=\"succeeded\"}"] == 0)
+        #expect(values["sluice_jobs_total{state=\"rejected\"}"] == 0)
+        #expect(values["sluice_jobs_running"] == 0)
+        #expect(values["sluice_broker_up"] == 0)
+
+        let seeded = try SeededStore()
+        let store = seeded.store
+        let spec = try JobSpec.parse(Data(#"{"id": "m1", "input": "a.mp4", "outputs": [{"url": "rtmp://x.example/live/KEY"}, {"url": "a.flv"}]}"#.utf8))
+        _ = try JobRunner(store: store, workerID: "w", paths: .trusted).receive(spec)
+        metrics.transitioned(try #require(try store.job(id: "m1")), outputs: try store.outputs(jobID: "m1"))
+        try store.startAttempt(id: "m1", workerID: "w")
+        metrics.transitioned(try #require(try store.job(id: "m1")), outputs: try store.outputs(jobID: "m1"))
+        #expect(values["sluice_jobs_running"] == 1)
+
+        metrics.progressed(spec, snapshot([(100, 3), (200, 3)], elapsed: 1, videoFrames: 30))
+        metrics.progressed(spec, snapshot([(150, 6), (260, 6)], elapsed: 2, videoFrames: 60))
+        #expect(values["sluice_output_bytes_total{kind=\"rtmp\"}"] == 150)
+        #expect(values["sluice_output_bytes_total{kind=\"flv\"}"] == 260)
+        #expect(values["sluice_output_frames_total{kind=\"flv\"}"] == 6)
+        #expect(values["sluice_encode_fps"] == 30)
+        #expect(values["sluice_encoder_jobs{encoder=\"copy\"}"] == 1)
+
+        // The store lags the snapshots on bytes but alone knows drops and reconnects.
+        try store.updateOutput(jobID: "m1", index: 0, update: OutputUpdate(bytes: 140, drops: 2, reconnects: 1))
+        metrics.observed(try #require(try store.job(id: "m1")), outputs: try store.outputs(jobID: "m1"))
+        #expect(values["sluice_output_bytes_total{kind=\"rtmp\"}"] == 150)
+        #expect(values["sluice_output_drops_total{kind=\"rtmp\"}"] == 2)
+        #expect(values["sluice_output_reconnects_total{kind=\"rtmp\"}"] == 1)
+
+        try store.updateOutput(jobID: "m1", index: 0, update: OutputUpdate(bytes: 170, drops: 3))
+        metrics.transitioned(try store.transition(id: "m1", to: .retrying, error: "refused"), outputs: try store.outputs(jobID: "m1"))
+        #expect(values["sluice_output_bytes_total{kind=\"rtmp\"}"] == 170)
+        #expect(values["sluice_output_drops_total{kind=\"rtmp\"}"] == 3)
+        #expect(values["sluice_job_retries_total"] == 1)
+        #expect(values["sluice_jobs_running"] == 0)
+        #expect(values["sluice_encode_fps"] == 0)
+        #expect(values["sluice_encoder_jobs{encoder=\"copy\"}"] == 0)
+
+        // Attempt 2 writes from zero: all of it is new.
+        try store.startAttempt(id: "m1", workerID: "w")
+        metrics.transitioned(try #require(try store.job(id: "m1")), outputs: try store.outputs(jobID: "m1"))
+        metrics.progressed(spec, snapshot([(50, 2), (80, 2)], elapsed: 0.5, videoFrames: 2))
+        seeded.clock.advance(10)
+        try store.updateOutput(jobID: "m1", index: 0, update: OutputUpdate(state: .succeeded, bytes: 60, frames: 2))
+        try store.updateOutput(jobID: "m1", index: 1, update: OutputUpdate(state: .succeeded, bytes: 90, frames: 2))
+        metrics.transitioned(try store.transition(id: "m1", to: .succeeded), outputs: try store.outputs(jobID: "m1"))
+        #expect(values["sluice_output_bytes_total{kind=\"rtmp\"}"] == 230)
+        #expect(values["sluice_output_bytes_total{kind=\"flv\"}"] == 350, "260 in attempt 1, 90 in attempt 2")
+        #expect(values["sluice_jobs_total{state=\"succeeded\"}"] == 1)
+        #expect(values["sluice_job_duration_seconds_count{state=\"succeeded\"}"] == 1)
+        #expect(values["sluice_job_duration_seconds_sum{state=\"succeeded\"}"] == 10)
+        #expect(values["sluice_job_duration_seconds_bucket{state=\"succeeded\",le=\"5.0\"}"] == 0)
+        #expect(values["sluice_job_duration_seconds_bucket{state=\"succeeded\",le=\"15.0\"}"] == 1)
+
+        metrics.broker(connected: true, generation: 3)
+        #expect(values["sluice_broker_up"] == 1 && values["sluice_broker_connections_total"] == 3)
+        metrics.broker(connected: false, generation: 3)
+        #expect(values["sluice_broker_up"] == 0 && values["sluice_broker_connections_total"] == 3)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// `sluice worker --http` refuses what it cannot serve before it takes any job.
+@Suite struct WorkerHTTPOptionTests {
+    @Test("--http without a port is a usage error; a port already taken exits 1 naming the address")
+    func refusals() throws {
+        let folder = Fixtures.scratch("http-option")
+        let common = ["worker", "--db", (folder as NSString).appendingPathComponent("jobs.sqlite"),
+                      "--amqp-url", "amqp://guest:guest@127.0.0.1:1/%2F", "--input-root", folder, "--output-root", folder]
+        let usage = try Command.run(Command.sluiceBinary, common + ["--http", "127.0.0.1"], check: false)
+        #expect(usage.status == 64)
+        #expect(usage.stderr.contains("--http must be HOST:PORT"), "\(usage.stderr)")
+
+        // Another process listens on the port first.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", """
+            import socket, time
+            s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()
+            print(s.getsockname()[1], flush=True); time.sleep(30)
+            """]
+        let out = Pipe()
+        holder.standardOutput = out
+        try holder.run()
+        defer { holder.terminate() }
+        var portText = ""
+        while !portText.hasSuffix("\n") {
+            let byte = out.fileHandleForReading.readData(ofLength: 1)
+            guard !byte.isEmpty else { break }
+            portText += String(decoding: byte, as: UTF8.self)
+        }
+        let port = try #require(Int(portText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let taken = try Command.run(Command.sluiceBinary, common + ["--http", "127.0.0.1:\(port)"], check: false)
+        #expect(taken.status == 1)
+        #expect(taken.stderr.contains("cannot serve HTTP on 127.0.0.1:\(port)"), "\(taken.stderr)")
+    }
+}
