@@ -124,6 +124,16 @@ struct CopySession {
         var workers: [OutputWorker] = []
         do {
             for (index, description) in options.outputs.enumerated() {
+                if case let .network(url) = description.target {
+                    // Connects on its own thread, so a dead destination never holds up the start.
+                    do {
+                        workers.append(try NetworkOutput.worker(index: index, description: description, url: url, video: videoConfiguration,
+                                                                audio: audioConfiguration, options: options))
+                    } catch {
+                        throw PipelineError.openOutput(index: index, name: description.name, error)
+                    }
+                    continue
+                }
                 let sink: any PacketSink
                 do {
                     sink = try makeSink(description)
@@ -133,7 +143,7 @@ struct CopySession {
                 workers.append(OutputWorker(index: index, name: description.name, sink: sink))
             }
         } catch {
-            for worker in workers { worker.sink.writer.discard() }
+            for worker in workers { worker.discard() }
             throw error
         }
         for worker in workers { worker.start() }
@@ -174,8 +184,8 @@ struct CopySession {
     // MARK: Running
 
     mutating func run(workers: [OutputWorker], report: (PipelineProgress) -> Void) throws {
-        let videoWorkers = workers.filter { $0.sink.wantsVideo }
-        let audioWorkers = workers.filter { $0.sink.wantsAudio }
+        let videoWorkers = workers.filter(\.wantsVideo)
+        let audioWorkers = workers.filter(\.wantsAudio)
         var pending = lookahead
         lookahead = []
         pending.reverse()
@@ -187,13 +197,16 @@ struct CopySession {
             let next: DemuxedPacket?
             if let buffered = pending.popLast() { next = buffered } else { next = try read() }
             guard let packet = next else { break }
-            for media in try normalize(packet) {
+            for var media in try normalize(packet) {
+                media.receivedAt = packet.receivedAt
                 try emit(media, to: media.kind == .video ? videoWorkers : audioWorkers)
                 if reachedMaxDuration { break }
             }
             progress.bytesIn = input.bytesRead
             progress.dtsRepairs = videoClock.repairs + audioClock.repairs
             report(progress)
+            // Only network outputs give up without failing the job; with none left there is nothing to do.
+            if workers.allSatisfy(\.hasGivenUp) { throw PipelineError.allOutputsFailed(name: options.inputName) }
         }
         if !reachedMaxDuration && !cancelled, var timing = rawTiming {
             for media in try timing.flush() { try emit(media, to: videoWorkers) }

@@ -32,6 +32,8 @@ public struct DemuxedPacket: Sendable {
     public var isKeyframe: Bool
     /// Codec configuration that changed mid-stream (`AV_PKT_DATA_NEW_EXTRADATA`).
     public var newExtradata: [UInt8]?
+    /// Monotonic nanoseconds when `av_read_frame` returned it.
+    public var receivedAt: UInt64 = 0
 }
 
 /// Owns one `AVFormatContext` opened for reading. Used by one thread at a time (the input thread);
@@ -162,7 +164,8 @@ public final class MediaInput: @unchecked Sendable {
             dts: p.dts == nopts ? nil : p.dts,
             duration: p.duration,
             isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0,
-            newExtradata: newExtradata
+            newExtradata: newExtradata,
+            receivedAt: Interrupter.now()
         )
     }
 }

@@ -44,6 +44,12 @@ public struct PipelineOptions: Sendable {
     public var video: StreamHandling = .copy
     public var audio: StreamHandling = .copy
     public var outputs: [OutputDescription] = []
+    /// How network outputs (and a live input) retry after losing their connection.
+    public var reconnect = ReconnectPolicy()
+    /// Seconds a network output's connect or single write may block before it counts as lost.
+    public var networkTimeout: Double? = 10
+    /// A live network input (rtmp pull or listen): reopened after a drop until `inputTimeout` passes without data.
+    public var liveInput = false
 
     public init(inputURL: String, inputName: String) {
         self.inputURL = inputURL
@@ -87,6 +93,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case invalidStream(kind: String, stream: Int, MediaFormatError)
     case output(index: Int, name: String, any Error)
     case openOutput(index: Int, name: String, any Error)
+    case allOutputsFailed(name: String)
 
     public var description: String {
         switch self {
@@ -99,6 +106,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case let .invalidStream(kind, stream, error): return "\(kind) stream \(stream) is malformed: \(error)"
         case let .output(index, name, error): return "output \(index) (\(name)) failed: \(PipelineError.describe(error))"
         case let .openOutput(index, name, error): return "cannot open output \(index) (\(name)): \(PipelineError.describe(error))"
+        case let .allOutputsFailed(name): return "every output of input \(name) has failed and given up reconnecting"
         }
     }
 
@@ -165,14 +173,14 @@ public final class CopyPipeline: @unchecked Sendable {
         }
         if failure == nil {
             for worker in workers {
-                do { try worker.sink.writer.publish() } catch {
+                do { try worker.publish() } catch {
                     failure = PipelineError.output(index: worker.index, name: worker.name, error)
                     break
                 }
             }
         }
         if let failure {
-            for worker in workers { worker.sink.writer.discard() }
+            for worker in workers { worker.discard() }
             throw failure
         }
         result.progress = session.progress
@@ -180,7 +188,12 @@ public final class CopyPipeline: @unchecked Sendable {
         result.progress.outputs = workers.map(\.progress)
         result.cancelled = session.cancelled
         result.reachedMaxDuration = session.reachedMaxDuration
-        result.skippedVideoPackets = workers.compactMap { ($0.sink as? FLVSink)?.skippedBeforeConfiguration }.max() ?? 0
+        result.skippedVideoPackets = workers.map(\.skippedBeforeConfiguration).max() ?? 0
+        if LatencyReport.isEnabled {
+            for worker in workers where worker.latency.count > 0 {
+                FileHandle.standardError.write(Data((LatencyReport.line(index: worker.index, name: worker.name, worker.latency) + "\n").utf8))
+            }
+        }
         progress(result.progress)
         return result
     }
