@@ -5,7 +5,7 @@ import MediaFormats
 /// The input-thread half of `CopyPipeline`: picks the streams, derives their configurations, normalizes
 /// timestamps and hands each packet to the outputs that take its kind.
 struct CopySession {
-    let input: MediaInput
+    let input: any PacketSource
     let options: PipelineOptions
     let interrupter: Interrupter
     let video: StreamInfo?
@@ -30,7 +30,7 @@ struct CopySession {
     static let maxLookaheadPackets = 500
     static let microseconds = AVRational(num: 1, den: 1_000_000)
 
-    init(input: MediaInput, options: PipelineOptions, interrupter: Interrupter) throws {
+    init(input: any PacketSource, options: PipelineOptions, interrupter: Interrupter) throws {
         self.input = input
         self.options = options
         self.interrupter = interrupter

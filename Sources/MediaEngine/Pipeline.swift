@@ -66,6 +66,8 @@ public struct PipelineProgress: Sendable, Equatable {
     public var bytesIn: Int64 = 0
     public var elapsed: Double = 0
     public var dtsRepairs = 0
+    /// Times a live input was reopened after a drop.
+    public var inputReconnects = 0
     public var outputs: [OutputProgress] = []
     /// Media seconds per wall second.
     public var speed: Double { elapsed > 0 ? mediaTime / elapsed : 0 }
@@ -94,6 +96,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case output(index: Int, name: String, any Error)
     case openOutput(index: Int, name: String, any Error)
     case allOutputsFailed(name: String)
+    case publisherRefused(name: String, PublisherRefusal)
 
     public var description: String {
         switch self {
@@ -107,6 +110,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case let .output(index, name, error): return "output \(index) (\(name)) failed: \(PipelineError.describe(error))"
         case let .openOutput(index, name, error): return "cannot open output \(index) (\(name)): \(PipelineError.describe(error))"
         case let .allOutputsFailed(name): return "every output of input \(name) has failed and given up reconnecting"
+        case let .publisherRefused(name, refusal): return "listening on \(name): refused the publisher: \(refusal)"
         }
     }
 
@@ -137,9 +141,14 @@ public final class CopyPipeline: @unchecked Sendable {
     /// - Parameter progress: called on the input thread about every `progressInterval` seconds.
     public func run(progress: (PipelineProgress) -> Void = { _ in }) throws -> PipelineResult {
         let started = Interrupter.now()
-        let input: MediaInput
+        let input: any PacketSource
         do {
-            input = try MediaInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter, timeout: options.inputTimeout)
+            if options.liveInput {
+                input = try LiveInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter,
+                                      timeout: options.inputTimeout ?? 10, policy: options.reconnect, name: options.inputName)
+            } else {
+                input = try MediaInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter, timeout: options.inputTimeout)
+            }
         } catch let error as FFmpegError {
             if error.isInterrupt && !interrupter.isCancelled, let timeout = options.inputTimeout {
                 throw PipelineError.inputTimedOut(name: options.inputName, seconds: timeout)
@@ -158,6 +167,7 @@ public final class CopyPipeline: @unchecked Sendable {
                 var snapshot = snapshot
                 snapshot.elapsed = Double(now - started) / 1e9
                 snapshot.outputs = workers.map(\.progress)
+                snapshot.inputReconnects = (input as? LiveInput)?.reconnects ?? 0
                 progress(snapshot)
             }
         } catch {
@@ -186,6 +196,7 @@ public final class CopyPipeline: @unchecked Sendable {
         result.progress = session.progress
         result.progress.elapsed = Double(Interrupter.now() - started) / 1e9
         result.progress.outputs = workers.map(\.progress)
+        result.progress.inputReconnects = (input as? LiveInput)?.reconnects ?? 0
         result.cancelled = session.cancelled
         result.reachedMaxDuration = session.reachedMaxDuration
         result.skippedVideoPackets = workers.map(\.skippedBeforeConfiguration).max() ?? 0

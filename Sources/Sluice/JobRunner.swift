@@ -110,6 +110,7 @@ public final class JobRunner: Sendable {
         let drops = result.progress.outputs.reduce(0) { $0 + $1.drops }
         let reconnects = result.progress.outputs.reduce(0) { $0 + $1.reconnects }
         if reconnects > 0 { summary += ", \(reconnects) output reconnects" }
+        if result.progress.inputReconnects > 0 { summary += ", input reconnected \(result.progress.inputReconnects) times" }
         if drops > 0 { summary += ", \(drops) packets dropped by slow or reconnecting outputs" }
         if let lost = JobRunner.lostOutputs(result.progress, spec: spec) { summary += "; " + lost }
         try store.transition(id: spec.id, to: .succeeded, message: summary)

@@ -189,6 +189,7 @@ struct SpecValidator {
         }
         if video.mode == .drop && audio.mode == .drop { problem("", "video and audio are both dropped: nothing to do") }
         if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp:// URL") }
+        if let input, input.listen, input.isNetwork { checkListenURL(input.url) }
 
         guard let id, let input, problems.isEmpty else { return nil }
         return JobSpec(
