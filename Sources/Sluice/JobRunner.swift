@@ -155,14 +155,14 @@ public final class JobRunner: Sendable {
         }
     }
 
-    /// Given-up RTMP outputs, for the summary of a job that succeeded without them.
+    /// RTMP outputs that gave up (or were still down at the end), for the summary of a job that succeeded without them.
     static func lostOutputs(_ progress: PipelineProgress, spec: JobSpec) -> String? {
         let lost = progress.outputs.enumerated().filter { $0.element.failed }
         guard !lost.isEmpty else { return nil }
         return lost.map { index, output in
             let name = index < spec.outputs.count ? spec.outputs[index].redactedURL : "output \(index)"
             let cause = output.lastError.map { ": " + Redaction.scrub($0, urls: spec.secretURLs) } ?? ""
-            return "output \(index) (\(name)) gave up after \(output.reconnects) reconnect attempts\(cause)"
+            return "output \(index) (\(name)) failed after \(output.reconnects) reconnect attempts\(cause)"
         }.joined(separator: "; ")
     }
 

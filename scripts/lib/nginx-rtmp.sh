@@ -91,8 +91,11 @@ start() {
         exit 1
     fi
     write_config
-    # -p/-e keep even the pre-config error log inside DIR; stdio closed so callers' pipes are not held open.
-    if ! "$NGINX" -p "$DIR" -e "$DIR/error.log" -c "$DIR/nginx.conf" </dev/null >"$DIR/startup.log" 2>&1; then
+    # -p/-e keep even the pre-config error log inside DIR. The daemon must hold none of the caller's
+    # descriptors: a pipe (or Foundation's Process exit socket) it inherited would never reach EOF, and
+    # the caller would wait forever. sh cannot close descriptors above 9, so python3 closes them all.
+    if ! python3 -c 'import os, sys; os.closerange(3, 1 << 16); os.execv(sys.argv[1], sys.argv[1:])' \
+        "$NGINX" -p "$DIR" -e "$DIR/error.log" -c "$DIR/nginx.conf" </dev/null >"$DIR/startup.log" 2>&1; then
         echo "nginx-rtmp.sh: nginx did not start:" >&2
         cat "$DIR/startup.log" "$DIR/error.log" >&2 2>/dev/null || true
         exit 1
@@ -114,7 +117,8 @@ start() {
 # Child pids from /proc (procps may be absent on a fresh machine).
 children() {
     for status in /proc/[0-9]*/status; do
-        awk -v parent="$1" '$1 == "PPid:" && $2 == parent { split(FILENAME, p, "/"); print p[3] }' "$status" 2>/dev/null
+        # A process may exit between the glob and the read: its status file is gone, which is no error.
+        awk -v parent="$1" '$1 == "PPid:" && $2 == parent { split(FILENAME, p, "/"); print p[3] }' "$status" 2>/dev/null || true
     done
 }
 
@@ -124,10 +128,15 @@ stop_server() {
     pid_alive "$pid" || return 0
     workers=$(children "$pid")
     kill "-$1" "$pid" 2>/dev/null || true
-    [ "$1" = KILL ] && [ -n "$workers" ] && kill -KILL $workers 2>/dev/null || true
-    i=0
-    while pid_alive "$pid" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    if pid_alive "$pid"; then kill -KILL "$pid" $workers 2>/dev/null || true; fi
+    if [ "$1" = KILL ]; then
+        [ -n "$workers" ] && kill -KILL $workers 2>/dev/null || true
+    else
+        # A killed master can linger as a zombie until init reaps it; its sockets are closed at once,
+        # so only a graceful stop waits for the process itself.
+        i=0
+        while pid_alive "$pid" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+        if pid_alive "$pid"; then kill -KILL "$pid" $workers 2>/dev/null || true; fi
+    fi
     # The worker exits once the master is gone; wait until the port is free for a restart.
     i=0
     while accepts && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done

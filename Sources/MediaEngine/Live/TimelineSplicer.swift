@@ -32,7 +32,8 @@ struct TimelineSplicer: Sendable, Equatable {
         }
         newSegment = false
         lastDTS[stream] = mapped
-        lastEnd[stream] = mapped + max(duration, 1)
+        // The furthest point reached: a jittered packet never pulls a later splice backwards.
+        lastEnd[stream] = max(lastEnd[stream] ?? .min, mapped + max(duration, 1))
         return offset
     }
 
