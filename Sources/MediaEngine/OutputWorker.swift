@@ -244,6 +244,8 @@ final class OutputWorker: @unchecked Sendable {
                 try opened.open()
                 state.withLock { $0.progress.status = .running }
                 failures = 0
+                // Latency is the steady state's: packets that waited for this connection to open are not counted.
+                let connectedAt = Interrupter.now()
                 // What this connection's sink has been told; newer configurations ride on the next packet.
                 var sinkVideo = latestVideo
                 var sinkAudio = latestAudio
@@ -265,7 +267,7 @@ final class OutputWorker: @unchecked Sendable {
                         sinkAudio = latestAudio
                     }
                     interrupter.arm(seconds: timeout)
-                    try write(packet, to: opened, bytesBefore: bytesBefore)
+                    try write(packet, to: opened, bytesBefore: bytesBefore, measuredSince: connectedAt)
                 }
                 interrupter.arm(seconds: timeout)
                 if state.withLock({ $0.commit }) {
@@ -316,9 +318,10 @@ final class OutputWorker: @unchecked Sendable {
         if !stale.isEmpty { state.withLock { $0.progress.drops += stale.count } }
     }
 
-    private func write(_ packet: MediaPacket, to sink: any PacketSink, bytesBefore: Int64) throws {
+    /// Writes one packet; its latency is recorded when it arrived at the input after `measuredSince`.
+    private func write(_ packet: MediaPacket, to sink: any PacketSink, bytesBefore: Int64, measuredSince: UInt64 = 0) throws {
         try sink.write(packet)
-        if measuresLatency && packet.receivedAt > 0 {
+        if measuresLatency && packet.receivedAt > 0 && packet.receivedAt >= measuredSince {
             latency.record(microseconds: (Interrupter.now() &- packet.receivedAt) / 1000)
         }
         let bytes = bytesBefore + sink.bytesWritten

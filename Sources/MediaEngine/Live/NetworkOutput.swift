@@ -33,7 +33,8 @@ enum NetworkOutput {
 }
 
 /// The restream latency histogram, printed to standard error at the end of a pipeline when the
-/// environment sets `SLUICE_LATENCY_HISTOGRAM=1` (the restream benchmark reads it).
+/// environment sets `SLUICE_LATENCY_HISTOGRAM=1` (the restream benchmark reads it). It covers packets
+/// that arrived while their output was connected: the backlog of a (re)connect is not latency.
 public enum LatencyReport {
     public static let environmentVariable = "SLUICE_LATENCY_HISTOGRAM"
     public static let isEnabled = ProcessInfo.processInfo.environment[environmentVariable] == "1"
