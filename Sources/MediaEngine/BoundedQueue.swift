@@ -57,6 +57,51 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         return batch
     }
 
+    /// How a non-blocking push ended.
+    enum Offer: Equatable { case queued, full, closed }
+
+    /// Appends without waiting (network outputs: the input never waits for a destination).
+    func offer(_ element: Element) -> Offer {
+        let size = weight(element)
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return .closed }
+        // As in `push`, an oversized element still fits an empty queue.
+        if !items.isEmpty && (items.count >= maxItems || bytes + size > maxBytes) { return .full }
+        items.append(element)
+        bytes += size
+        if waitingConsumers > 0 { condition.broadcast() }
+        return .queued
+    }
+
+    /// Removes and returns everything queued now, without waiting (a reconnecting output discards it).
+    func drain() -> [Element] {
+        condition.lock()
+        defer { condition.unlock() }
+        let drained = items
+        items.removeAll(keepingCapacity: true)
+        bytes = 0
+        if waitingProducers > 0 { condition.broadcast() }
+        return drained
+    }
+
+    /// Waits up to `seconds` for the queue to close; true if it did (an interruptible backoff sleep).
+    func waitForClose(seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !closed {
+            if !condition.wait(until: deadline) { break }
+        }
+        return closed
+    }
+
+    var isClosed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed
+    }
+
     /// Waits for one element; `nil` once the queue is closed and drained.
     func pop() -> Element? {
         condition.lock()

@@ -5,7 +5,7 @@ import MediaFormats
 /// The input-thread half of `CopyPipeline`: picks the streams, derives their configurations, normalizes
 /// timestamps and hands each packet to the outputs that take its kind.
 struct CopySession {
-    let input: MediaInput
+    let input: any PacketSource
     let options: PipelineOptions
     let interrupter: Interrupter
     let video: StreamInfo?
@@ -35,7 +35,7 @@ struct CopySession {
     static let maxLookaheadPackets = 500
     static let microseconds = AVRational(num: 1, den: 1_000_000)
 
-    init(input: MediaInput, options: PipelineOptions, interrupter: Interrupter) throws {
+    init(input: any PacketSource, options: PipelineOptions, interrupter: Interrupter) throws {
         self.input = input
         self.options = options
         self.interrupter = interrupter
@@ -130,6 +130,16 @@ struct CopySession {
         var workers: [OutputWorker] = []
         do {
             for (index, description) in options.outputs.enumerated() {
+                if case let .network(url) = description.target {
+                    // Connects on its own thread, so a dead destination never holds up the start.
+                    do {
+                        workers.append(try NetworkOutput.worker(index: index, description: description, url: url, video: videoConfiguration,
+                                                                audio: audioConfiguration, options: options))
+                    } catch {
+                        throw PipelineError.openOutput(index: index, name: description.name, error)
+                    }
+                    continue
+                }
                 let sink: any PacketSink
                 do {
                     sink = try makeSink(description)
@@ -139,7 +149,7 @@ struct CopySession {
                 workers.append(OutputWorker(index: index, name: description.name, sink: sink))
             }
         } catch {
-            for worker in workers { worker.sink.writer.discard() }
+            for worker in workers { worker.discard() }
             throw error
         }
         for worker in workers { worker.start() }
@@ -180,8 +190,8 @@ struct CopySession {
     // MARK: Running
 
     mutating func run(workers: [OutputWorker], report: (PipelineProgress) -> Void) throws {
-        let videoWorkers = workers.filter { $0.sink.wantsVideo }
-        let audioWorkers = workers.filter { $0.sink.wantsAudio }
+        let videoWorkers = workers.filter(\.wantsVideo)
+        let audioWorkers = workers.filter(\.wantsAudio)
         var pending = lookahead
         lookahead = []
         pending.reverse()
@@ -193,13 +203,18 @@ struct CopySession {
             let next: DemuxedPacket?
             if let buffered = pending.popLast() { next = buffered } else { next = try read() }
             guard let packet = next else { break }
-            for media in interleave(try normalize(packet)) {
+            var normalized = try normalize(packet)
+            // Arrival time rides along for the restream latency histogram, through the interleaver too.
+            for index in normalized.indices { normalized[index].receivedAt = packet.receivedAt }
+            for media in interleave(normalized) {
                 try emit(media, to: media.kind == .video ? videoWorkers : audioWorkers)
                 if reachedMaxDuration { break }
             }
             progress.bytesIn = input.bytesRead
             progress.dtsRepairs = videoClock.repairs + audioClock.repairs
             report(progress)
+            // Only network outputs give up without failing the job; with none left there is nothing to do.
+            if workers.allSatisfy(\.hasGivenUp) { throw PipelineError.allOutputsFailed(name: options.inputName) }
         }
         if !reachedMaxDuration && !cancelled, var timing = rawTiming {
             for media in interleave(try timing.flush()) { try emit(media, to: videoWorkers) }

@@ -136,12 +136,15 @@ final class FLVSink: PacketSink {
         guard !buffer.isEmpty else { return }
         try writer.sink.write(buffer)
         buffer.removeAll(keepingCapacity: true)
+        // AVIO would hold a small tag in its buffer until 32 KB gather: a live destination gets it now.
+        if writer.isNetwork { try writer.sink.flush() }
     }
 
     func finish() throws {
         try flush()
-        // A seekable file gets its real duration and size, as FFmpeg's flvenc does.
-        if writer.sink.isSeekable {
+        // A seekable file gets its real duration and size, as FFmpeg's flvenc does (an RTMP publish
+        // reports itself seekable, but a seek there means something else).
+        if !writer.isNetwork && writer.sink.isSeekable {
             let duration = Double(lastTimestamp - (firstTimestamp ?? 0)) / 1000
             if let offset = metadataOffsets["duration"] {
                 var bytes: [UInt8] = []

@@ -34,6 +34,8 @@ public struct DemuxedPacket: Sendable {
     public var newExtradata: [UInt8]?
     /// `AV_PKT_DATA_SKIP_SAMPLES` as the demuxer set it (MP4 priming to trim), passed on to an audio decoder.
     public var skipSamples: [UInt8]? = nil
+    /// Monotonic nanoseconds when `av_read_frame` returned it.
+    public var receivedAt: UInt64 = 0
 }
 
 /// Owns one `AVFormatContext` opened for reading. Used by one thread at a time (the input thread);
@@ -176,7 +178,8 @@ public final class MediaInput: @unchecked Sendable {
             duration: p.duration,
             isKeyframe: p.flags & AV_PKT_FLAG_KEY != 0,
             newExtradata: newExtradata,
-            skipSamples: skipSamples
+            skipSamples: skipSamples,
+            receivedAt: Interrupter.now()
         )
     }
 }

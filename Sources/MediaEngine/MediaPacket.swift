@@ -38,4 +38,6 @@ public struct MediaPacket: Sendable {
     /// Set on the packet from which a new configuration applies (mid-stream extradata, new ASC).
     public var videoConfiguration: VideoConfiguration?
     public var audioConfiguration: AudioConfiguration?
+    /// Monotonic nanoseconds when the input delivered the packet (0 = unknown), for restream latency.
+    public var receivedAt: UInt64 = 0
 }

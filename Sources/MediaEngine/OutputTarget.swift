@@ -28,6 +28,12 @@ final class TargetWriter: @unchecked Sendable {
         }
     }
 
+    /// True for `rtmp://` publishes: bytes are pushed out per tag and nothing is patched afterwards.
+    var isNetwork: Bool {
+        if case .network = target { return true }
+        return false
+    }
+
     /// Flushes and closes; for files the bytes are complete in `NAME.part` after this.
     func close() throws { try sink.close() }
 

@@ -46,6 +46,12 @@ public struct PipelineOptions: Sendable {
     public var video: StreamHandling<VideoEncodeSettings> = .copy
     public var audio: StreamHandling<AudioEncodeSettings> = .copy
     public var outputs: [OutputDescription] = []
+    /// How network outputs (and a live input) retry after losing their connection.
+    public var reconnect = ReconnectPolicy()
+    /// Seconds a network output's connect or single write may block before it counts as lost.
+    public var networkTimeout: Double? = 10
+    /// A live network input (rtmp pull or listen): reopened after a drop until `inputTimeout` passes without data.
+    public var liveInput = false
 
     public init(inputURL: String, inputName: String) {
         self.inputURL = inputURL
@@ -62,6 +68,8 @@ public struct PipelineProgress: Sendable, Equatable {
     public var bytesIn: Int64 = 0
     public var elapsed: Double = 0
     public var dtsRepairs = 0
+    /// Times a live input was reopened after a drop.
+    public var inputReconnects = 0
     public var outputs: [OutputProgress] = []
     /// Media seconds per wall second.
     public var speed: Double { elapsed > 0 ? mediaTime / elapsed : 0 }
@@ -90,6 +98,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case encode(kind: String, stream: Int, EncodeError)
     case output(index: Int, name: String, any Error)
     case openOutput(index: Int, name: String, any Error)
+    case allOutputsFailed(name: String)
+    case publisherRefused(name: String, PublisherRefusal)
 
     public var description: String {
         switch self {
@@ -103,6 +113,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case let .encode(kind, stream, error): return "cannot encode \(kind) stream \(stream): \(error)"
         case let .output(index, name, error): return "output \(index) (\(name)) failed: \(PipelineError.describe(error))"
         case let .openOutput(index, name, error): return "cannot open output \(index) (\(name)): \(PipelineError.describe(error))"
+        case let .allOutputsFailed(name): return "every output of input \(name) has failed and given up reconnecting"
+        case let .publisherRefused(name, refusal): return "listening on \(name): refused the publisher: \(refusal)"
         }
     }
 
@@ -135,9 +147,14 @@ public final class CopyPipeline: @unchecked Sendable {
     /// - Parameter progress: called on the input thread about every `progressInterval` seconds.
     public func run(progress: (PipelineProgress) -> Void = { _ in }) throws -> PipelineResult {
         let started = Interrupter.now()
-        let input: MediaInput
+        let input: any PacketSource
         do {
-            input = try MediaInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter, timeout: options.inputTimeout)
+            if options.liveInput {
+                input = try LiveInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter,
+                                      timeout: options.inputTimeout ?? 10, policy: options.reconnect, name: options.inputName)
+            } else {
+                input = try MediaInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter, timeout: options.inputTimeout)
+            }
         } catch let error as FFmpegError {
             if error.isInterrupt && !interrupter.isCancelled, let timeout = options.inputTimeout {
                 throw PipelineError.inputTimedOut(name: options.inputName, seconds: timeout)
@@ -157,6 +174,7 @@ public final class CopyPipeline: @unchecked Sendable {
                 var snapshot = snapshot
                 snapshot.elapsed = Double(now - started) / 1e9
                 snapshot.outputs = workers.map(\.progress)
+                snapshot.inputReconnects = (input as? LiveInput)?.reconnects ?? 0
                 progress(snapshot)
             }
         } catch {
@@ -172,22 +190,28 @@ public final class CopyPipeline: @unchecked Sendable {
         }
         if failure == nil {
             for worker in workers {
-                do { try worker.sink.writer.publish() } catch {
+                do { try worker.publish() } catch {
                     failure = PipelineError.output(index: worker.index, name: worker.name, error)
                     break
                 }
             }
         }
         if let failure {
-            for worker in workers { worker.sink.writer.discard() }
+            for worker in workers { worker.discard() }
             throw failure
         }
         result.progress = session.progress
         result.progress.elapsed = Double(Interrupter.now() - started) / 1e9
         result.progress.outputs = workers.map(\.progress)
+        result.progress.inputReconnects = (input as? LiveInput)?.reconnects ?? 0
         result.cancelled = session.cancelled
         result.reachedMaxDuration = session.reachedMaxDuration
-        result.skippedVideoPackets = workers.compactMap { ($0.sink as? FLVSink)?.skippedBeforeConfiguration }.max() ?? 0
+        result.skippedVideoPackets = workers.map(\.skippedBeforeConfiguration).max() ?? 0
+        if LatencyReport.isEnabled {
+            for worker in workers where worker.latency.count > 0 {
+                FileHandle.standardError.write(Data((LatencyReport.line(index: worker.index, name: worker.name, worker.latency) + "\n").utf8))
+            }
+        }
         progress(result.progress)
         return result
     }

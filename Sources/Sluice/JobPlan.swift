@@ -26,9 +26,6 @@ public struct JobPlan: Sendable {
 
     public init(spec: JobSpec, paths: PathPolicy) throws(PlanError) {
         self.spec = spec
-        if spec.input.listen {
-            throw .notAvailable("input.listen is not available in this build yet")
-        }
         let input: String
         do { input = try paths.resolveInput(spec.input.url) } catch { throw .path(error) }
         let isFileInput = !spec.input.isNetwork
@@ -39,7 +36,12 @@ public struct JobPlan: Sendable {
         } else {
             options.inputOptions["protocol_whitelist"] = "rtmp,rtmps,tcp,tls"
             options.inputOptions["rw_timeout"] = String(Int64(spec.input.timeoutSeconds * 1_000_000))
+            // FFmpeg's rtmp listener: one publisher on the URL's host and port (never the `timeout`
+            // option, which means the same but in seconds and without our interrupter).
+            if spec.input.listen { options.inputOptions["listen"] = "1" }
+            options.liveInput = true
         }
+        options.reconnect = spec.reconnect.policy
         options.inputTimeout = spec.input.timeoutSeconds
         options.inputFrameRate = spec.input.fps
         options.realtime = spec.input.realtime ?? (isFileInput && spec.outputs.contains { $0.isNetwork })

@@ -153,6 +153,12 @@ public final class JobRunner: Sendable {
         var summary = "\(result.progress.videoFrames) video frames, \(result.progress.audioFrames) audio frames, \(result.progress.bytesOut) bytes out"
         if result.progress.dtsRepairs > 0 { summary += ", \(result.progress.dtsRepairs) timestamps repaired" }
         if result.reachedMaxDuration { summary += ", stopped at max_duration_s" }
+        let drops = result.progress.outputs.reduce(0) { $0 + $1.drops }
+        let reconnects = result.progress.outputs.reduce(0) { $0 + $1.reconnects }
+        if reconnects > 0 { summary += ", \(reconnects) output reconnects" }
+        if result.progress.inputReconnects > 0 { summary += ", input reconnected \(result.progress.inputReconnects) times" }
+        if drops > 0 { summary += ", \(drops) packets dropped by slow or reconnecting outputs" }
+        if let lost = JobRunner.lostOutputs(result.progress, spec: spec) { summary += "; " + lost }
         onTransition(try store.transition(id: spec.id, to: .succeeded, message: summary))
         return .succeeded(result)
     }
@@ -185,8 +191,33 @@ public final class JobRunner: Sendable {
         ))
         for (index, output) in snapshot.outputs.enumerated() {
             try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(
-                state: final ?? (output.failed ? .failed : .running), bytes: output.bytes, frames: output.videoFrames))
+                state: JobRunner.state(of: output, final: final), bytes: output.bytes, frames: output.videoFrames,
+                drops: output.drops, reconnects: output.reconnects,
+                lastError: output.lastError.map { Redaction.scrub($0, urls: spec.secretURLs) }))
         }
+    }
+
+    /// An output's row state: a failure (an RTMP output that gave up) outlives the job's own ending.
+    static func state(of output: OutputProgress, final: OutputState?) -> OutputState {
+        if output.failed { return .failed }
+        if let final { return final }
+        switch output.status {
+        case .connecting: return .pending
+        case .reconnecting: return .reconnecting
+        case .running, .finished: return .running
+        case .failed: return .failed
+        }
+    }
+
+    /// RTMP outputs that gave up (or were still down at the end), for the summary of a job that succeeded without them.
+    static func lostOutputs(_ progress: PipelineProgress, spec: JobSpec) -> String? {
+        let lost = progress.outputs.enumerated().filter { $0.element.failed }
+        guard !lost.isEmpty else { return nil }
+        return lost.map { index, output in
+            let name = index < spec.outputs.count ? spec.outputs[index].redactedURL : "output \(index)"
+            let cause = output.lastError.map { ": " + Redaction.scrub($0, urls: spec.secretURLs) } ?? ""
+            return "output \(index) (\(name)) failed after \(output.reconnects) reconnect attempts\(cause)"
+        }.joined(separator: "; ")
     }
 
     /// An id for a document whose own id could not be read, so its rejection is still recorded.

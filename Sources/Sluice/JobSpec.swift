@@ -16,6 +16,8 @@ public struct JobSpec: Sendable, Equatable {
     /// The document as submitted (secrets included: used to retry), and the same with URLs redacted.
     public var document: JSONValue
     public var redactedDocument: JSONValue
+    /// How RTMP outputs and a live input retry after losing their connection.
+    public var reconnect = ReconnectSpec()
 
     public static let idPattern = "[A-Za-z0-9._:-]{1,128}"
     public static let maxOutputs = 16
@@ -170,6 +172,7 @@ struct SpecValidator {
         let maxDuration = fields.number("max_duration_s", into: &self, minimum: 0) ?? 0
         let priority = fields.integer("priority", into: &self, range: 0...9) ?? 0
         let maxAttempts = fields.integer("max_attempts", into: &self, range: 1...100) ?? JobSpec.defaultMaxAttempts
+        let reconnect = reconnectSpec(fields.take("reconnect"))
         fields.reportUnknown(into: &self)
 
         for (index, output) in outputs.enumerated() {
@@ -186,12 +189,13 @@ struct SpecValidator {
         }
         if video.mode == .drop && audio.mode == .drop { problem("", "video and audio are both dropped: nothing to do") }
         if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp:// URL") }
+        if let input, input.listen, input.isNetwork { checkListenURL(input.url) }
 
         guard let id, let input, problems.isEmpty else { return nil }
         return JobSpec(
             id: id, input: input, video: video, audio: audio, outputs: outputs,
             maxDurationSeconds: maxDuration, priority: priority, maxAttempts: maxAttempts,
-            document: document, redactedDocument: JobSpec.redact(document)
+            document: document, redactedDocument: JobSpec.redact(document), reconnect: reconnect
         )
     }
 

@@ -4,7 +4,7 @@ import Testing
 /// The local stack without Docker, end to end as an operator runs it: `scripts/stack up`, a test stream
 /// published into its RTMP server, the restream example from jobs/examples enqueued, the restreamed FLV
 /// checked with ffprobe, `scripts/stack down`.
-@Suite("scripts/stack", .enabled(if: QueueHarness.isAvailable, QueueHarness.unavailableReason))
+@Suite("scripts/stack", .enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason))
 struct StackTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -27,7 +27,7 @@ struct StackTests {
     }
 
     static func freePort() async throws -> Int {
-        let output = try await QueueHarness.check(StackTests.repository.appendingPathComponent("scripts/lib/free-port").path, ["20000", "40000"])
+        let output = try await Subprocess.check(StackTests.repository.appendingPathComponent("scripts/lib/free-port").path, ["20000", "40000"])
         return try #require(Int(output.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
@@ -39,10 +39,10 @@ struct StackTests {
         let amqpPort = try await StackTests.freePort()
         let rtmpPort = try await StackTests.freePort()
         let httpPort = try await StackTests.freePort()
-        let environment = [
+        let environment: [String: String] = [
             "SLUICE_STACK_DIR": stack, "SLUICE_STACK_AMQP_PORT": String(amqpPort),
             "SLUICE_STACK_RTMP_PORT": String(rtmpPort), "SLUICE_STACK_HTTP_PORT": String(httpPort),
-            "SLUICE_BIN": QueueHarness.sluice,
+            "SLUICE_BIN": Subprocess.sluice,
         ]
         let up = try await StackTests.shell("scripts/stack up", environment: environment, log: log)
         var publisher: Process?
@@ -80,7 +80,7 @@ struct StackTests {
         let jobPath = stack + "/job.json"
         try job.write(toFile: jobPath, atomically: true, encoding: .utf8)
         let amqpURL = try String(contentsOfFile: stack + "/amqp-url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let enqueue = try await StackTests.shell("\(QueueHarness.sluice) enqueue \(jobPath)", environment: ["SLUICE_AMQP_URL": amqpURL], log: log)
+        let enqueue = try await StackTests.shell("\(Subprocess.sluice) enqueue \(jobPath)", environment: ["SLUICE_AMQP_URL": amqpURL], log: log)
         #expect(enqueue == 0)
 
         // One of the two workers takes it; the FLV is renamed into place when the job succeeds.
@@ -88,14 +88,14 @@ struct StackTests {
         let deadline = Date().addingTimeInterval(40)
         while !FileManager.default.fileExists(atPath: output) && Date() < deadline { try await Task.sleep(for: .milliseconds(250)) }
         #expect(FileManager.default.fileExists(atPath: output), "no output; log: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-        let probe = try await QueueHarness.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name:format=duration", "-of", "default=nw=1", output])
+        let probe = try await Subprocess.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name:format=duration", "-of", "default=nw=1", output])
         #expect(probe.contains("codec_name=h264"))
         #expect(probe.contains("codec_name=aac"))
         let duration = probe.split(separator: "\n").first { $0.hasPrefix("duration=") }.flatMap { Double($0.dropFirst("duration=".count)) } ?? 0
         #expect(duration > 4 && duration < 8, "duration \(duration)")
         var states: [String] = []
         for worker in ["worker-1", "worker-2"] {
-            let row = try await QueueHarness.check("sqlite3", ["\(stack)/\(worker).sqlite", "SELECT state FROM jobs WHERE id = '\(id)'"])
+            let row = try await Subprocess.check("sqlite3", ["\(stack)/\(worker).sqlite", "SELECT state FROM jobs WHERE id = '\(id)'"])
             states.append(row.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         #expect(states.sorted() == ["", "succeeded"], "one worker ran it: \(states)")

@@ -54,7 +54,8 @@ PIDFILE="$DIR/mnesia/$NODE.pid"
 # into DIR. The /usr/sbin wrappers are bypassed on purpose: they `su` to rabbitmq, which resets HOME (and so
 # the Erlang cookie) to /var/lib/rabbitmq.
 node_env() {
-    env -i \
+    # NODE_ENV_EXEC=1: replace the calling (sub)shell instead of waiting for the command.
+    ${NODE_ENV_EXEC:+exec} env -i \
         PATH=/usr/sbin:/usr/bin:/sbin:/bin \
         LANG=C.UTF-8 LC_ALL=C.UTF-8 \
         HOME="$DIR/home" \
@@ -162,7 +163,12 @@ start() {
     fi
     prepare_dir
     # setsid + nohup: the node survives the calling shell and is not in its process group.
-    as_node_user setsid nohup "$RMQ_BIN/rabbitmq-server" >"$DIR/log/startup.log" 2>&1 </dev/null &
+    # Inherited descriptors closed: a pipe or Foundation Process's exit socket held by the node would make
+    # whoever waits on it wait forever (python3, since sh cannot close descriptors above 9).
+    # The background subshell execs all the way down (env, setpriv, setsid, nohup, python3, the node), so no
+    # shell lingers as the node's parent holding what the script inherited.
+    (NODE_ENV_EXEC=1 as_node_user setsid nohup /usr/bin/python3 -c 'import os, sys; os.closerange(3, 1 << 16); os.execv(sys.argv[1], sys.argv[1:])' \
+        "$RMQ_BIN/rabbitmq-server") >"$DIR/log/startup.log" 2>&1 </dev/null &
     # The node writes its pid file only once booting; until then this pid lets `stop` find it.
     echo $! >"$DIR/launcher.pid"
     tries=0

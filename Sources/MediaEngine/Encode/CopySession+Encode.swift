@@ -20,7 +20,7 @@ extension CopySession {
     mutating func openTranscoders() throws {
         if options.video.isEncode || options.audio.isEncode { LibraryLog.limitToErrors() }
         if let video, case let .encode(settings) = options.video {
-            guard let parameters = input.codecParameters(ofStream: video.index) else {
+            guard let parameters = (input as? any CodecParameterSource)?.codecParameters(ofStream: video.index) else {
                 throw PipelineError.noStreams(name: options.inputName)
             }
             do {
@@ -32,7 +32,7 @@ extension CopySession {
             }
         }
         if let audio, case let .encode(settings) = options.audio {
-            guard let parameters = input.codecParameters(ofStream: audio.index) else {
+            guard let parameters = (input as? any CodecParameterSource)?.codecParameters(ofStream: audio.index) else {
                 throw PipelineError.noStreams(name: options.inputName)
             }
             do {

@@ -1,0 +1,189 @@
+import Foundation
+import JobStore
+import Testing
+@testable import Sluice
+
+/// Issue #3's live half against a real nginx-rtmp, with ffmpeg as publisher and player and its framemd5
+/// as the referee. Serialized: one test stops and restarts the shared server.
+@Suite("Live restream over RTMP", .serialized, .enabled(if: TestRTMP.isAvailable, TestRTMP.unavailableReason))
+struct LiveRestreamTests {
+    @Test("RTMP → RTMP copy: the frames a player pulls are the published frames, from a keyframe on")
+    func restream() throws {
+        let source = try Fixtures.live(seconds: 6)
+        let input = try TestRTMP.stream("src")
+        let output = try TestRTMP.stream("dst")
+        let harness = try JobHarness("rtmp-restream")
+        let player = try TestRTMP.play(output, into: harness.path("played.flv"))
+        let publisher = try TestRTMP.publish(source, to: input)
+        // Joins the running stream mid-way; nginx starts it at a keyframe.
+        usleep(700_000)
+        let outcome = try harness.run(json: """
+            {"id": "restream", "input": {"url": "\(input)", "timeout_s": 5}, "outputs": ["\(output)"], "max_duration_s": 3}
+            """)
+        let result = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
+        #expect(result.reachedMaxDuration)
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        publisher.wait(seconds: 10)
+
+        let published = try FrameHashes.of(source, .video)
+        let played = try FrameHashes.of(harness.path("played.flv"), .video)
+        // 3 s of media at 30 fps, cut at max_duration_s.
+        #expect(played.count >= 85 && played.count <= 91, "played \(played.count) frames")
+        // A cut at max_duration_s in decode order can leave the last B-frames without their packets.
+        let videoIsRun = published.containsContiguous(Array(played.dropLast(2)))
+        #expect(videoIsRun, "played video is not a run of the published frames")
+        #expect(played.count == result.progress.outputs.first?.videoFrames)
+        // AAC frames decode alike once the decoder has seen the frame before them (overlap-add).
+        let publishedAudio = try FrameHashes.of(source, .audio)
+        let playedAudio = try FrameHashes.of(harness.path("played.flv"), .audio)
+        #expect(playedAudio.count > 100)
+        let audioIsRun = publishedAudio.containsContiguous(Array(playedAudio.dropFirst(1)))
+        #expect(audioIsRun, "played audio is not a run of the published audio")
+
+        let rows = try harness.store.outputs(jobID: "restream")
+        #expect(rows.first?.state == .succeeded)
+        #expect(rows.first?.frames == played.count)
+        #expect(rows.first?.url.hasSuffix("/live/***") == true, "stream key in the listing: \(rows.first?.url ?? "")")
+    }
+
+    @Test("fan-out: a destination that refuses connections gives up; the working one gets every frame")
+    func fanOutWithDeadDestination() throws {
+        let source = try Fixtures.live(seconds: 3)
+        let dead = "rtmp://127.0.0.1:\(try TestRTMP.freePort())/live/deadkey"
+        let working = try TestRTMP.stream("fan")
+        let harness = try JobHarness("rtmp-fanout")
+        let player = try TestRTMP.play(working, into: harness.path("played.flv"))
+        usleep(300_000)
+        let outcome = try harness.run(json: """
+            {"id": "fanout", "input": "\(source)", "outputs": ["\(dead)", "\(working)", "\(harness.path("copy.flv"))"],
+             "reconnect": {"attempts": 3, "initial_delay_s": 0.1, "max_delay_s": 0.2}}
+            """)
+        let result = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+
+        // The player was there before the first packet: every frame, video and audio.
+        let played = harness.path("played.flv")
+        let sourceVideo = try FrameHashes.of(source, .video)
+        let everyVideoFrame = try FrameHashes.of(played, .video) == sourceVideo
+        let everyAudioFrame = try FrameHashes.of(played, .audio) == FrameHashes.of(source, .audio)
+        let archiveWhole = try FrameHashes.of(harness.path("copy.flv"), .video) == sourceVideo
+        #expect(sourceVideo.count == 90)
+        #expect(everyVideoFrame, "the working destination's video differs from the source")
+        #expect(everyAudioFrame, "the working destination's audio differs from the source")
+        #expect(archiveWhole, "the file output's video differs from the source")
+
+        let rows = try harness.store.outputs(jobID: "fanout")
+        #expect(rows.map(\.state) == [.failed, .succeeded, .succeeded])
+        #expect(rows[0].reconnects == 3)
+        #expect(rows[0].bytes == 0)
+        #expect(rows[0].lastError?.contains("Connection refused") == true, "last_error: \(rows[0].lastError ?? "nil")")
+        #expect(rows[0].url == "rtmp://127.0.0.1:\(dead.split(separator: ":")[2].split(separator: "/")[0])/live/***")
+        #expect(rows[1].reconnects == 0 && rows[1].drops == 0)
+        #expect(result.progress.outputs[0].failed)
+        let job = try #require(try harness.store.job(id: "fanout"))
+        #expect(job.state == .succeeded)
+        let events = try harness.store.events(jobID: "fanout")
+        let summary = try #require(events.last?.message)
+        #expect(summary.contains("output 0 (rtmp://127.0.0.1:") && summary.contains("failed after 3 reconnect attempts"), "summary: \(summary)")
+        #expect(!summary.contains("deadkey"))
+    }
+
+    @Test("nginx killed mid-stream and restarted: the output reconnects at a keyframe; the job succeeds at max_duration_s")
+    func serverRestart() throws {
+        let source = try Fixtures.live(seconds: 8)
+        let output = try TestRTMP.stream("restart")
+        let harness = try JobHarness("rtmp-restart")
+        let late = harness.path("late.flv")
+        // Kill at ~1.5 s of the 1× job, start again 0.5 s later, then a player joins the republished stream.
+        let outage = DispatchGroup()
+        nonisolated(unsafe) var outageError: (any Error)?
+        nonisolated(unsafe) var player: BackgroundProcess?
+        DispatchQueue.global().async(group: outage) {
+            do {
+                usleep(1_500_000)
+                try TestRTMP.server("kill")
+                usleep(500_000)
+                try TestRTMP.server("start")
+                player = try TestRTMP.play(output, into: late)
+            } catch {
+                outageError = error
+            }
+        }
+        let outcome = try harness.run(json: """
+            {"id": "restart", "input": "\(source)", "outputs": ["\(output)", "\(harness.path("archive.flv"))"],
+             "max_duration_s": 5, "reconnect": {"attempts": 20, "initial_delay_s": 0.2, "max_delay_s": 0.5}}
+            """)
+        outage.wait()
+        if let outageError { throw outageError }
+        let result = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
+        #expect(result.reachedMaxDuration)
+
+        let rows = try harness.store.outputs(jobID: "restart")
+        #expect(rows[0].state == .succeeded)
+        #expect(rows[0].reconnects >= 1)
+        #expect(rows[0].lastError != nil)
+        #expect(rows[1].state == .succeeded)
+        // The archive is whole: trailer written, `.part` renamed, the first 5 s of frames.
+        let names = try FileManager.default.contentsOfDirectory(atPath: harness.folder)
+        #expect(names.contains("archive.flv") && !names.contains { $0.hasSuffix(".part") })
+        let archived = try FrameHashes.of(harness.path("archive.flv"), .video)
+        let archiveIsPrefix = Array(archived.dropLast(2)) == Array(try FrameHashes.of(source, .video).prefix(archived.count - 2))
+        #expect(archiveIsPrefix, "the archive is not the source's first frames")
+        #expect(archived.count >= 148 && archived.count <= 151, "archived \(archived.count) frames")
+
+        // What the reconnected publish carried decodes as an unbroken run of source frames.
+        let latePlayer = try #require(player)
+        #expect(latePlayer.wait(seconds: 15) == 0, "late player: \(latePlayer.stderr)")
+        let played = try FrameHashes.of(late, .video)
+        #expect(played.count >= 30, "late player got \(played.count) frames")
+        let lateIsRun = try FrameHashes.of(source, .video).containsContiguous(Array(played.dropLast(2)))
+        #expect(lateIsRun, "the reconnected publish is not an unbroken run of source frames")
+        let summary = try #require(try harness.store.events(jobID: "restart").last?.message)
+        #expect(summary.contains("output reconnects") && summary.contains("stopped at max_duration_s"), "summary: \(summary)")
+    }
+
+    @Test("a pulled input whose publisher stops and comes back: the output carries on, timestamps continuous")
+    func inputGap() throws {
+        let source = try Fixtures.live(seconds: 6)
+        let input = try TestRTMP.stream("gap")
+        let harness = try JobHarness("rtmp-gap")
+        // Two publishes of the same clip, a second apart; each starts its clock at zero again.
+        let publishers = DispatchGroup()
+        nonisolated(unsafe) var publishError: (any Error)?
+        DispatchQueue.global().async(group: publishers) {
+            do {
+                try BackgroundProcess("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", source,
+                                                 "-t", "2", "-c", "copy", "-f", "flv", input]).wait(seconds: 20)
+                usleep(1_000_000)
+                try TestRTMP.publish(source, to: input).wait(seconds: 20)
+            } catch {
+                publishError = error
+            }
+        }
+        usleep(300_000)
+        let outcome = try harness.run(json: """
+            {"id": "gap", "input": {"url": "\(input)", "timeout_s": 5}, "outputs": ["\(harness.path("gap.flv"))"], "max_duration_s": 4}
+            """)
+        publishers.wait()
+        if let publishError { throw publishError }
+        let result = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
+        #expect(result.reachedMaxDuration)
+
+        // Monotonic DTS per stream (FLVChecks) and no hole where the publisher was away.
+        try FLVChecks.validate(harness.path("gap.flv"))
+        let times = try Command.run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts_time",
+                                               "-of", "csv=p=0", harness.path("gap.flv")])
+        let dts = times.text.split(separator: "\n").compactMap { Double($0) }
+        let largestStep = zip(dts.dropFirst(), dts).map { $0 - $1 }.max() ?? 0
+        #expect(largestStep < 0.2, "a \(largestStep) s hole in the video timestamps")
+        #expect((dts.last ?? 0) > 3.5)
+        // Both publishes are in it: two unbroken runs of source frames, the second from the clip's start
+        // (each may end without its last B-frames: the first publish was cut at 2 s, the job at 4 s).
+        let sourceVideo = try FrameHashes.of(source, .video)
+        let archived = try FrameHashes.of(harness.path("gap.flv"), .video)
+        let restart = try #require(archived.lastIndex(of: sourceVideo[0]), "the second publish is missing")
+        let firstRun = sourceVideo.containsContiguous(Array(archived[..<restart].dropLast(2)))
+        let secondRun = Array(archived[restart...].dropLast(2)) == Array(sourceVideo.prefix(archived.count - restart - 2))
+        #expect(restart >= 15 && firstRun && secondRun, "runs: restart at \(restart), first \(firstRun), second \(secondRun)")
+    }
+}
