@@ -24,13 +24,7 @@ struct EnqueueCommand: ParsableCommand {
     }
 
     func run() throws {
-        let document: Data
-        do {
-            document = job == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: job))
-        } catch {
-            printError("sluice: cannot read \(job): \((error as NSError).localizedDescription)")
-            throw ExitCode(2)
-        }
+        let document = try readJobDocument(job)
         let spec: JobSpec
         do {
             spec = try JobSpec.parse(document)

@@ -23,13 +23,7 @@ struct RunCommand: ParsableCommand {
     var job: String
 
     func run() throws {
-        let document: Data
-        do {
-            document = job == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: job))
-        } catch {
-            printError("sluice: cannot read \(job): \((error as NSError).localizedDescription)")
-            throw ExitCode(2)
-        }
+        let document = try readJobDocument(job)
         let store = try database.open()
         let runner = JobRunner(store: store, workerID: workerID, paths: .trusted)
         let interrupter = Interrupter()

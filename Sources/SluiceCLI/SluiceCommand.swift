@@ -29,6 +29,16 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
+/// A job document from a file, or standard input for `-`; unreadable exits 2 (an invalid job) with the reason.
+func readJobDocument(_ path: String) throws -> Data {
+    do {
+        return path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        printError("sluice: cannot read \(path): \((error as NSError).localizedDescription)")
+        throw ExitCode(2)
+    }
+}
+
 /// Writes a line to standard error.
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
