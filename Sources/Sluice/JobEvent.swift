@@ -26,7 +26,7 @@ public struct JobEvent: Sendable, Equatable {
             "state": .string(job.state.rawValue),
             "attempt": .number(Double(job.attempts)),
             "worker": job.workerID.map(JSONValue.string) ?? .null,
-            "at": .string(JobEvent.timestamp(at)),
+            "at": .string(JobsFormatting.iso(at)),
             "outputs": .array(outputs.map { output in
                 .object([
                     "index": .number(Double(output.index)),
@@ -58,7 +58,7 @@ public struct JobEvent: Sendable, Equatable {
             "state": .string(JobState.running.rawValue),
             "attempt": .number(Double(attempt)),
             "worker": .string(workerID),
-            "at": .string(JobEvent.timestamp(at)),
+            "at": .string(JobsFormatting.iso(at)),
             "media_time_s": .number((progress.mediaTime * 1000).rounded() / 1000),
             "frames": .number(Double(progress.videoFrames)),
             "bytes_in": .number(Double(progress.bytesIn)),
@@ -78,10 +78,4 @@ public struct JobEvent: Sendable, Equatable {
 
     /// The JSON body as bytes.
     public var json: [UInt8] { Array(body.jsonText().utf8) }
-
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
 }

@@ -85,7 +85,7 @@ public struct LogLineHandler: LogHandler {
         var fields = metadata
         if let provided = metadataProvider?.get() { fields.merge(provided) { _, new in new } }
         if let own = event.metadata { fields.merge(own) { _, new in new } }
-        let at = JobEvent.timestamp(Date())
+        let at = JobsFormatting.iso(Date())
         let worker = fields.removeValue(forKey: "worker")
         let keys = Self.leadingKeys.filter { fields[$0] != nil } + fields.keys.filter { !Self.leadingKeys.contains($0) }.sorted()
         switch format {
