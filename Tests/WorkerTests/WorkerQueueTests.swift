@@ -135,7 +135,8 @@ struct WorkerQueueTests {
     @Test("the broker closes every connection mid-job: the worker reconnects, the job succeeds once, nothing is lost")
     func connectionsClosedMidJob() async throws {
         let harness = try await QueueHarness("wk-bounce")
-        let clip = try await Media.clip(seconds: 8)
+        // Long enough that the close lands mid-job even when rabbitmqctl takes seconds to boot on a busy machine.
+        let clip = try await Media.clip(seconds: 20)
         let worker = try harness.startWorker(id: "w-bounce")
         try await harness.enqueue(Self.job("bounce", input: #"{"url": "\#(clip)", "realtime": true}"#, outputs: ["b.flv"]))
         try #require(try await eventually { try harness.job("bounce")?.state == .running }, "\(worker.log)")
@@ -143,7 +144,7 @@ struct WorkerQueueTests {
         try await PrivateBroker.ctl(["close_all_connections", "-p", harness.vhost, "test: broker hiccup"])
         #expect(await eventually(timeout: .seconds(10)) { worker.log.contains("(generation 2)") }, "\(worker.log)")
 
-        let done = try await eventually(timeout: .seconds(30)) { try harness.job("bounce")?.state == .succeeded }
+        let done = try await eventually(timeout: .seconds(45)) { try harness.job("bounce")?.state == .succeeded }
         try #require(done, "\(worker.log.suffix(3000))")
         #expect(try harness.job("bounce")?.attempts == 1)
         #expect(try await eventually { try await harness.counts()["sluice.jobs"] == 0 })
