@@ -45,16 +45,21 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     func popAll() -> [Element] {
         condition.lock()
         defer { condition.unlock() }
-        while items.isEmpty && !closed {
-            waitingConsumers += 1
-            condition.wait()
-            waitingConsumers -= 1
-        }
+        waitForItems()
         let batch = items
         items.removeAll(keepingCapacity: true)
         bytes = 0
         if waitingProducers > 0 { condition.broadcast() }
         return batch
+    }
+
+    /// Waits, holding `condition`, until something is queued or the queue is closed.
+    private func waitForItems() {
+        while items.isEmpty && !closed {
+            waitingConsumers += 1
+            condition.wait()
+            waitingConsumers -= 1
+        }
     }
 
     /// How a non-blocking push ended.
@@ -106,11 +111,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     func pop() -> Element? {
         condition.lock()
         defer { condition.unlock() }
-        while items.isEmpty && !closed {
-            waitingConsumers += 1
-            condition.wait()
-            waitingConsumers -= 1
-        }
+        waitForItems()
         guard !items.isEmpty else { return nil }
         let element = items.removeFirst()
         bytes -= weight(element)
