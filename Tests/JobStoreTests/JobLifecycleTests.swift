@@ -7,6 +7,8 @@ private let legalTransitions: [(from: JobState, to: JobState, effect: JobLifecyc
     (.received, .running, .startAttempt),
     (.received, .rejected, .finish),
     (.received, .cancelled, .finish),
+    // Poison: workers died running it max_attempts times before this worker recorded it.
+    (.received, .failed, .finish),
     (.running, .succeeded, .finish),
     (.running, .failed, .finish),
     (.running, .cancelled, .finish),
