@@ -16,6 +16,10 @@ public struct BrokerConfiguration: Sendable {
     public var caCertPath: String?
     /// Whether job deliveries are consumed (a worker) or not (a publisher such as `sluice enqueue`).
     public var consumesJobs: Bool
+    /// The queue `deliveries` come from when `consumesJobs` is set: `sluice.jobs`, or the ledger's queue.
+    public var consumedQueue: ConsumedQueue = .jobs
+    /// How `sluice.jobs` is declared; the same on every client of the broker.
+    public var jobsQueueType: JobsQueueType = .classic
     /// Whether this connection binds its own queue to `sluice.control` and yields control messages.
     public var consumesControl: Bool
     /// Longest wait for socket input before the mailbox and heartbeats are looked at again.

@@ -277,7 +277,7 @@ public final class BrokerConnection: @unchecked Sendable {
     private func connect(attempt: Int) -> ConnectionLifecycle.Action {
         do throws(AMQPError) {
             let connection = try AMQPConnection(configuration: configuration)
-            for declaration in TopologyDeclaration.all {
+            for declaration in TopologyDeclaration.declarations(for: configuration) {
                 try connection.declare(declaration)
             }
             try connection.setPrefetch(configuration.prefetch)
@@ -290,7 +290,7 @@ public final class BrokerConnection: @unchecked Sendable {
             self.connection = connection
             try reattachLeases(connection)
             if wantsJobs && !jobsPaused {
-                jobsConsumerTag = try connection.consume(queue: Topology.jobsQueue, autoAck: false)
+                jobsConsumerTag = try connection.consume(queue: configuration.consumedQueue.name, autoAck: false)
             }
             return lifecycle.connectSucceeded()
         } catch {
@@ -351,7 +351,7 @@ public final class BrokerConnection: @unchecked Sendable {
                 jobsConsumerTag = nil
             }
             deliveriesContinuation.finish()
-            log("stopped consuming \(Topology.jobsQueue)")
+            log("stopped consuming \(configuration.consumedQueue.name)")
         case let .pauseConsuming(paused):
             guard paused != jobsPaused else { return }
             jobsPaused = paused
@@ -360,7 +360,7 @@ public final class BrokerConnection: @unchecked Sendable {
                 try connection.cancel(consumerTag: tag)
                 jobsConsumerTag = nil
             } else if !paused, jobsConsumerTag == nil {
-                jobsConsumerTag = try connection.consume(queue: Topology.jobsQueue, autoAck: false)
+                jobsConsumerTag = try connection.consume(queue: configuration.consumedQueue.name, autoAck: false)
             }
         case let .acquireLease(request, waiter):
             try acquire(request, waiter: waiter, connection: connection)

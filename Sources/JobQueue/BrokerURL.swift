@@ -1,5 +1,6 @@
 // RabbitMQ's AMQP URI specification: https://www.rabbitmq.com/uri-spec.html
 //   amqp_URI = "amqp://" [ userinfo "@" ] host [ ":" port ] [ "/" vhost ]   ("amqps://" for TLS)
+// One deliberate departure: an empty vhost after the slash means `/`, as pika and most clients read it.
 
 /// An `amqp://` or `amqps://` broker URL split into its parts, with percent-escapes decoded.
 public struct BrokerURL: Sendable, Equatable {
@@ -13,7 +14,8 @@ public struct BrokerURL: Sendable, Equatable {
     public var user: String
     /// Password; `guest` when the URL has no userinfo. Never printed: see `redacted`.
     public var password: String
-    /// Virtual host; `/` when the URL has no path, `""` for a bare trailing slash (as the spec says).
+    /// Virtual host; `/` when the URL has no path or a bare trailing slash (as pika and most clients read
+    /// `amqp://host/`; the spec's empty vhost is refused by RabbitMQ with 530, so no operator means it).
     public var vhost: String
 
     /// Parses `string`; errors describe the problem without quoting the URL, which may hold credentials.
@@ -39,7 +41,8 @@ public struct BrokerURL: Sendable, Equatable {
             guard !path.contains("/") else {
                 throw .invalidURL(reason: "a '/' inside the vhost must be written %2F")
             }
-            vhost = try Self.percentDecoded(path, part: "vhost")
+            // `host:5672/` is how operators write "the default vhost"; `%2F` stays the explicit form.
+            vhost = path.isEmpty ? "/" : try Self.percentDecoded(path, part: "vhost")
         } else {
             authority = rest
             vhost = "/"

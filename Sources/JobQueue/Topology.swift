@@ -16,6 +16,13 @@ public enum Topology {
     public static let retryQueue = "sluice.jobs.retry"
     /// Durable topic exchange of `job.<state>` events.
     public static let eventsExchange = "sluice.events"
+    /// Durable queue of every job event, bound to `sluice.events` by the ledger (`sluice ledger`) only, so
+    /// that events pile up for a ledger that is down but never for a fleet that runs none.
+    public static let ledgerQueue = "sluice.ledger"
+    /// Binding key of the ledger queue: every `job.*` event.
+    public static let ledgerBindingKey = "job.#"
+    /// Deliveries of one job message a quorum `sluice.jobs` allows before the broker dead-letters it.
+    public static let defaultDeliveryLimit = 20
     /// Durable fanout exchange of control messages; each worker binds an exclusive, server-named queue.
     public static let controlExchange = "sluice.control"
     /// Highest job priority the queue honours (x-max-priority).
@@ -43,16 +50,34 @@ enum TopologyDeclaration: Equatable {
         }
     }
 
-    /// Everything durable (the per-worker control queue is declared separately: it is exclusive and server-named).
-    static let all: [TopologyDeclaration] = [
+    /// Everything durable with a classic `sluice.jobs` (the per-worker control queue is declared separately: it
+    /// is exclusive and server-named).
+    static let all: [TopologyDeclaration] = declarations(jobsQueue: .classic, ledger: false)
+
+    /// What a connection with `configuration` declares: the jobs queue of its type, and the ledger's queue
+    /// when it is the ledger.
+    static func declarations(for configuration: BrokerConfiguration) -> [TopologyDeclaration] {
+        declarations(jobsQueue: configuration.jobsQueueType, ledger: configuration.consumedQueue == .ledger)
+    }
+
+    private static func declarations(jobsQueue type: JobsQueueType, ledger: Bool) -> [TopologyDeclaration] {
+        var declarations = common(jobsQueueArguments: type.arguments)
+        if ledger {
+            declarations += [
+                .queue(name: Topology.ledgerQueue, arguments: []),
+                .binding(queue: Topology.ledgerQueue, exchange: Topology.eventsExchange,
+                         routingKey: Topology.ledgerBindingKey),
+            ]
+        }
+        return declarations
+    }
+
+    private static func common(jobsQueueArguments: [(String, AMQPFieldValue)]) -> [TopologyDeclaration] { [
         .exchange(name: Topology.jobsExchange, type: "direct"),
         .exchange(name: Topology.deadLetterExchange, type: "fanout"),
         .exchange(name: Topology.eventsExchange, type: "topic"),
         .exchange(name: Topology.controlExchange, type: "fanout"),
-        .queue(name: Topology.jobsQueue, arguments: [
-            ("x-max-priority", .int(Int32(Topology.maxPriority))),
-            ("x-dead-letter-exchange", .string(Topology.deadLetterExchange)),
-        ]),
+        .queue(name: Topology.jobsQueue, arguments: jobsQueueArguments),
         .binding(queue: Topology.jobsQueue, exchange: Topology.jobsExchange, routingKey: Topology.jobsRoutingKey),
         .queue(name: Topology.deadQueue, arguments: []),
         .binding(queue: Topology.deadQueue, exchange: Topology.deadLetterExchange, routingKey: Topology.deadQueue),
@@ -61,5 +86,65 @@ enum TopologyDeclaration: Equatable {
             ("x-dead-letter-exchange", .string("")),
             ("x-dead-letter-routing-key", .string(Topology.jobsQueue)),
         ]),
-    ]
+    ] }
+}
+
+/// How `sluice.jobs` is declared. Every client of one broker must use the same type: the broker refuses a
+/// declaration whose arguments differ from the existing queue's (406 PRECONDITION_FAILED).
+public enum JobsQueueType: Sendable, Equatable, CustomStringConvertible {
+    /// A classic queue with priorities 0…9 (`x-max-priority`), on one node.
+    case classic
+    /// A quorum queue (Raft-replicated over the cluster's nodes) that dead-letters a message after
+    /// `deliveryLimit` deliveries (`x-delivery-limit`), so a job that crashes its workers ends without them.
+    /// RabbitMQ 3.10's quorum queues have no priorities: `priority` in a job is ignored.
+    case quorum(deliveryLimit: Int)
+
+    /// Parses `classic` or `quorum`.
+    /// - Parameters:
+    ///   - text: the type's name.
+    ///   - deliveryLimit: the quorum queue's delivery limit (≥ 1).
+    public init?(name text: String, deliveryLimit: Int = Topology.defaultDeliveryLimit) {
+        switch text {
+        case "classic": self = .classic
+        case "quorum" where deliveryLimit >= 1 && deliveryLimit <= Int(Int32.max): self = .quorum(deliveryLimit: deliveryLimit)
+        default: return nil
+        }
+    }
+
+    /// `classic` or `quorum`.
+    public var description: String {
+        switch self {
+        case .classic: "classic"
+        case .quorum: "quorum"
+        }
+    }
+
+    /// The `sluice.jobs` declaration's arguments; both dead-letter to `sluice.dlx`.
+    var arguments: [(String, AMQPFieldValue)] {
+        switch self {
+        case .classic:
+            [("x-max-priority", .int(Int32(Topology.maxPriority))),
+             ("x-dead-letter-exchange", .string(Topology.deadLetterExchange))]
+        case let .quorum(deliveryLimit):
+            [("x-queue-type", .string("quorum")),
+             ("x-delivery-limit", .long(Int64(deliveryLimit))),
+             ("x-dead-letter-exchange", .string(Topology.deadLetterExchange))]
+        }
+    }
+}
+
+/// Which queue a consuming connection takes its deliveries from.
+public enum ConsumedQueue: Sendable, Equatable {
+    /// `sluice.jobs`: a worker.
+    case jobs
+    /// `sluice.ledger`: the ledger, which reads every worker's events.
+    case ledger
+
+    /// The queue's name.
+    public var name: String {
+        switch self {
+        case .jobs: Topology.jobsQueue
+        case .ledger: Topology.ledgerQueue
+        }
+    }
 }

@@ -53,7 +53,7 @@ public final class JobStore: Sendable {
         self.now = now
     }
 
-    /// The identifiers of the migrations applied to this file, oldest first (`["v1"]` today).
+    /// The identifiers of the migrations applied to this file, oldest first.
     public func appliedMigrations() throws(JobStoreError) -> [String] {
         try read { try Schema.migrator.appliedMigrations($0) }
     }

@@ -8,7 +8,22 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: createV1)
         migrator.registerMigration("v2-takeovers", migrate: addTakeovers)
+        migrator.registerMigration("v3-ledger", migrate: addLedgerEvents)
         return migrator
+    }
+
+    /// The event ids a ledger (`sluice ledger`) has applied, so a redelivered event changes nothing.
+    /// Empty in a worker's own database.
+    private static func addLedgerEvents(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE ledger_events (
+                event_id   TEXT PRIMARY KEY NOT NULL,
+                job_id     TEXT NOT NULL,
+                kind       TEXT NOT NULL,
+                at         TEXT NOT NULL,
+                applied_at TEXT NOT NULL
+            );
+            """)
     }
 
     /// Counts take-overs of a job by this worker (another worker died or handed it over) and the last gap in

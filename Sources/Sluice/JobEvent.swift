@@ -3,12 +3,16 @@ import Foundation
 import JobStore
 import MediaEngine
 
-/// One event for upstream services: `{event, id, state, attempt, worker, at, error?, message?, outputs: [...]}`
-/// (`event` repeats the routing key, so a consumer reading a queue still tells `job.duplicate` from `job.succeeded`).
+/// One event for upstream services: `{event, event_id, id, state, attempt, worker, at, input?, error?, message?,
+/// outputs: [...]}` (`event` repeats the routing key, so a consumer reading a queue still tells `job.duplicate` from
+/// `job.succeeded`). `event_id` is unique per event (`<worker>/<local event row id>` for stored transitions), so a
+/// consumer such as `sluice ledger` can apply each event once however often it is delivered.
 /// Built only from the store's records (URLs already redacted) or from redacted output names.
 public struct JobEvent: Sendable, Equatable {
     /// The routing key: `job.<state>`, `job.duplicate` or `job.progress`.
     public var kind: String
+    /// The event's unique id (`event_id` in the body).
+    public var eventID: String
     public var body: JSONValue
 
     /// The event of a state the job just entered, from its committed record.
@@ -17,11 +21,15 @@ public struct JobEvent: Sendable, Equatable {
     ///   - outputs: its outputs (redacted URLs).
     ///   - kind: the routing key; defaults to `job.<state>`.
     ///   - message: a sentence for humans, when there is more to say than the error.
+    ///   - eventID: the event's unique id; nil makes one from the worker and a random UUID.
     ///   - at: the event time.
-    public init(job: JobRecord, outputs: [OutputRecord], kind: String? = nil, message: String? = nil, at: Date = Date()) {
+    public init(job: JobRecord, outputs: [OutputRecord], kind: String? = nil, message: String? = nil,
+                eventID: String? = nil, at: Date = Date()) {
         self.kind = kind ?? "job.\(job.state.rawValue)"
+        self.eventID = eventID ?? Self.randomID(worker: job.workerID)
         var fields: [String: JSONValue] = [
             "event": .string(self.kind),
+            "event_id": .string(self.eventID),
             "id": .string(job.id),
             "state": .string(job.state.rawValue),
             "attempt": .number(Double(job.attempts)),
@@ -38,6 +46,7 @@ public struct JobEvent: Sendable, Equatable {
                 ])
             }),
         ]
+        if let input = job.input { fields["input"] = .string(input) }
         if let error = job.error { fields["error"] = .string(error) }
         if let message { fields["message"] = .string(message) }
         body = .object(fields)
@@ -52,8 +61,10 @@ public struct JobEvent: Sendable, Equatable {
     ///   - at: the event time.
     public init(progressOf spec: JobSpec, attempt: Int, workerID: String, progress: PipelineProgress, at: Date = Date()) {
         kind = "job.progress"
+        eventID = Self.randomID(worker: workerID)
         body = .object([
             "event": .string(kind),
+            "event_id": .string(eventID),
             "id": .string(spec.id),
             "state": .string(JobState.running.rawValue),
             "attempt": .number(Double(attempt)),
@@ -78,4 +89,17 @@ public struct JobEvent: Sendable, Equatable {
 
     /// The JSON body as bytes.
     public var json: [UInt8] { Array(body.jsonText().utf8) }
+
+    /// The id of a stored transition: its worker and its row in that worker's `job_events`.
+    /// - Parameters:
+    ///   - worker: the publishing worker's id.
+    ///   - eventRow: the event's `job_events.id` in that worker's database.
+    public static func storedID(worker: String, eventRow: Int64) -> String {
+        "\(worker)/\(eventRow)"
+    }
+
+    /// An id for an event without a stored row (progress), unique without coordination.
+    static func randomID(worker: String?) -> String {
+        "\(worker ?? "sluice")/\(UUID().uuidString.lowercased())"
+    }
 }

@@ -97,11 +97,11 @@ public enum JobsFormatting {
 
     /// The aligned table of `jobs list`.
     public static func table(_ jobs: [JobRecord], outputs: [String: [OutputRecord]], now: Date = Date()) -> String {
-        let header = ["ID", "STATE", "ATTEMPTS", "AGE", "DURATION", "ENCODER", "OUTPUTS", "ERROR"]
+        let header = ["ID", "STATE", "WORKER", "ATTEMPTS", "AGE", "DURATION", "ENCODER", "OUTPUTS", "ERROR"]
         var rows = [header]
         for job in jobs {
             rows.append([
-                job.id, job.state.rawValue, String(job.attempts),
+                job.id, job.state.rawValue, job.workerID ?? "-", String(job.attempts),
                 duration(now.timeIntervalSince(job.createdAt)), duration(job.duration),
                 job.encoder ?? "-", outputsOK(outputs[job.id] ?? []),
                 oneLine(job.error ?? ""),

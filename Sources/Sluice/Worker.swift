@@ -74,7 +74,8 @@ public final class Worker: @unchecked Sendable {
         self.broker = broker
         self.log = log
         self.metrics = metrics
-        let events = EventPublisher(broker: broker, store: store, log: log, metrics: metrics)
+        let events = EventPublisher(broker: broker, store: store, log: log, metrics: metrics,
+                                    workerID: configuration.workerID)
         self.events = events
         runner = JobRunner(store: store, workerID: configuration.workerID, paths: configuration.paths,
                            storeInterval: configuration.storeInterval, onTransition: { events.transitioned($0) })
@@ -711,12 +712,14 @@ final class EventPublisher: Sendable {
     private let store: JobStore
     private let log: WorkerLog
     private let metrics: WorkerMetrics?
+    private let workerID: String
 
-    init(broker: BrokerConnection, store: JobStore, log: WorkerLog, metrics: WorkerMetrics?) {
+    init(broker: BrokerConnection, store: JobStore, log: WorkerLog, metrics: WorkerMetrics?, workerID: String) {
         self.broker = broker
         self.store = store
         self.log = log
         self.metrics = metrics
+        self.workerID = workerID
     }
 
     /// Publishes the event of the state `job` is in (or of `kind`), with its outputs read from the store.
@@ -727,7 +730,16 @@ final class EventPublisher: Sendable {
         } catch {
             log("cannot read the outputs for the event: \(error)", job: job.id)
         }
-        let event = JobEvent(job: job, outputs: outputs, kind: kind, message: message)
+        // The stored row this event reports names it, so a redelivered copy is recognised downstream.
+        var eventID: String?
+        do {
+            if let row = try store.latestEvent(jobID: job.id), row.kind.rawValue == (kind ?? "job.\(job.state.rawValue)") {
+                eventID = JobEvent.storedID(worker: workerID, eventRow: row.id)
+            }
+        } catch {
+            log("cannot read the event row back for its id: \(error)", job: job.id)
+        }
+        let event = JobEvent(job: job, outputs: outputs, kind: kind, message: message, eventID: eventID)
         broker.publishEvent(routingKey: event.kind, body: event.json)
         // A duplicate's record is the earlier success, not a new transition.
         if kind == nil { metrics?.transitioned(job, outputs: outputs) }

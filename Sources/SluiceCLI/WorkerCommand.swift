@@ -13,11 +13,22 @@ struct BrokerOptions: ParsableArguments {
     @Option(name: .customLong("amqp-ca"), help: ArgumentHelp("CA file for amqps:// peer verification (env SLUICE_AMQP_CA).", valueName: "path"))
     var caCertPath: String = ProcessInfo.processInfo.environment["SLUICE_AMQP_CA"] ?? ""
 
+    @Option(name: .customLong("jobs-queue-type"), help: ArgumentHelp("How sluice.jobs is declared: classic (priorities 0…9) or quorum (replicated, delivery limit); the same on every client of the broker (env SLUICE_JOBS_QUEUE_TYPE).", valueName: "type"))
+    var jobsQueueType: String = ProcessInfo.processInfo.environment["SLUICE_JOBS_QUEUE_TYPE"] ?? "classic"
+
+    @Option(name: .customLong("jobs-delivery-limit"), help: ArgumentHelp("Quorum queue only: deliveries of one job message before the broker dead-letters it (env SLUICE_JOBS_DELIVERY_LIMIT).", valueName: "n"))
+    var jobsDeliveryLimit: Int = Int(ProcessInfo.processInfo.environment["SLUICE_JOBS_DELIVERY_LIMIT"] ?? "") ?? Topology.defaultDeliveryLimit
+
     /// The parsed URL; a bad URL is a usage error whose message never quotes the URL (it may hold a password).
     func configuration() throws -> BrokerConfiguration {
+        guard let queueType = JobsQueueType(name: jobsQueueType, deliveryLimit: jobsDeliveryLimit) else {
+            throw ValidationError(
+                "--jobs-queue-type must be classic or quorum and --jobs-delivery-limit at least 1, got \(jobsQueueType) and \(jobsDeliveryLimit)")
+        }
         do {
             var configuration = BrokerConfiguration(url: try BrokerURL(parsing: amqpURL))
             configuration.caCertPath = caCertPath.isEmpty ? nil : caCertPath
+            configuration.jobsQueueType = queueType
             return configuration
         } catch {
             throw ValidationError("--amqp-url: \(error)")

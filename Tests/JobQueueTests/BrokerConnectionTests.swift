@@ -219,6 +219,22 @@ struct BrokerConnectionTests {
         #expect(received.all.count == 1)
     }
 
+    @Test("amqp://user:pass@host:port/ (a bare trailing slash) logs in to the default vhost, not the refused empty one")
+    func bareTrailingSlashIsDefaultVhost() async throws {
+        let base = try BrokerURL(parsing: try #require(TestBroker.url))
+        let written = "amqp://\(base.user):\(base.password)@\(base.host):\(base.port)/"
+        var configuration = BrokerConfiguration(url: try BrokerURL(parsing: written), connectionName: "jq-trailing-slash")
+        configuration.consumesJobs = false
+        configuration.consumesControl = false
+        configuration.maxConnectAttempts = 1
+        let connection = try await connected(configuration)
+        defer { connection.close() }
+        let connections = try TestBroker.ctl(["list_connections", "--quiet", "--no-table-headers", "vhost",
+                                              "client_properties"])
+        #expect(connections.split(separator: "\n").contains { $0.hasPrefix("/\t") && $0.contains("jq-trailing-slash") },
+                "\(connections)")
+    }
+
     @Test("a wrong password gives up after maxConnectAttempts with a typed reason, and never logs the password")
     func refusedLogin() async throws {
         var configuration = try TestBroker.configuration(vhost: "jq-refused")

@@ -18,8 +18,12 @@ struct BrokerURLTests {
               user: "usera", password: "apass", vhost: "v/host"),
         Valid(url: "amqp://guest:guest@127.0.0.1:5699/%2F", tls: false, host: "127.0.0.1", port: 5699,
               user: "guest", password: "guest", vhost: "/"),
-        // A bare trailing slash is the empty vhost, per the spec.
-        Valid(url: "amqp://host/", tls: false, host: "host", port: 5672, user: "guest", password: "guest", vhost: ""),
+        // A bare trailing slash is the default vhost, as pika reads it (the spec's empty vhost is refused with 530).
+        Valid(url: "amqp://host/", tls: false, host: "host", port: 5672, user: "guest", password: "guest", vhost: "/"),
+        Valid(url: "amqp://user:pass@host:5672/", tls: false, host: "host", port: 5672, user: "user",
+              password: "pass", vhost: "/"),
+        Valid(url: "amqps://user:pass@host/", tls: true, host: "host", port: 5671, user: "user",
+              password: "pass", vhost: "/"),
         Valid(url: "amqp://[::1]:5673/x", tls: false, host: "::1", port: 5673, user: "guest", password: "guest", vhost: "x"),
         Valid(url: "amqp://u@h", tls: false, host: "h", port: 5672, user: "u", password: "", vhost: "/"),
         // '@' and ':' inside a password must be escaped; the last '@' ends the userinfo.
@@ -59,7 +63,7 @@ struct BrokerURLTests {
     static let redactions: [(url: String, redacted: String)] = [
         ("amqp://user:secret@host:5672/%2F", "amqp://***@host:5672/%2F"),
         ("amqps://user:secret@broker.example/prod", "amqps://***@broker.example:5671/prod"),
-        ("amqp://secret@[::1]:5673/", "amqp://***@[::1]:5673/"),
+        ("amqp://secret@[::1]:5673/", "amqp://***@[::1]:5673/%2F"),
         ("amqp://host", "amqp://***@host:5672/%2F"),
     ]
 

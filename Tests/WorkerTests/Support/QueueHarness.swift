@@ -156,7 +156,10 @@ final class QueueHarness: @unchecked Sendable {
         return "amqp://\(base.user):\(base.password)@\(base.host):\(base.port)/\(vhost)"
     }
 
-    init(_ vhost: String) async throws {
+    /// - Parameters:
+    ///   - vhost: the test's vhost, created afresh.
+    ///   - jobsQueueType: how the harness's publisher declares `sluice.jobs` (workers must agree).
+    init(_ vhost: String, jobsQueueType: JobsQueueType = .classic) async throws {
         self.vhost = vhost
         let base = try BrokerURL(parsing: try #require(PrivateBroker.url))
         try await PrivateBroker.ctl(["eval", """
@@ -170,6 +173,7 @@ final class QueueHarness: @unchecked Sendable {
         var configuration = BrokerConfiguration(url: url, connectionName: "worker-tests-\(vhost)")
         configuration.consumesJobs = false
         configuration.consumesControl = false
+        configuration.jobsQueueType = jobsQueueType
         self.configuration = configuration
 
         let workBase = ProcessInfo.processInfo.environment["SLUICE_TEST_WORK"] ?? NSTemporaryDirectory()
