@@ -14,6 +14,9 @@ import yaml
 # The queue and secret the Swift code and the base agree on (Topology.jobsQueue, secret-amqp.yaml).
 JOBS_QUEUE = "sluice.jobs"
 AMQP_SECRET = "sluice-amqp"
+# A running job's lease queue (JobLease.queueName), and queues that hold no work a worker must take.
+LEASE_QUEUE_EXAMPLE = "sluice.lease.cam42-restream"
+NOT_JOBS = ("sluice.jobs.dead", "sluice.jobs.retry", "sluice.ledger", "sluice.events", "test.sluice.jobs")
 
 
 def main() -> int:
@@ -77,7 +80,18 @@ def main() -> int:
         need(len(rabbit) == 1, "the ScaledObject needs one rabbitmq trigger")
         for trigger in rabbit:
             meta = trigger["metadata"]
-            need(meta.get("queueName") == JOBS_QUEUE, f"the rabbitmq trigger must watch {JOBS_QUEUE}, not {meta.get('queueName')}")
+            queue = meta.get("queueName", "")
+            if meta.get("useRegex") == "true":
+                # Waiting jobs (sluice.jobs) plus running ones (a claim in each lease queue), nothing else.
+                need(meta.get("operation") == "sum", "a regex rabbitmq trigger must sum its queues")
+                matches = lambda name: re.fullmatch(queue, name) is not None
+                for name in (JOBS_QUEUE, LEASE_QUEUE_EXAMPLE):
+                    need(matches(name), f"the rabbitmq trigger's queueName {queue} must match {name}")
+                for name in NOT_JOBS:
+                    need(not matches(name), f"the rabbitmq trigger's queueName {queue} must not match {name}")
+            else:
+                need(queue == JOBS_QUEUE, f"the rabbitmq trigger must watch {JOBS_QUEUE}, not {queue}")
+            need(meta.get("protocol") == "http", "the rabbitmq trigger must use the http protocol (counts unacked messages too)")
             need(meta.get("mode") == "QueueLength", "the rabbitmq trigger must scale on QueueLength")
             need(meta.get("value") == config.get("SLUICE_CONCURRENCY"),
                  f"queue length per pod ({meta.get('value')}) must equal SLUICE_CONCURRENCY ({config.get('SLUICE_CONCURRENCY')})")
