@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// docker/ is validated as files: no Docker engine runs on the build machines.
+/// docker/ as files (the images and the running stack are tested by scripts/stack-e2e).
 @Suite("docker/ files")
 struct DockerFilesTests {
     static let docker = JobSpecTests.repository.appendingPathComponent("docker")
@@ -11,13 +11,34 @@ struct DockerFilesTests {
         let file = DockerFilesTests.docker.appendingPathComponent("docker-compose.yml").path
         try Command.run("docker-compose", ["-f", file, "config", "-q"])
         let services = try Command.run("docker-compose", ["-f", file, "--profile", "publisher", "config", "--services"])
-        #expect(Set(services.text.split(separator: "\n").map(String.init)) == ["rabbitmq", "rtmp", "worker-1", "worker-2", "publisher"])
+        #expect(Set(services.text.split(separator: "\n").map(String.init)) == ["rabbitmq", "rtmp", "worker-1", "worker-2", "ledger", "publisher"])
         let resolved = try Command.run("docker-compose", ["-f", file, "config"]).text
         // The publisher only starts with its profile.
         let publisher = try #require(resolved.range(of: "  publisher:\n"))
         #expect(resolved[publisher.upperBound...].prefix(400).contains("profiles:\n    - publisher"))
         #expect(resolved.contains("consumer_timeout") == false, "the broker setting lives in rabbitmq.conf, mounted")
         #expect(resolved.contains("20-sluice.conf"))
+        // Registry users get the official images by default.
+        #expect(resolved.contains("image: rabbitmq:3-management"))
+        #expect(resolved.contains("SWIFT_IMAGE: swift:6.3-bookworm") && resolved.contains("RUNTIME_IMAGE: debian:bookworm-slim"))
+        // Workers drain on SIGTERM for SLUICE_GRACE_S (30 s): the engine must not SIGKILL them before (default 10 s).
+        #expect(resolved.components(separatedBy: "SLUICE_GRACE_S: '30'").count - 1 == 2)
+        #expect(resolved.components(separatedBy: "stop_grace_period: 45s").count - 1 == 2)
+        #expect(resolved.contains("command:\n    - ledger"))
+    }
+
+    @Test("the offline override swaps every base for an image built from Debian's packages, and keeps the ports")
+    func offlineOverride() throws {
+        let base = DockerFilesTests.docker.appendingPathComponent("docker-compose.yml").path
+        let offline = DockerFilesTests.docker.appendingPathComponent("docker-compose.offline.yml").path
+        let resolved = try Command.run("docker-compose", ["-f", base, "-f", offline, "config"]).text
+        #expect(!resolved.contains("rabbitmq:3-management"))
+        #expect(!resolved.contains("swift:6.3-bookworm") && !resolved.contains("debian:bookworm-slim"))
+        #expect(resolved.contains("image: localhost/sluice-rabbitmq:bookworm"))
+        #expect(resolved.components(separatedBy: "image: localhost/sluice:latest").count - 1 == 3)
+        for port in ["5672", "15672", "1935", "9091", "9092", "9093"] {
+            #expect(resolved.contains("127.0.0.1:\(port):"), "port \(port)")
+        }
     }
 
     @Test("the worker image is multi-stage, runs as a non-root user and has a health check")
@@ -25,7 +46,8 @@ struct DockerFilesTests {
         let text = try String(contentsOf: DockerFilesTests.docker.appendingPathComponent("Dockerfile"), encoding: .utf8)
         let stages = text.split(separator: "\n").filter { $0.hasPrefix("FROM ") }
         #expect(stages.count == 2)
-        #expect(stages.last?.contains("debian:bookworm-slim") == true)
+        #expect(stages.last == "FROM ${RUNTIME_IMAGE}")
+        #expect(text.contains("ARG RUNTIME_IMAGE=debian:bookworm-slim") && text.contains("ARG SWIFT_IMAGE=swift:6.3-bookworm"))
         #expect(text.contains("\nUSER sluice"))
         #expect(text.contains("HEALTHCHECK"))
         for library in ["libavformat59", "libavcodec59", "libswscale6", "libswresample4", "librabbitmq4", "libsqlite3-0"] {

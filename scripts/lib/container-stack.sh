@@ -1,0 +1,146 @@
+# Sourced by scripts/stack: `up|status|down --containers`, docker/docker-compose.yml on the machine's engine.
+#
+# Docker where its daemon answers (official images from the registry, `docker compose` or docker-compose);
+# otherwise Debian's podman serving the Docker API to docker-compose, with images built from Debian's
+# packages (scripts/lib/container-images.sh) and docker/docker-compose.offline.yml on top.
+#
+# Podman on these machines: the runc runtime (crun fails on hybrid cgroups), cgroupfs (no systemd), and
+# default ulimits, all set in /etc/containers/containers.conf when that file does not exist yet.
+# State: $stack/containers/ (engine socket, service pid, logs saved at `down`).
+
+compose_project="${SLUICE_COMPOSE_PROJECT:-sluice}"
+engine=""
+compose=()
+
+containers_setup() {
+  mkdir -p "$stack/containers"
+  if command -v docker >/dev/null && timeout 10 docker info >/dev/null 2>&1; then
+    engine=docker
+    if docker compose version >/dev/null 2>&1; then compose=(docker compose); else compose=(docker-compose); fi
+    compose+=(-p "$compose_project" -f docker/docker-compose.yml)
+    return
+  fi
+  engine=podman
+  podman_packages
+  podman_configure
+  podman_service
+  compose=(docker-compose -p "$compose_project" -f docker/docker-compose.yml -f docker/docker-compose.offline.yml)
+}
+
+podman_packages() {
+  local missing=()
+  for tool in podman:podman mmdebstrap:mmdebstrap runc:runc docker-compose:docker-compose \
+              fuse-overlayfs:fuse-overlayfs newuidmap:uidmap slirp4netns:slirp4netns curl:curl; do
+    command -v "${tool%%:*}" >/dev/null || missing+=("${tool##*:}")
+  done
+  ((${#missing[@]})) || return 0
+  echo "stack: installing ${missing[*]}" >&2
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+podman_configure() {
+  local conf=/etc/containers/containers.conf
+  if [ ! -e "$conf" ]; then
+    local sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo mkdir -p /etc/containers
+    $sudo tee "$conf" >/dev/null <<'CONF'
+# Written by sluice's scripts/stack: runc (crun fails on hybrid cgroups here), cgroupfs and file events
+# (no systemd), and default ulimits (containers get none otherwise, which RabbitMQ and nginx refuse).
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+CONF
+  elif ! grep -q 'runtime *= *"runc"' "$conf"; then
+    echo "stack: warning: $conf exists without runtime = \"runc\"; crun fails on hybrid cgroups" >&2
+  fi
+}
+
+# The Docker API on a socket of the stack's own, served by `podman system service` until `down`.
+podman_service() {
+  local socket="$stack/containers/podman.sock" pidfile="$stack/containers/podman-service.pid"
+  export DOCKER_HOST="unix://$socket"
+  if [ -S "$socket" ] && curl -fsS --unix-socket "$socket" http://d/_ping >/dev/null 2>&1; then return; fi
+  rm -f "$socket"
+  setsid nohup podman system service --time=0 "$DOCKER_HOST" > "$stack/containers/podman-service.log" 2>&1 < /dev/null &
+  echo $! > "$pidfile"
+  for _ in $(seq 1 100); do
+    curl -fsS --unix-socket "$socket" http://d/_ping >/dev/null 2>&1 && return
+    sleep 0.1
+  done
+  echo "stack: podman system service did not answer on $socket (see $stack/containers/podman-service.log)" >&2
+  exit 1
+}
+
+# Polls URL until it answers 200, up to $2 seconds.
+wait_http() {
+  local url=$1 limit=$2 start=$SECONDS
+  until curl -fsS -o /dev/null "$url" 2>/dev/null; do
+    if ((SECONDS - start > limit)); then return 1; fi
+    sleep 1
+  done
+}
+
+containers_up() {
+  local started=$SECONDS
+  containers_setup
+  echo "stack: engine $engine; compose: ${compose[*]}" >&2
+  if [ "$engine" = podman ]; then
+    scripts/lib/container-images.sh offline
+    "${compose[@]}" up -d --no-build >&2
+  else
+    "${compose[@]}" up -d --build >&2
+  fi
+  local built=$((SECONDS - started))
+  echo "stack: waiting for RabbitMQ, both workers and the ledger to be healthy" >&2
+  local name port
+  for entry in worker-1:9091 worker-2:9092 ledger:9093; do
+    name=${entry%%:*}; port=${entry##*:}
+    if ! wait_http "http://127.0.0.1:$port/healthz" 180; then
+      echo "stack: $name is not healthy on 127.0.0.1:$port after 180 s; its log:" >&2
+      "${compose[@]}" logs --no-color --tail 40 "$name" >&2 || true
+      exit 1
+    fi
+  done
+  local ready=$((SECONDS - started))
+  cat > "$stack/containers/env" <<ENV
+export SLUICE_AMQP_URL='amqp://sluice:${SLUICE_AMQP_PASSWORD:-sluice}@127.0.0.1:5672/'
+export SLUICE_STACK_RTMP='rtmp://127.0.0.1:1935'
+export SLUICE_STACK_ENGINE='$engine'
+${DOCKER_HOST:+export DOCKER_HOST='$DOCKER_HOST'}
+ENV
+  echo "$ready" > "$stack/containers/cold-start-s"
+  echo "stack: up in ${ready} s (${built} s images and containers, $((ready - built)) s until healthy)" >&2
+  echo "stack: AMQP 127.0.0.1:5672, management 127.0.0.1:15672, RTMP 127.0.0.1:1935," \
+       "workers http://127.0.0.1:9091/ and :9092/, ledger http://127.0.0.1:9093/" >&2
+  echo "stack: source $stack/containers/env; ${compose[*]} exec ledger sluice jobs list" >&2
+}
+
+containers_status() {
+  containers_setup
+  "${compose[@]}" ps
+}
+
+# SIGTERM with each service's stop_grace_period (workers drain), logs and exit codes kept, then removal.
+containers_down() {
+  containers_setup
+  local saved="$stack/containers/down"
+  rm -rf "$saved"; mkdir -p "$saved"
+  "${compose[@]}" stop >&2 || true
+  for service in worker-1 worker-2 ledger rabbitmq rtmp; do
+    "${compose[@]}" logs --no-color "$service" > "$saved/$service.log" 2>&1 || true
+    local id
+    id=$("${compose[@]}" ps -q "$service" 2>/dev/null | head -n 1)
+    [ -n "$id" ] && $engine inspect -f '{{.State.ExitCode}}' "$id" > "$saved/$service.exit" 2>/dev/null || true
+  done
+  "${compose[@]}" down ${SLUICE_STACK_DOWN_VOLUMES:+-v} >&2 || true
+  if [ "$engine" = podman ] && [ -f "$stack/containers/podman-service.pid" ]; then
+    kill "$(cat "$stack/containers/podman-service.pid")" 2>/dev/null || true
+    rm -f "$stack/containers/podman-service.pid" "$stack/containers/podman.sock"
+  fi
+  echo "stack: down (logs and exit codes in $saved)" >&2
+}
