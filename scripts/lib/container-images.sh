@@ -7,7 +7,8 @@
 #
 # Images: localhost/sluice-base:bookworm, localhost/sluice-swift:bookworm, localhost/sluice-rabbitmq:bookworm,
 # sluice-rtmp:latest, sluice:latest (the names docker/docker-compose.offline.yml uses).
-# Run from the repository root. Heavy steps run under `nice -n 10`: the machine is shared.
+# Run from the repository root. Heavy steps run under `nice -n 10`: the machine is shared. `--format docker`
+# keeps the images' HEALTHCHECKs (the OCI format drops them).
 set -euo pipefail
 
 cache="${SLUICE_IMAGE_CACHE:-/var/cache/sluice}"
@@ -45,27 +46,27 @@ swift_image() {
   stamp "building localhost/sluice-swift:bookworm with the toolchain of $toolchain"
   local mirror=()
   [ -d "$packages" ] && mirror=(-v "$packages:/swift-packages:ro")
-  nice -n 10 podman build -q -v "$toolchain:/toolchain:ro" "${mirror[@]}" -f docker/Dockerfile.swift \
+  nice -n 10 podman build -q --format docker -v "$toolchain:/toolchain:ro" "${mirror[@]}" -f docker/Dockerfile.swift \
     -t localhost/sluice-swift:bookworm docker >/dev/null
 }
 
 rabbitmq_image() {
   have localhost/sluice-rabbitmq:bookworm && return
   stamp "building localhost/sluice-rabbitmq:bookworm (Debian's rabbitmq-server)"
-  nice -n 10 podman build -q -f docker/Dockerfile.rabbitmq -t localhost/sluice-rabbitmq:bookworm . >/dev/null
+  nice -n 10 podman build -q --format docker -f docker/Dockerfile.rabbitmq -t localhost/sluice-rabbitmq:bookworm . >/dev/null
 }
 
 rtmp_image() {
   have localhost/sluice-rtmp:latest && return
   stamp "building sluice-rtmp:latest (Debian's nginx + libnginx-mod-rtmp)"
-  nice -n 10 podman build -q -f docker/Dockerfile.rtmp --build-arg RUNTIME_IMAGE=localhost/sluice-base:bookworm \
+  nice -n 10 podman build -q --format docker -f docker/Dockerfile.rtmp --build-arg RUNTIME_IMAGE=localhost/sluice-base:bookworm \
     -t localhost/sluice-rtmp:latest . >/dev/null
 }
 
 worker_image() {
   have localhost/sluice:latest && return
   stamp "building sluice:latest (swift build -c release inside localhost/sluice-swift:bookworm)"
-  nice -n 10 podman build -q -f docker/Dockerfile \
+  nice -n 10 podman build -q --format docker -f docker/Dockerfile \
     --build-arg SWIFT_IMAGE=localhost/sluice-swift:bookworm --build-arg RUNTIME_IMAGE=localhost/sluice-base:bookworm \
     -t localhost/sluice:latest . >/dev/null
 }

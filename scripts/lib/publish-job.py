@@ -1,4 +1,5 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
+# Debian's python3 (python3-pika, installed by scripts/bootstrap), not whatever python3 comes first on PATH.
 """Publishes one job document to sluice.jobs with pika, as an upstream service would.
 
 usage: publish-job.py AMQP_URL JOB.json
