@@ -30,14 +30,17 @@ containers_setup() {
 podman_packages() {
   local missing=()
   for tool in podman:podman mmdebstrap:mmdebstrap runc:runc docker-compose:docker-compose \
-              fuse-overlayfs:fuse-overlayfs newuidmap:uidmap slirp4netns:slirp4netns curl:curl; do
+              fuse-overlayfs:fuse-overlayfs newuidmap:uidmap slirp4netns:slirp4netns curl:curl \
+              /usr/lib/podman/netavark:netavark /usr/lib/podman/aardvark-dns:aardvark-dns iptables:iptables; do
     command -v "${tool%%:*}" >/dev/null || missing+=("${tool##*:}")
   done
   ((${#missing[@]})) || return 0
   echo "stack: installing ${missing[*]}" >&2
   local sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  # With podman's recommends (buildah, catatonit): the set this stack was tested with. netavark and
+  # aardvark-dns give the compose network its DNS, so services reach each other by name.
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2
 }
 
 podman_configure() {
