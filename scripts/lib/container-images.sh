@@ -28,7 +28,8 @@ base() {
   if [ ! -s "$tarball" ]; then
     stamp "bootstrapping Debian bookworm (mmdebstrap --variant=minbase) into $tarball"
     # Without manuals, docs and translations, as debian:bookworm-slim is (copyright files stay).
-    nice -n 10 mmdebstrap --variant=minbase --mode=root \
+    rm -rf "$tarball.tmp"
+    nice -n 10 mmdebstrap --variant=minbase --mode=root --format=tar \
       --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
       --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
       --dpkgopt='path-exclude=/usr/share/info/*' \
