@@ -6,15 +6,41 @@
 #
 # Podman on these machines: the runc runtime (crun fails on hybrid cgroups), cgroupfs (no systemd), and
 # default ulimits, all set in /etc/containers/containers.conf when that file does not exist yet.
-# State: $stack/containers/ (engine socket, service pid, logs saved at `down`).
+# State: $stack/containers/ (service pid, env, logs saved at `down`); the API socket is /tmp/sluice-podman-*.sock.
 
 compose_project="${SLUICE_COMPOSE_PROJECT:-sluice}"
 engine=""
 compose=()
 
+# True when a Docker daemon answers: not podman's Docker API (a DOCKER_HOST from .stack/containers/env).
+docker_engine_runs() {
+  command -v docker >/dev/null || return 1
+  local components
+  components=$(timeout 10 docker version --format '{{range .Server.Components}}{{.Name}},{{end}}' 2>/dev/null) || return 1
+  [ -n "$components" ] && [[ "$components" != *Podman* ]]
+}
+
+# The API socket `podman system service` serves for this stack.
+podman_socket() {
+  echo "/tmp/sluice-podman-$(printf '%s' "$stack" | md5sum | cut -c1-12).sock"
+}
+
+# Engine and compose command of a stack that is already up, starting and installing nothing.
+containers_attach() {
+  if docker_engine_runs; then
+    engine=docker
+    if docker compose version >/dev/null 2>&1; then compose=(docker compose); else compose=(docker-compose); fi
+    compose+=(-p "$compose_project" -f docker/docker-compose.yml)
+  else
+    engine=podman
+    export DOCKER_HOST="unix://$(podman_socket)"
+    compose=(docker-compose -p "$compose_project" -f docker/docker-compose.yml -f docker/docker-compose.offline.yml)
+  fi
+}
+
 containers_setup() {
   mkdir -p "$stack/containers"
-  if command -v docker >/dev/null && timeout 10 docker info >/dev/null 2>&1; then
+  if docker_engine_runs; then
     engine=docker
     if docker compose version >/dev/null 2>&1; then compose=(docker compose); else compose=(docker-compose); fi
     compose+=(-p "$compose_project" -f docker/docker-compose.yml)
@@ -65,14 +91,19 @@ CONF
 
 # The Docker API on a socket of the stack's own, served by `podman system service` until `down`.
 podman_service() {
-  local socket="$stack/containers/podman.sock" pidfile="$stack/containers/podman-service.pid"
+  # In /tmp: a socket path must stay under 108 bytes, which a deep checkout's .stack may not.
+  local socket pidfile="$stack/containers/podman-service.pid"
+  socket=$(podman_socket)
   export DOCKER_HOST="unix://$socket"
   if [ -S "$socket" ] && curl -fsS --unix-socket "$socket" http://d/_ping >/dev/null 2>&1; then return; fi
   rm -f "$socket"
   setsid nohup podman system service --time=0 "$DOCKER_HOST" > "$stack/containers/podman-service.log" 2>&1 < /dev/null &
-  echo $! > "$pidfile"
   for _ in $(seq 1 100); do
-    curl -fsS --unix-socket "$socket" http://d/_ping >/dev/null 2>&1 && return
+    if curl -fsS --unix-socket "$socket" http://d/_ping >/dev/null 2>&1; then
+      # By its exact command line (the socket is this stack's own): $! may be a setsid that forked.
+      pgrep -f -x "podman system service --time=0 $DOCKER_HOST" > "$pidfile"
+      return
+    fi
     sleep 0.1
   done
   echo "stack: podman system service did not answer on $socket (see $stack/containers/podman-service.log)" >&2
@@ -141,9 +172,12 @@ containers_down() {
     [ -n "$id" ] && $engine inspect -f '{{.State.ExitCode}}' "$id" > "$saved/$service.exit" 2>/dev/null || true
   done
   "${compose[@]}" down ${SLUICE_STACK_DOWN_VOLUMES:+-v} >&2 || true
-  if [ "$engine" = podman ] && [ -f "$stack/containers/podman-service.pid" ]; then
-    kill "$(cat "$stack/containers/podman-service.pid")" 2>/dev/null || true
-    rm -f "$stack/containers/podman-service.pid" "$stack/containers/podman.sock"
+  if [ "$engine" = podman ]; then
+    # Every service this stack started on its socket, by id (found by the exact command line).
+    local pids
+    pids=$(cat "$stack/containers/podman-service.pid" 2>/dev/null; pgrep -f -x "podman system service --time=0 $DOCKER_HOST" || true)
+    for pid in $(echo "$pids" | sort -u); do kill "$pid" 2>/dev/null || true; done
+    rm -f "$stack/containers/podman-service.pid" "${DOCKER_HOST#unix://}"
   fi
   echo "stack: down (logs and exit codes in $saved)" >&2
 }
