@@ -3,7 +3,10 @@
 # with mmdebstrap (cached as a tarball), a Swift build image with the host's toolchain, RabbitMQ and
 # nginx-rtmp from Debian's packages, and the worker image from docker/Dockerfile on those bases.
 #
-#   scripts/lib/container-images.sh offline   # every image; a present image is kept (SLUICE_REBUILD=1 rebuilds)
+#   scripts/lib/container-images.sh offline   # every image (SLUICE_REBUILD=1 bootstraps the bases again too)
+#
+# The bases (Debian, Swift) are kept once built; the images made from this repository's files are built on
+# every call, so they never lag behind the sources (the engine's layer cache makes an unchanged build quick).
 #
 # Images: localhost/sluice-base:bookworm, localhost/sluice-swift:bookworm, localhost/sluice-rabbitmq:bookworm,
 # sluice-rtmp:latest, sluice:latest (the names docker/docker-compose.offline.yml uses).
@@ -52,20 +55,17 @@ swift_image() {
 }
 
 rabbitmq_image() {
-  have localhost/sluice-rabbitmq:bookworm && return
   stamp "building localhost/sluice-rabbitmq:bookworm (Debian's rabbitmq-server)"
   nice -n 10 podman build -q --format docker -f docker/Dockerfile.rabbitmq -t localhost/sluice-rabbitmq:bookworm . >/dev/null
 }
 
 rtmp_image() {
-  have localhost/sluice-rtmp:latest && return
   stamp "building sluice-rtmp:latest (Debian's nginx + libnginx-mod-rtmp)"
   nice -n 10 podman build -q --format docker -f docker/Dockerfile.rtmp --build-arg RUNTIME_IMAGE=localhost/sluice-base:bookworm \
     -t localhost/sluice-rtmp:latest . >/dev/null
 }
 
 worker_image() {
-  have localhost/sluice:latest && return
   stamp "building sluice:latest (swift build -c release inside localhost/sluice-swift:bookworm)"
   nice -n 10 podman build -q --format docker -f docker/Dockerfile \
     --build-arg SWIFT_IMAGE=localhost/sluice-swift:bookworm --build-arg RUNTIME_IMAGE=localhost/sluice-base:bookworm \
