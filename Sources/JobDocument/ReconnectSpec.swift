@@ -1,22 +1,19 @@
-import MediaEngine
-
 /// The job option `reconnect` (DESIGN §3, issue #3): how RTMP outputs, and a live input, retry after
 /// losing their connection. `{"attempts": 10, "initial_delay_s": 0.5, "max_delay_s": 10}` are the defaults.
 public struct ReconnectSpec: Sendable, Equatable {
     /// Tries in a row after a failure before an output gives up (0: never reconnect).
-    public var attempts = ReconnectPolicy.defaultAttempts
-    public var initialDelaySeconds = ReconnectPolicy.defaultInitialDelay
-    public var maxDelaySeconds = ReconnectPolicy.defaultMaxDelay
+    public var attempts = ReconnectSpec.defaultAttempts
+    public var initialDelaySeconds = ReconnectSpec.defaultInitialDelaySeconds
+    public var maxDelaySeconds = ReconnectSpec.defaultMaxDelaySeconds
 
+    public static let defaultAttempts = 10
+    public static let defaultInitialDelaySeconds = 0.5
+    public static let defaultMaxDelaySeconds = 10.0
     public static let maxAttempts = 10_000
     /// Longest backoff a job may ask for, seconds.
     public static let maxDelayLimit = 600.0
 
     public init() {}
-
-    public var policy: ReconnectPolicy {
-        ReconnectPolicy(attempts: attempts, initialDelay: initialDelaySeconds, maxDelay: maxDelaySeconds)
-    }
 }
 
 extension SpecValidator {

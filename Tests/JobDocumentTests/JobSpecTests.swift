@@ -1,10 +1,10 @@
 import Foundation
 import Testing
-@testable import Sluice
+@testable import JobDocument
 
 @Suite("Job spec v1")
 struct JobSpecTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Scratch.repository
 
     @Test("every example in jobs/examples parses and validates")
     func examples() throws {
@@ -121,7 +121,7 @@ struct RedactionTests {
 
 @Suite("Path policy")
 struct PathPolicyTests {
-    let root = Fixtures.scratch("roots")
+    let root = Scratch.folder("roots")
 
     @Test("trusted: paths as given; file:// URLs become paths")
     func trusted() throws {
@@ -163,8 +163,7 @@ struct JobSchemaTests {
                 print("invalid")
         """
         let input = Data(Array(documents.map { $0.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n").utf8) + [10])
-        let result = try Command.run("python3", ["-c", script, schema], input: input)
-        return result.text.split(separator: "\n").map(String.init)
+        return try Scratch.run("python3", ["-c", script, schema], input: input).split(separator: "\n").map(String.init)
     }
 
     @Test("the schema accepts every example, as the parser does")
