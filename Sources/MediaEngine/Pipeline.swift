@@ -124,7 +124,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     }
 
     static func format(_ seconds: Double) -> String {
-        seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
+        seconds.rounded() == seconds && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
     }
 }
 

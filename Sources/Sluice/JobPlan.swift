@@ -35,7 +35,7 @@ public struct JobPlan: Sendable {
             options.inputOptions["format_whitelist"] = JobPlan.allowedDemuxers
         } else {
             options.inputOptions["protocol_whitelist"] = "rtmp,rtmps,tcp,tls"
-            options.inputOptions["rw_timeout"] = String(Int64(spec.input.timeoutSeconds * 1_000_000))
+            options.inputOptions["rw_timeout"] = String(ClockConversion.microseconds(spec.input.timeoutSeconds))
             // FFmpeg's rtmp listener: one publisher on the URL's host and port (never the `timeout`
             // option, which means the same but in seconds and without our interrupter).
             if spec.input.listen { options.inputOptions["listen"] = "1" }

@@ -7,7 +7,7 @@ struct SluiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sluice",
         abstract: "A queue-driven H.264/AAC restreaming and transcoding worker.",
-        subcommands: [RunCommand.self, ProbeCommand.self, JobsCommand.self, WorkerCommand.self, EnqueueCommand.self]
+        subcommands: [RunCommand.self, ProbeCommand.self, JobsCommand.self, WorkerCommand.self, EnqueueCommand.self, SchemaCommand.self]
     )
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JobQueue
 import JobStore
+import MediaEngine
 import Sluice
 import SluiceHTTP
 
@@ -124,8 +125,8 @@ struct WorkerCommand: ParsableCommand {
 
         var configuration = WorkerConfiguration(workerID: workerID, concurrency: concurrency,
                                                 paths: .rooted(inputRoot: inputRoot, outputRoot: outputRoot))
-        configuration.grace = .milliseconds(Int64(graceSeconds * 1000))
-        let base = Duration.milliseconds(Int64(retryDelaySeconds * 1000))
+        configuration.grace = .milliseconds(ClockConversion.milliseconds(graceSeconds))
+        let base = Duration.milliseconds(ClockConversion.milliseconds(retryDelaySeconds))
         configuration.retryBackoff = RetryBackoff(base: base, cap: max(base, .seconds(300)))
         configuration.progressEventInterval = progressSeconds
         let registry = MetricsRegistry()

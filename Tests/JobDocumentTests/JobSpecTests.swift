@@ -66,7 +66,7 @@ struct JobSpecTests {
         Invalid(json: #"{"id":"a","input":"a.mp4","video":{"mode":"encode","width":1279},"outputs":["o.flv"]}"#, problems: ["video.width: must be even, got 1279"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","video":{"mode":"encode","profile":"ultra"},"outputs":["o.flv"]}"#, problems: [#"video.profile: must be one of baseline, constrained_baseline, main, high, got "ultra""#]),
         Invalid(json: #"{"id":"a","input":"a.mp4","priority":12,"outputs":["o.flv"]}"#, problems: ["priority: must be a whole number from 0 to 9, got 12"]),
-        Invalid(json: #"{"id":"a","input":"a.mp4","max_duration_s":-1,"outputs":["o.flv"]}"#, problems: ["max_duration_s: must be at least 0, got -1"]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","max_duration_s":-1,"outputs":["o.flv"]}"#, problems: ["max_duration_s: must be from 0 to 2678400 (seconds), got -1"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["rtmp://u:p@h/app/SECRET"],"x":1,"y":{}}"#, problems: ["x: unknown key", "y: unknown key"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","video":{"mode":"drop"},"audio":{"mode":"drop"},"outputs":["o.flv"]}"#, problems: ["outputs[0]: an FLV output needs audio or video, but both are dropped", "video and audio are both dropped: nothing to do"]),
     ]
@@ -185,10 +185,44 @@ struct JobSchemaTests {
             #"{"id":"a","input":"a.mp4","outputs":[{"url":"o","format":"mp4"}]}"#,
             #"{"id":"a","input":"a.mp4","priority":12,"outputs":["o.flv"]}"#,
             #"{"id":"a","input":"a.mp4","outputs":["o.flv"],"colour":"red"}"#,
+            #"{"id":"a","input":{"url":"a.mp4","timeout_s":1e20},"outputs":["o.flv"]}"#,
+            #"{"id":"a","input":{"url":"a.h264","fps":1000},"outputs":["o.flv"]}"#,
+            #"{"id":"a","input":"a.mp4","max_duration_s":1e9,"outputs":["o.flv"]}"#,
+            #"{"id":"a","input":"a.mp4","video":{"mode":"encode","width":1279},"outputs":["o.flv"]}"#,
+            #"{"id":"a","input":"a.mp4","outputs":["\#(String(repeating: "x", count: 4097))"]}"#,
+            #"{"id":"a","input":"a.mp4","outputs":[\#((0..<17).map { "\"o\($0).flv\"" }.joined(separator: ","))]}"#,
         ]
         for document in documents {
             #expect(throws: JobSpecError.self, "\(document)") { try JobSpec.parse(Data(document.utf8)) }
         }
         #expect(try JobSchemaTests.schemaVerdicts(documents) == Array(repeating: "invalid", count: documents.count))
     }
+
+    @Test("jobs/schema.json is the schema generated from JobLimits (regenerate: swift run sluice schema > jobs/schema.json)")
+    func generated() throws {
+        let committed = try String(contentsOf: JobSpecTests.repository.appendingPathComponent("jobs/schema.json"), encoding: .utf8)
+        #expect(committed == JobSchema.text)
+    }
+
+    @Test("the schema states every bound of the limits table")
+    func bounds() throws {
+        let text = JobSchema.text
+        for limit in JobLimits.numbers {
+            var object = JobSchema.document
+            for key in limit.path.split(separator: ".").map(String.init) {
+                guard case let .object(fields) = object else { break }
+                if case let .object(properties)? = fields["properties"] { object = properties[key] ?? .null } else if case let .array(choices)? = fields["oneOf"], case let .object(last)? = choices.last, case let .object(properties)? = last["properties"] {
+                    object = properties[key] ?? .null
+                } else { object = .null }
+            }
+            guard case let .object(schema) = object else {
+                Issue.record("\(limit.path) is not in the schema")
+                continue
+            }
+            #expect(schema["minimum"] == .number(limit.range.lowerBound) && schema["maximum"] == .number(limit.range.upperBound), "\(limit.path)")
+            #expect(schema["type"] == .string(limit.isWhole ? "integer" : "number"), "\(limit.path)")
+        }
+        #expect(text.contains("\"maxLength\" : 4096") || text.contains("\"maxLength\": 4096"))
+    }
 }
+

@@ -62,6 +62,32 @@ struct CLITests {
         #expect(shell.text.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 
+    @Test("timeout_s 1e20 (which crashed the worker converting it to a deadline) exits 2 naming the field and its range")
+    func hugeTimeout() throws {
+        let job = try writeJob("huge.json", #"{"id": "huge-timeout", "input": {"url": "\#(folder)/clip.mp4", "timeout_s": 1e20}, "outputs": ["\#(folder)/h.flv"]}"#)
+        let run = try sluice(["run", "--db", db, job])
+        #expect(run.status == 2, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("input.timeout_s: must be from 0.1 to 3600 (seconds), got 1e+20"), "stderr: \(run.stderr)")
+        let shell = try Command.run("sqlite3", [db, "SELECT state FROM jobs WHERE id = 'huge-timeout'"])
+        #expect(shell.text.trimmingCharacters(in: .whitespacesAndNewlines) == "rejected")
+    }
+
+    @Test("a document nested 100 000 deep exits 2 without parsing it")
+    func deepDocument() throws {
+        let job = try writeJob("deep.json", String(repeating: "[", count: 100_000))
+        let run = try sluice(["run", "--db", db, job])
+        #expect(run.status == 2, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("arrays and objects nest deeper than 16 levels"), "stderr: \(run.stderr)")
+    }
+
+    @Test("sluice schema prints the committed jobs/schema.json")
+    func schema() throws {
+        let run = try sluice(["schema"])
+        #expect(run.status == 0)
+        let committed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../jobs/schema.json").standardizedFileURL
+        #expect(run.text == (try String(contentsOf: committed, encoding: .utf8)))
+    }
+
     @Test("a failing job exits 1 naming the job and the input")
     func failingJob() throws {
         let job = try writeJob("fail.json", #"{"id": "cli-fail", "input": "\#(folder)/missing.mp4", "outputs": ["\#(folder)/f.flv"]}"#)
