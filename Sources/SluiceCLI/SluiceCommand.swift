@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JobStore
+import Sluice
 
 @main
 struct SluiceCommand: ParsableCommand {
@@ -29,14 +30,22 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
-/// A job document from a file, or standard input for `-`; unreadable exits 2 (an invalid job) with the reason.
+/// A job document from a file, or standard input for `-`; unreadable or larger than a job document may be
+/// exits 2 (an invalid job) with the reason. Reading stops one byte past the limit, whatever the file's size.
 func readJobDocument(_ path: String) throws -> Data {
+    let data: Data
     do {
-        return path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+        let handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        data = try handle.read(upToCount: JobLimits.documentBytes + 1) ?? Data()
     } catch {
         printError("sluice: cannot read \(path): \((error as NSError).localizedDescription)")
         throw ExitCode(2)
     }
+    guard data.count <= JobLimits.documentBytes else {
+        printError("sluice: invalid job: \(path) is larger than \(JobLimits.documentBytes) bytes, the most a job document may be")
+        throw ExitCode(2)
+    }
+    return data
 }
 
 /// Writes a line to standard error.

@@ -80,6 +80,15 @@ struct CLITests {
         #expect(run.stderr.contains("arrays and objects nest deeper than 16 levels"), "stderr: \(run.stderr)")
     }
 
+    @Test("a 20 MB job file exits 2 after reading no more than the limit")
+    func hugeFile() throws {
+        let path = folder + "/huge.json"
+        try Data(repeating: UInt8(ascii: " "), count: 20_000_000).write(to: URL(fileURLWithPath: path))
+        let run = try sluice(["run", "--db", db, path])
+        #expect(run.status == 2, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("is larger than 1048576 bytes"), "stderr: \(run.stderr)")
+    }
+
     @Test("sluice schema prints the committed jobs/schema.json")
     func schema() throws {
         let run = try sluice(["schema"])
