@@ -2,7 +2,7 @@ import Foundation
 
 extension JobSpec {
     /// Parses and validates a job document. Throws `JobSpecError` listing every problem by key path.
-    /// Size and nesting depth are checked first, on the bytes, so no document can exhaust the parser.
+    /// Size, nesting depth and repeated keys are checked first, on the bytes, so no document can exhaust the parser.
     public static func parse(_ data: Data) throws(JobSpecError) -> JobSpec {
         if let problem = DocumentShape.problem(in: data) { throw JobSpecError(id: nil, problems: [problem]) }
         let document: JSONValue

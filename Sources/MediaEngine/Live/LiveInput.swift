@@ -62,7 +62,7 @@ public final class LiveInput: PacketSource, @unchecked Sendable {
         let started = Interrupter.now()
         lastData = started
         var refusals: [PublisherRefusal] = []
-        let input = try LiveInput.connect(url: url, options: options, interrupter: interrupter, deadline: ClockConversion.instant(started, plusSeconds: timeout),
+        let input = try LiveInput.connect(url: url, options: options, interrupter: interrupter, deadline: started + LiveInput.nanoseconds(timeout),
                                           policy: policy, isListener: isListener, name: name, refusals: &refusals)
         self.refusals = refusals
         streams = input.streams
@@ -93,7 +93,7 @@ public final class LiveInput: PacketSource, @unchecked Sendable {
                 current = nil
             }
             // Only what is left of `timeout` since the last packet is spent on getting the stream back.
-            let deadline = ClockConversion.instant(lastData, plusSeconds: timeout)
+            let deadline = lastData + LiveInput.nanoseconds(timeout)
             do {
                 let input = try LiveInput.connect(url: url, options: options, interrupter: interrupter, deadline: deadline,
                                                   policy: policy, isListener: isListener, name: name, refusals: &refusals)
@@ -155,13 +155,15 @@ public final class LiveInput: PacketSource, @unchecked Sendable {
 
     /// Sleeps in short steps so a cancel is seen promptly.
     private static func pause(seconds: Double, interrupter: Interrupter) {
-        let until = ClockConversion.instant(Interrupter.now(), plusSeconds: seconds)
+        let until = Interrupter.now() + nanoseconds(seconds)
         while !interrupter.isCancelled {
             let now = Interrupter.now()
             guard now < until else { return }
             usleep(UInt32(min((until - now) / 1000, 50_000)))
         }
     }
+
+    private static func nanoseconds(_ seconds: Double) -> UInt64 { UInt64(max(seconds, 0) * 1_000_000_000) }
 
     /// Codec parameters of the pipeline's stream `index` on the connection open now.
     func currentCodecParameters(ofStream index: Int) -> UnsafePointer<AVCodecParameters>? {

@@ -7,7 +7,7 @@ enum NetworkOutput {
     /// is never set: on a client rtmp URL it means "listen".
     static func avioOptions(timeout: Double?) -> [String: String] {
         guard let timeout, timeout > 0 else { return [:] }
-        return ["rw_timeout": String(ClockConversion.microseconds(timeout))]
+        return ["rw_timeout": String(Int64(timeout * 1_000_000))]
     }
 
     /// The worker of one `rtmp://`/`rtmps://` output, with its own interrupter so that a dead
