@@ -9,7 +9,7 @@ public struct JobSpec: Sendable, Equatable {
     public var outputs: [OutputSpec]
     /// Seconds after which a live job ends cleanly; 0 = until the input ends (`JobLimits.maxDuration`).
     public var maxDurationSeconds: Double
-    /// AMQP priority, 0…9.
+    /// AMQP priority (`JobLimits.priority`).
     public var priority: Int
     /// Attempts before a transiently failing job is dead-lettered.
     public var maxAttempts: Int
@@ -20,7 +20,6 @@ public struct JobSpec: Sendable, Equatable {
     public var reconnect = ReconnectSpec()
 
     public static let idPattern = "[A-Za-z0-9._:-]{1,\(JobLimits.id.maxLength)}"
-    public static let maxOutputs = JobLimits.outputs.upperBound
     public static let defaultMaxAttempts = 3
 }
 

@@ -9,9 +9,6 @@ public struct ReconnectSpec: Sendable, Equatable {
     public static let defaultAttempts = 10
     public static let defaultInitialDelaySeconds = 0.5
     public static let defaultMaxDelaySeconds = 10.0
-    public static let maxAttempts = JobLimits.reconnectAttempts.wholeRange.upperBound
-    /// Longest backoff a job may ask for, seconds.
-    public static let maxDelayLimit = JobLimits.reconnectMaxDelay.range.upperBound
 
     public init() {}
 }
