@@ -81,7 +81,7 @@ struct WorkerCommand: ParsableCommand {
     var heartbeatSeconds: Int = Int(ProcessInfo.processInfo.environment["SLUICE_HEARTBEAT_S"] ?? "") ?? 10
 
     @Option(name: .customLong("lease-orphan-s"), help: ArgumentHelp("A job whose worker died is taken over at most this long after its lease was last renewed; renewed every quarter of it (env SLUICE_LEASE_ORPHAN_S).", valueName: "s"))
-    var leaseOrphanSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_LEASE_ORPHAN_S"] ?? "") ?? 20
+    var leaseOrphanSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_LEASE_ORPHAN_S"] ?? "") ?? 15
 
     @Option(name: .customLong("retry-delay-s"), help: ArgumentHelp("First retry backoff in seconds; it doubles per attempt, up to 300 (env SLUICE_RETRY_DELAY_S).", valueName: "s"))
     var retryDelaySeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_RETRY_DELAY_S"] ?? "") ?? 5
