@@ -5,9 +5,11 @@ import Glibc
 
 /// What the owner thread read from the socket.
 enum InboundEvent {
-    /// A message from one of our consumers.
-    case delivery(consumerTag: String, deliveryTag: UInt64, redelivered: Bool, body: [UInt8],
+    /// A message from one of our consumers, on `channel`.
+    case delivery(channel: UInt16, consumerTag: String, deliveryTag: UInt64, redelivered: Bool, body: [UInt8],
                   headers: [String: String], priority: UInt8?)
+    /// The broker closed one lease channel (channels 1 and 2 closing end the connection instead).
+    case leaseChannelClosed(channel: UInt16, error: AMQPError)
     /// basic.ack (`acked`) or basic.nack for publishes up to/at `deliveryTag`.
     case confirm(deliveryTag: UInt64, multiple: Bool, acked: Bool)
     /// The broker cancelled a consumer (queue deleted, node failover): consumer_cancel_notify.
@@ -36,8 +38,10 @@ struct OutgoingMessage: Sendable {
 final class AMQPConnection {
     static let consumeChannel: amqp_channel_t = 1
     static let publishChannel: amqp_channel_t = 2
+    /// Channels from here on each carry one job's lease (see `JobLease`).
+    static let firstLeaseChannel: amqp_channel_t = 3
 
-    private let state: amqp_connection_state_t
+    let state: amqp_connection_state_t
     /// Logged in and not known broken: only then does deinit say goodbye politely (close/close-ok).
     private var isHealthy = false
 
@@ -272,7 +276,7 @@ final class AMQPConnection {
             let properties = envelope.message.properties
             let hasHeaders = properties._flags & BasicFlag.headers != 0
             let hasPriority = properties._flags & BasicFlag.priority != 0
-            return .delivery(consumerTag: String(amqpBytes: envelope.consumer_tag),
+            return .delivery(channel: envelope.channel, consumerTag: String(amqpBytes: envelope.consumer_tag),
                              deliveryTag: envelope.delivery_tag, redelivered: envelope.redelivered != 0,
                              body: [UInt8](amqpBytes: envelope.message.body),
                              headers: hasHeaders ? stringEntries(of: properties.headers) : [:],
@@ -325,6 +329,8 @@ final class AMQPConnection {
             let error = AMQPCheck.serverClose(method: method, function: "channel \(frame.channel)")
             var closeOk = amqp_channel_close_ok_t()
             _ = amqp_send_method(state, frame.channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &closeOk)
+            // A lease channel holds one job's lease only: losing it is that lease's business, not the connection's.
+            if frame.channel >= Self.firstLeaseChannel { return .leaseChannelClosed(channel: frame.channel, error: error) }
             // Deliveries of channel 1 are void now; the simplest sound recovery is a fresh connection.
             throw error
         case AMQP_CONNECTION_CLOSE_METHOD:

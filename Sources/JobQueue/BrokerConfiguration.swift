@@ -2,6 +2,8 @@
 public struct BrokerConfiguration: Sendable {
     /// The broker URL (credentials inside; only `url.redacted` is ever logged).
     public var url: BrokerURL
+    /// How job leases are renewed and how soon a dead holder's job is taken over.
+    public var leaseTiming = LeaseTiming()
     /// basic.qos prefetch: how many unacked job deliveries this worker holds, i.e. its concurrency.
     public var prefetch: UInt16
     /// Heartbeat interval in seconds negotiated at login (0 disables, which long jobs should never do).

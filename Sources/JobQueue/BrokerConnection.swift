@@ -1,3 +1,4 @@
+import CRabbitMQ
 import Foundation
 
 /// The worker's link to RabbitMQ: one dedicated thread owns the librabbitmq connection (which is not
@@ -26,6 +27,10 @@ public final class BrokerConnection: @unchecked Sendable {
         var connectedGeneration: Int?
         var lastGeneration = 0
         var droppedStaleSettlements = 0
+        /// Channels the broker closed, by reply code (406 for an expired delivery acknowledgement, …).
+        var channelErrors: [UInt16: Int] = [:]
+        /// Leases held now (mirrors the owner thread's book, for metrics).
+        var leasesHeld = 0
     }
     private let lock = NSLock()
     private var shared = Shared()
@@ -37,6 +42,13 @@ public final class BrokerConnection: @unchecked Sendable {
     private var jobsConsumerTag: String?
     private var controlConsumerTag: String?
     private var wantsJobs: Bool
+    /// Every job slot is busy: the jobs consumer is cancelled until one frees (no delivery waits unacked).
+    private var jobsPaused = false
+    /// Leases this worker holds, by job id, and the lease channel each is attached on.
+    private var leases: [String: HeldLease] = [:]
+    private var leaseChannels: [amqp_channel_t: String] = [:]
+    /// Lease queues of finished jobs that could not be deleted while the connection was down.
+    private var pendingLeaseDeletes: Set<String> = []
 
     /// Creates the connection object; nothing happens on the network until `start()`.
     /// - Parameters:
@@ -80,6 +92,16 @@ public final class BrokerConnection: @unchecked Sendable {
     /// How many acks/rejects were dropped because their delivery came from an earlier connection.
     public var droppedStaleSettlements: Int {
         lock.withLock { shared.droppedStaleSettlements }
+    }
+
+    /// Channels the broker closed so far, by AMQP reply code (e.g. 406 when a delivery outlived consumer_timeout).
+    public var channelErrors: [UInt16: Int] {
+        lock.withLock { shared.channelErrors }
+    }
+
+    /// Job leases held right now.
+    public var leasesHeld: Int {
+        lock.withLock { shared.leasesHeld }
     }
 
     /// Acknowledges a delivery: the job's terminal state is committed, the broker may forget the message.
@@ -162,6 +184,14 @@ public final class BrokerConnection: @unchecked Sendable {
     /// acks of jobs still running. Deliveries already in flight are requeued.
     public func stopConsuming() {
         mailbox.post(.stopConsuming)
+    }
+
+    /// Pauses (true) or resumes (false) the jobs consumer without finishing `deliveries`. A worker pauses while
+    /// all its slots are busy: jobs are acked when they start, so the prefetch limit no longer holds them back,
+    /// and a delivery that waited unacked for a slot could outlive the broker's consumer_timeout.
+    /// - Parameter paused: whether to stop taking deliveries.
+    public func pauseConsuming(_ paused: Bool) {
+        mailbox.post(.pauseConsuming(paused))
     }
 
     /// Settles what is queued in the mailbox, closes the connection and stops the owner thread; returns once it
@@ -257,12 +287,15 @@ public final class BrokerConnection: @unchecked Sendable {
                 let queue = try connection.declareControlQueue()
                 controlConsumerTag = try connection.consume(queue: queue, autoAck: true)
             }
-            if wantsJobs {
+            self.connection = connection
+            try reattachLeases(connection)
+            if wantsJobs && !jobsPaused {
                 jobsConsumerTag = try connection.consume(queue: Topology.jobsQueue, autoAck: false)
             }
-            self.connection = connection
             return lifecycle.connectSucceeded()
         } catch {
+            self.connection = nil
+            detachLeases(reason: "connect failed")
             log("cannot connect to \(configuration.url.redacted) (attempt \(attempt)): \(error)")
             return lifecycle.connectFailed(reason: error.description)
         }
@@ -285,7 +318,9 @@ public final class BrokerConnection: @unchecked Sendable {
                     guard let event = try connection.nextEvent() else { break }
                     try handle(event, on: connection, generation: generation)
                 }
+                try tendLeases(connection)
             } catch {
+                countChannelError(error)
                 log("lost connection generation \(generation) to \(configuration.url.redacted): \(error)")
                 return lifecycle.connectionLost()
             }
@@ -317,6 +352,21 @@ public final class BrokerConnection: @unchecked Sendable {
             }
             deliveriesContinuation.finish()
             log("stopped consuming \(Topology.jobsQueue)")
+        case let .pauseConsuming(paused):
+            guard paused != jobsPaused else { return }
+            jobsPaused = paused
+            guard wantsJobs else { return }
+            if paused, let tag = jobsConsumerTag {
+                try connection.cancel(consumerTag: tag)
+                jobsConsumerTag = nil
+            } else if !paused, jobsConsumerTag == nil {
+                jobsConsumerTag = try connection.consume(queue: Topology.jobsQueue, autoAck: false)
+            }
+        case let .acquireLease(request, waiter):
+            try acquire(request, waiter: waiter, connection: connection)
+        case let .releaseLease(jobID, waiter):
+            try release(jobID: jobID, connection: connection)
+            waiter?.resume()
         }
     }
 
@@ -331,8 +381,10 @@ public final class BrokerConnection: @unchecked Sendable {
 
     private func handle(_ event: InboundEvent, on connection: AMQPConnection, generation: Int) throws(AMQPError) {
         switch event {
-        case let .delivery(consumerTag, deliveryTag, redelivered, body, headers, priority):
-            if consumerTag == controlConsumerTag {
+        case let .delivery(channel, consumerTag, deliveryTag, redelivered, body, headers, priority):
+            if channel >= AMQPConnection.firstLeaseChannel {
+                try claimArrived(on: channel, deliveryTag: deliveryTag, headers: headers, connection: connection)
+            } else if consumerTag == controlConsumerTag {
                 if let message = ControlMessage(json: body) {
                     controlsContinuation.yield(message)
                 } else {
@@ -354,12 +406,27 @@ public final class BrokerConnection: @unchecked Sendable {
                     log("the broker refused (basic.nack) an event publish")
                 }
             }
+        case let .consumerCancelled(consumerTag) where consumerTag != jobsConsumerTag && consumerTag != controlConsumerTag:
+            // A lease consumer: its queue was deleted (by us on release, or by an operator).
+            if let (jobID, lease) = leases.first(where: { $0.value.consumerTag == consumerTag }) {
+                leases[jobID] = nil
+                if let channel = lease.channel {
+                    leaseChannels[channel] = nil
+                    try? connection.closeLeaseChannel(channel)
+                }
+                lost(lease, reason: "the broker cancelled its lease consumer (the lease queue was deleted)")
+            }
         case let .consumerCancelled(consumerTag):
             // The queue was deleted or its node went away: reconnecting redeclares it and consumes again.
             throw .channelClosed(function: "basic.cancel from the broker (consumer \(consumerTag))", code: 0,
                                  reason: "consumer cancelled by the broker")
         case let .returned(replyText):
             log("a publish was returned by the broker: \(replyText)")
+        case let .leaseChannelClosed(channel, error):
+            countChannelError(error)
+            if let jobID = leaseChannels.removeValue(forKey: channel), let lease = leases.removeValue(forKey: jobID) {
+                lost(lease, reason: "the broker closed its lease channel: \(error)")
+            }
         case .ignored:
             break
         }
@@ -368,6 +435,7 @@ public final class BrokerConnection: @unchecked Sendable {
     /// Drops the broken connection and fails what depended on it.
     private func tearDown(reason: String) {
         lock.withLock { shared.connectedGeneration = nil }
+        detachLeases(reason: reason)
         connection?.markBroken()
         connection = nil
         for waiter in confirms.reset() {
@@ -393,9 +461,18 @@ public final class BrokerConnection: @unchecked Sendable {
                         wantsJobs = false
                         deliveriesContinuation.finish()
                     }
+                case let .pauseConsuming(paused):
+                    jobsPaused = paused
+                case let .acquireLease(_, waiter):
+                    waiter.resume(.failed(reason: "not connected to the broker"))
+                case let .releaseLease(jobID, waiter):
+                    if leases.removeValue(forKey: jobID) != nil { pendingLeaseDeletes.insert(jobID) }
+                    publishLeaseCount()
+                    waiter?.resume()
                 }
             }
             mailbox.putBack(keep)
+            fenceLeases()
         }
     }
 
@@ -442,9 +519,301 @@ public final class BrokerConnection: @unchecked Sendable {
 
     private func failQueuedCommands(reason: String) {
         for command in mailbox.drain() {
-            if case let .publish(_, waiter) = command {
-                waiter?.resume(.failure(.closed(reason: reason)))
+            switch command {
+            case let .publish(_, waiter): waiter?.resume(.failure(.closed(reason: reason)))
+            case let .acquireLease(_, waiter): waiter.resume(.failed(reason: "the broker connection is closed: \(reason)"))
+            case let .releaseLease(_, waiter): waiter?.resume()
+            case .ack, .reject, .stopConsuming, .pauseConsuming: break
             }
         }
+    }
+}
+
+// MARK: - Job leases (DESIGN §5, long jobs; see `JobLease`)
+
+/// One lease this worker holds. Owner thread only.
+struct HeldLease {
+    var request: LeaseRequest
+    /// Random per lease: claims carrying another token are stale and dropped.
+    let token: String
+    /// The lease channel while attached to the current connection; nil while disconnected.
+    var channel: amqp_channel_t?
+    var consumerTag: String?
+    /// The claim delivered to us and not yet acked (at most one: a newer one replaces it).
+    var heldClaim: UInt64?
+    /// When the last fresh claim was published.
+    var lastPublish: ContinuousClock.Instant?
+    /// Past this instant the broker may already have expired our claim: the job may be taken over elsewhere.
+    var validUntil: ContinuousClock.Instant
+    let onLost: @Sendable (String) -> Void
+    /// The caller of `acquireLease`, answered when the first claim has come back to us.
+    var acquireWaiter: LeaseWaiter?
+}
+
+extension BrokerConnection {
+    /// Takes the lease of a job before it runs (see `JobLease`): returns `.acquired` once the first claim is
+    /// in the broker and delivered back to this worker, so the job message can be acked.
+    /// - Parameters:
+    ///   - request: the job and the headers its claims carry.
+    ///   - onLost: called (on the connection's thread) if the lease is lost later: the job must stop at once,
+    ///     because another worker may take it over.
+    public func acquireLease(_ request: LeaseRequest, onLost: @escaping @Sendable (String) -> Void) async -> LeaseOutcome {
+        if let reason = lock.withLock({ shared.closedReason }) { return .failed(reason: "the broker connection is closed: \(reason)") }
+        return await withCheckedContinuation { continuation in
+            mailbox.post(.acquireLease(request, LeaseWaiter(continuation, onLost: onLost)))
+            if lock.withLock({ shared.closedReason }) != nil { failQueuedCommands(reason: "closed") }
+        }
+    }
+
+    /// Gives a job's lease up once the job has ended (its claims are deleted with the queue, so nothing takes
+    /// the job over). Returns when the broker has done it, or it is queued for the next connection.
+    /// - Parameter jobID: the job id.
+    public func releaseLease(jobID: String) async {
+        if lock.withLock({ shared.closedReason }) != nil { return }
+        await withCheckedContinuation { continuation in
+            mailbox.post(.releaseLease(jobID: jobID, LeaseReleaseWaiter(continuation)))
+            if lock.withLock({ shared.closedReason }) != nil { failQueuedCommands(reason: "closed") }
+        }
+    }
+
+    /// Publishes a job back to `sluice.jobs` (persistent, confirmed): a hand-over on shutdown, carrying
+    /// `headers` (who handed it over, when its output stopped).
+    /// - Parameters:
+    ///   - body: the job JSON.
+    ///   - priority: its priority.
+    ///   - headers: message headers.
+    public func handOver(body: [UInt8], priority: UInt8?, headers: [String: String]) async throws(AMQPError) {
+        try await publish(OutgoingMessage(exchange: Topology.jobsExchange, routingKey: Topology.jobsRoutingKey,
+                                          body: body, priority: priority, headers: headers))
+    }
+
+    /// Publishes a job to `sluice.jobs.dead` with `x-sluice-reason` (confirmed), without a delivery to settle.
+    /// - Parameters:
+    ///   - body: the job JSON.
+    ///   - priority: its priority.
+    ///   - headers: headers to keep.
+    ///   - reason: why it is dead (cut to `Topology.maxReasonBytes`).
+    public func deadLetter(body: [UInt8], priority: UInt8?, headers: [String: String], reason: String) async throws(AMQPError) {
+        var headers = headers
+        headers[Topology.reasonHeader] = String(decoding: reason.utf8.prefix(Topology.maxReasonBytes), as: UTF8.self)
+        try await publish(OutgoingMessage(exchange: Topology.deadLetterExchange, routingKey: Topology.deadQueue,
+                                          body: body, priority: priority, headers: headers))
+    }
+
+    /// Publishes a job to `sluice.jobs.retry` with a per-message TTL (confirmed), without a delivery to settle.
+    /// - Parameters:
+    ///   - body: the job JSON.
+    ///   - priority: its priority.
+    ///   - headers: headers to keep.
+    ///   - delay: the wait before `sluice.jobs` gets it back (at least 1 ms).
+    public func retry(body: [UInt8], priority: UInt8?, headers: [String: String], after delay: Duration) async throws(AMQPError) {
+        let (seconds, attoseconds) = delay.components
+        let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        try await publish(OutgoingMessage(exchange: "", routingKey: Topology.retryQueue, body: body, priority: priority,
+                                          expirationMilliseconds: milliseconds, headers: headers))
+    }
+
+    // MARK: Owner thread
+
+    fileprivate func countChannelError(_ error: any Error) {
+        guard case let AMQPError.channelClosed(_, code, _) = error else { return }
+        lock.withLock { shared.channelErrors[code, default: 0] += 1 }
+    }
+
+    fileprivate func publishLeaseCount() {
+        let count = leases.count
+        lock.withLock { shared.leasesHeld = count }
+    }
+
+    private var timing: LeaseTiming { configuration.leaseTiming }
+
+    fileprivate func acquire(_ request: LeaseRequest, waiter: LeaseWaiter, connection: AMQPConnection) throws(AMQPError) {
+        guard leases[request.jobID] == nil else {
+            waiter.resume(.heldElsewhere(reason: "this worker already holds the lease of job \(request.jobID)"))
+            return
+        }
+        let channel: amqp_channel_t
+        let tag: String
+        do throws(AMQPError) {
+            (channel, tag) = try attach(jobID: request.jobID, connection: connection)
+        } catch let .channelClosed(function, code, reason) {
+            countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
+            waiter.resume(.heldElsewhere(reason: "the broker refused the lease of job \(request.jobID): \(code) \(reason)"))
+            return
+        } catch {
+            waiter.resume(.failed(reason: error.description))
+            throw error
+        }
+        var lease = HeldLease(request: request, token: Self.newToken(), channel: channel, consumerTag: tag,
+                              validUntil: .now + timing.orphanAfter - timing.safetyMargin,
+                              onLost: waiter.onLost, acquireWaiter: waiter)
+        try publishClaim(&lease, connection: connection)
+        leases[request.jobID] = lease
+        leaseChannels[channel] = request.jobID
+        publishLeaseCount()
+    }
+
+    /// Opens a lease channel, declares the job's lease queue and consumes it exclusively.
+    private func attach(jobID: String, connection: AMQPConnection) throws(AMQPError) -> (amqp_channel_t, String) {
+        var channel = AMQPConnection.firstLeaseChannel
+        while leaseChannels[channel] != nil { channel += 1 }
+        try connection.openLeaseChannel(channel)
+        let queue = JobLease.queueName(jobID: jobID)
+        try connection.declareLeaseQueue(queue, on: channel)
+        return (channel, try connection.consumeExclusively(queue, on: channel))
+    }
+
+    private func publishClaim(_ lease: inout HeldLease, connection: AMQPConnection) throws(AMQPError) {
+        var headers = lease.request.headers
+        headers[JobLease.holderHeader] = lease.request.holder
+        headers[JobLease.tokenHeader] = lease.token
+        headers[JobLease.renewedAtHeader] = String(Self.wallClockMilliseconds())
+        let (seconds, attoseconds) = timing.orphanAfter.components
+        let message = OutgoingMessage(exchange: "", routingKey: JobLease.queueName(jobID: lease.request.jobID),
+                                      body: lease.request.body, priority: lease.request.priority,
+                                      expirationMilliseconds: seconds * 1000 + attoseconds / 1_000_000_000_000_000,
+                                      headers: headers)
+        try connection.publish(message)
+        _ = confirms.published(nil)
+        lease.lastPublish = .now
+    }
+
+    /// A claim came back on a lease channel: keep ours (ack the one it replaces), drop anyone else's.
+    fileprivate func claimArrived(on channel: amqp_channel_t, deliveryTag: UInt64, headers: [String: String],
+                                  connection: AMQPConnection) throws(AMQPError) {
+        guard let jobID = leaseChannels[channel], var lease = leases[jobID], lease.channel == channel else {
+            try connection.ack(deliveryTag: deliveryTag, on: channel)
+            return
+        }
+        guard headers[JobLease.tokenHeader] == lease.token else {
+            // A claim of an earlier holder (a hand-over, or a worker that died): its job runs here now.
+            try connection.ack(deliveryTag: deliveryTag, on: channel)
+            log("dropped a stale claim of job \(jobID) from \(headers[JobLease.holderHeader] ?? "an unknown holder")")
+            return
+        }
+        if let old = lease.heldClaim { try connection.ack(deliveryTag: old, on: channel) }
+        lease.heldClaim = deliveryTag
+        let age = Duration.milliseconds(max(0, Self.wallClockMilliseconds() - (Int64(headers[JobLease.renewedAtHeader] ?? "") ?? 0)))
+        lease.validUntil = .now + timing.orphanAfter - min(age, timing.orphanAfter) - timing.safetyMargin
+        lease.acquireWaiter?.resume(.acquired)
+        lease.acquireWaiter = nil
+        leases[jobID] = lease
+    }
+
+    /// Each turn of the serve loop: renew claims that are due, and give up leases that lapsed.
+    fileprivate func tendLeases(_ connection: AMQPConnection) throws(AMQPError) {
+        let now = ContinuousClock.now
+        for jobID in Array(leases.keys) {
+            guard var lease = leases[jobID], lease.channel != nil else { continue }
+            if lease.lastPublish.map({ now - $0 >= timing.renewInterval }) ?? true {
+                try publishClaim(&lease, connection: connection)
+                leases[jobID] = lease
+            }
+        }
+        fenceLeases()
+    }
+
+    /// A lease whose claim could have expired in the broker by now is lost: another worker may run the job.
+    fileprivate func fenceLeases() {
+        let now = ContinuousClock.now
+        for (jobID, lease) in leases where now > lease.validUntil {
+            leases[jobID] = nil
+            if let channel = lease.channel {
+                leaseChannels[channel] = nil
+                // Our consumer goes with the channel; a held claim returns to the queue and takes its course.
+                try? connection?.closeLeaseChannel(channel)
+            }
+            lost(lease, reason: "no claim of the lease came back from the broker before it could expire")
+        }
+    }
+
+    fileprivate func lost(_ lease: HeldLease, reason: String) {
+        publishLeaseCount()
+        if let waiter = lease.acquireWaiter {
+            waiter.resume(.failed(reason: reason))
+            return
+        }
+        log("lease of job \(lease.request.jobID) lost: \(reason)")
+        lease.onLost(reason)
+    }
+
+    fileprivate func release(jobID: String, connection: AMQPConnection) throws(AMQPError) {
+        guard let lease = leases.removeValue(forKey: jobID) else { return }
+        publishLeaseCount()
+        guard let channel = lease.channel else {
+            pendingLeaseDeletes.insert(jobID)
+            return
+        }
+        leaseChannels[channel] = nil
+        do throws(AMQPError) {
+            try connection.deleteLeaseQueue(JobLease.queueName(jobID: jobID), on: channel)
+            try connection.closeLeaseChannel(channel)
+        } catch let .channelClosed(function, code, reason) {
+            countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
+            log("could not delete the lease queue of job \(jobID): \(code) \(reason)")
+        }
+    }
+
+    /// The connection is gone: every lease is detached (its claim is back in its queue, valid until it expires).
+    fileprivate func detachLeases(reason: String) {
+        leaseChannels.removeAll()
+        for jobID in Array(leases.keys) {
+            guard var lease = leases[jobID] else { continue }
+            if let waiter = lease.acquireWaiter {
+                leases[jobID] = nil
+                waiter.resume(.failed(reason: reason))
+                continue
+            }
+            lease.channel = nil
+            lease.consumerTag = nil
+            lease.heldClaim = nil
+            leases[jobID] = lease
+        }
+        publishLeaseCount()
+    }
+
+    /// After a reconnect: take every lease again, or learn that another worker has taken the job over.
+    fileprivate func reattachLeases(_ connection: AMQPConnection) throws(AMQPError) {
+        for jobID in pendingLeaseDeletes {
+            // Only if nobody consumes it: a worker that has taken the job over keeps its lease.
+            var channel = AMQPConnection.firstLeaseChannel
+            while leaseChannels[channel] != nil { channel += 1 }
+            do throws(AMQPError) {
+                try connection.openLeaseChannel(channel)
+                try connection.deleteLeaseQueue(JobLease.queueName(jobID: jobID), on: channel, ifUnused: true)
+                try connection.closeLeaseChannel(channel)
+            } catch .channelClosed {
+                // In use elsewhere, or already gone: nothing of ours to delete.
+            }
+        }
+        pendingLeaseDeletes.removeAll()
+        fenceLeases()
+        for jobID in Array(leases.keys) {
+            guard var lease = leases[jobID] else { continue }
+            do throws(AMQPError) {
+                let (channel, tag) = try attach(jobID: jobID, connection: connection)
+                lease.channel = channel
+                lease.consumerTag = tag
+                lease.lastPublish = nil
+                leases[jobID] = lease
+                leaseChannels[channel] = jobID
+            } catch let .channelClosed(function, code, reason) {
+                countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
+                leases[jobID] = nil
+                lost(lease, reason: "another worker holds it now (\(code) \(reason)): the job was taken over while this worker was away from the broker")
+            }
+        }
+        publishLeaseCount()
+    }
+
+    static func newToken() -> String {
+        (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined(separator: "-")
+    }
+
+    /// Wall-clock milliseconds since 1970 (claims and hand-overs carry them between workers).
+    public static func wallClockMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }

@@ -13,6 +13,44 @@ enum MailboxCommand {
     case publish(OutgoingMessage, PublishWaiter?)
     /// basic.cancel of the jobs consumer (graceful shutdown).
     case stopConsuming
+    /// basic.cancel of the jobs consumer while every slot is busy (`resume` consumes again); the stream stays open.
+    case pauseConsuming(Bool)
+    /// Take a job's lease (see `JobLease`); the waiter learns the outcome once the first claim is back.
+    case acquireLease(LeaseRequest, LeaseWaiter)
+    /// Give a job's lease up: delete its queue (claims included); the waiter, if any, is resumed after.
+    case releaseLease(jobID: String, LeaseReleaseWaiter?)
+}
+
+/// One caller awaiting a lease, plus what to call if the lease is lost later. Resumed exactly once.
+final class LeaseWaiter: @unchecked Sendable {
+    // Reason: `continuation` is set once before the waiter is posted and then used only by the owner thread.
+    private var continuation: CheckedContinuation<LeaseOutcome, Never>?
+    let onLost: @Sendable (String) -> Void
+
+    init(_ continuation: CheckedContinuation<LeaseOutcome, Never>, onLost: @escaping @Sendable (String) -> Void) {
+        self.continuation = continuation
+        self.onLost = onLost
+    }
+
+    func resume(_ outcome: LeaseOutcome) {
+        continuation?.resume(returning: outcome)
+        continuation = nil
+    }
+}
+
+/// One caller awaiting the release of a lease. Resumed exactly once.
+final class LeaseReleaseWaiter: @unchecked Sendable {
+    // Reason: as `LeaseWaiter`.
+    private var continuation: CheckedContinuation<Void, Never>?
+
+    init(_ continuation: CheckedContinuation<Void, Never>) {
+        self.continuation = continuation
+    }
+
+    func resume() {
+        continuation?.resume()
+        continuation = nil
+    }
 }
 
 /// One caller awaiting a publisher confirm. Resumed exactly once, on the owner thread.

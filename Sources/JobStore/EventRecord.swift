@@ -36,6 +36,10 @@ public struct EventKind: RawRepresentable, Codable, Hashable, Sendable, Expressi
     public static let duplicate: EventKind = "job.duplicate"
     /// A known, unfinished job was delivered again (redelivery after a crash, the retry queue, a re-run).
     public static let redelivered: EventKind = "job.redelivered"
+    /// This worker resumed a job another worker was running (it died, lost the broker, or handed it over).
+    public static let takeover: EventKind = "job.takeover"
+    /// A copy of the job arrived while another worker holds its lease: not run here.
+    public static let runningElsewhere: EventKind = "job.running_elsewhere"
     /// The preferred encoder could not open and another one was used.
     public static let encoderFallback: EventKind = "job.encoder_fallback"
 }

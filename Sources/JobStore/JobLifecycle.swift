@@ -2,7 +2,7 @@
 
 /// The legal moves between job states, and what the store must do for each.
 ///
-/// `received → running | rejected | cancelled`; `running → succeeded | failed | cancelled | retrying`;
+/// `received → running | rejected | cancelled | failed` (failed: workers died running it too often); `running → succeeded | failed | cancelled | retrying`;
 /// `retrying → running | failed | cancelled`; `failed → running` and `cancelled → running` (a re-run);
 /// `rejected` and `succeeded` are final.
 public struct JobLifecycle: Equatable, Sendable {
@@ -29,7 +29,7 @@ public struct JobLifecycle: Equatable, Sendable {
     /// - Parameter state: the state to leave.
     public static func successors(of state: JobState) -> Set<JobState> {
         switch state {
-        case .received: [.running, .rejected, .cancelled]
+        case .received: [.running, .rejected, .cancelled, .failed]
         case .running: [.succeeded, .failed, .cancelled, .retrying]
         case .retrying: [.running, .failed, .cancelled]
         case .failed, .cancelled: [.running]

@@ -46,6 +46,10 @@ public struct JobRecord: Codable, Equatable, Sendable, FetchableRecord {
     public var dtsRepairs: Int?
     /// Processing speed relative to real time (1.0 = 1×).
     public var speed: Double?
+    /// Times this worker took the job over from another (dead or draining) worker.
+    public var takeovers: Int?
+    /// Seconds without output at the latest take-over.
+    public var lastGapSeconds: Double?
 
     /// Maps properties to the snake_case columns admins see.
     enum CodingKeys: String, CodingKey {
@@ -61,6 +65,8 @@ public struct JobRecord: Codable, Equatable, Sendable, FetchableRecord {
         case bytesIn = "bytes_in"
         case bytesOut = "bytes_out"
         case dtsRepairs = "dts_repairs"
+        case takeovers
+        case lastGapSeconds = "last_gap_s"
     }
 
     /// Time columns are ISO-8601 text.

@@ -150,6 +150,27 @@ extension JobStore {
         }
     }
 
+    /// Records a take-over: one more in `takeovers`, the gap in `last_gap_s`, and a `job.takeover` event.
+    /// - Parameters:
+    ///   - id: the job's id.
+    ///   - gapSeconds: seconds between the previous holder's last sign of output and this worker's first output.
+    ///   - message: a sentence for admins (who had it, how it ended there).
+    ///   - data: details stored as JSON.
+    @discardableResult
+    public func recordTakeover(
+        id: String, gapSeconds: Double, message: String, data: (any Encodable)? = nil
+    ) throws(JobStoreError) -> EventRecord {
+        let json = try data.map { value throws(JobStoreError) in try Self.encodeJSON(value) }
+        let at = timestamp()
+        return try write { db in
+            try db.execute(
+                sql: "UPDATE jobs SET takeovers = takeovers + 1, last_gap_s = ?, updated_at = ? WHERE id = ?",
+                arguments: [gapSeconds, at, id])
+            let job = try Self.requireJob(db, id: id)
+            return try Self.insertEvent(db, job: job, kind: .takeover, state: nil, at: at, message: message, data: json)
+        }
+    }
+
     /// Records the video encoder the job actually uses (after any fallback).
     /// - Parameters:
     ///   - id: the job's id.

@@ -7,7 +7,17 @@ enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: createV1)
+        migrator.registerMigration("v2-takeovers", migrate: addTakeovers)
         return migrator
+    }
+
+    /// Counts take-overs of a job by this worker (another worker died or handed it over) and the last gap in
+    /// its output, in seconds.
+    private static func addTakeovers(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE jobs ADD COLUMN takeovers INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE jobs ADD COLUMN last_gap_s REAL;
+            """)
     }
 
     /// Creates `jobs`, `job_outputs`, `job_events` and `job_progress` (times are ISO-8601 UTC text).

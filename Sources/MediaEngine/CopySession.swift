@@ -216,6 +216,8 @@ struct CopySession {
             // Only network outputs give up without failing the job; with none left there is nothing to do.
             if workers.allSatisfy(\.hasGivenUp) { throw PipelineError.allOutputsFailed(name: options.inputName) }
         }
+        // A live input ends its reads quietly when interrupted: that is a stop, not the end of the stream.
+        if !reachedMaxDuration && interrupter.isCancelled { cancelled = true }
         if !reachedMaxDuration && !cancelled, var timing = rawTiming {
             for media in interleave(try timing.flush()) { try emit(media, to: videoWorkers) }
             rawTiming = timing

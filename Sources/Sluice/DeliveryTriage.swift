@@ -86,7 +86,10 @@ public struct DeliveryTriage: Sendable {
     ///   - stored: the job as the store has it now (nil: the id already succeeded).
     ///   - redelivered: the broker's flag: this message was delivered before and not settled.
     ///   - workerID: this worker's id.
-    public mutating func recorded(id: String, stored: StoredJob?, redelivered: Bool, workerID: String) -> Verdict {
+    ///   - poison: why the job must not run again, when workers died running it `max_attempts` times
+    ///     (`DeliveryLineage.poisonReason`); nil otherwise.
+    public mutating func recorded(id: String, stored: StoredJob?, redelivered: Bool, workerID: String,
+                                  poison: String? = nil) -> Verdict {
         guard let stored, stored.state != .succeeded else { return .duplicate }
         if let index = pendingCancels.firstIndex(of: id) {
             pendingCancels.remove(at: index)
@@ -102,6 +105,14 @@ public struct DeliveryTriage: Sendable {
             return .deadLetter(reason: stored.error ?? "job \(id) failed", failing: false)
         case .cancelled where redelivered:
             return .acknowledge(reason: "job \(id) was already cancelled")
+        case .failed, .cancelled, .received, .retrying, .running:
+            if let poison {
+                return .deadLetter(reason: poison, failing: JobLifecycle.successors(of: stored.state).contains(.failed))
+            }
+        }
+        switch stored.state {
+        case .succeeded, .rejected:
+            return .duplicate
         case .failed, .cancelled:
             // A fresh message for a finished job: an admin's `jobs retry` or upstream re-enqueueing it.
             claimed.insert(id)

@@ -157,10 +157,16 @@ public final class Worker: @unchecked Sendable {
         case let .reject(reason):
             await reject(delivery, id: problem?.id, reason: reason)
         case .attachToRunning:
-            log("delivered again while running here (connection generation \(delivery.generation)); it settles with the running attempt", job: spec?.id)
+            log("delivered again while running here (connection generation \(delivery.generation)); this copy is not run", job: spec?.id)
         case .record:
             guard let spec else { return }
-            await record(spec, delivery)
+            // Jobs are acked when they start, so the prefetch no longer holds deliveries back while every slot is
+            // busy: one that arrives then goes back at once (it must not wait unacked past consumer_timeout).
+            if lock.withLock({ active.count >= configuration.concurrency || shutdownRequested }) {
+                broker.requeue(delivery)
+                return
+            }
+            await record(spec, delivery, lineage: DeliveryLineage(headers: delivery.headers, redelivered: delivery.redelivered))
         }
     }
 
@@ -175,7 +181,7 @@ public final class Worker: @unchecked Sendable {
         await deadLetter([delivery], reason: reason, job: id)
     }
 
-    private func record(_ spec: JobSpec, _ delivery: Delivery) async {
+    private func record(_ spec: JobSpec, _ delivery: Delivery, lineage: DeliveryLineage) async {
         let outcome: ReceiveOutcome
         do {
             outcome = try runner.receive(spec)
@@ -201,7 +207,8 @@ public final class Worker: @unchecked Sendable {
                                               workerID: record.workerID, error: record.error)
         }
         let verdict = lock.withLock {
-            triage.recorded(id: spec.id, stored: stored, redelivered: delivery.redelivered, workerID: configuration.workerID)
+            triage.recorded(id: spec.id, stored: stored, redelivered: delivery.redelivered, workerID: configuration.workerID,
+                            poison: lineage.poisonReason(id: spec.id, maxAttempts: spec.maxAttempts))
         }
         switch verdict {
         case .duplicate:
@@ -220,7 +227,7 @@ public final class Worker: @unchecked Sendable {
             log("\(reason); acknowledged without running", job: spec.id)
             broker.ack(delivery)
         case let .run(interrupted):
-            let job = ActiveJob(spec: spec, delivery: delivery, interrupted: interrupted)
+            let job = ActiveJob(spec: spec, delivery: delivery, interrupted: interrupted, lineage: lineage)
             let startNow = lock.withLock {
                 guard active.count < configuration.concurrency, !shutdownRequested else {
                     waiting.append(job)
@@ -229,7 +236,10 @@ public final class Worker: @unchecked Sendable {
                 active[spec.id] = job
                 return true
             }
-            if startNow { start(job) }
+            if startNow {
+                if lock.withLock({ active.count >= configuration.concurrency }) { broker.pauseConsuming(true) }
+                start(job)
+            }
         }
     }
 
@@ -261,6 +271,10 @@ public final class Worker: @unchecked Sendable {
     /// The job's own thread: it becomes the pipeline's input thread.
     private func execute(_ job: ActiveJob) {
         let spec = job.spec
+        guard takeLease(job) else {
+            finished(job)
+            return
+        }
         do {
             if let interrupted = job.interrupted {
                 let record = try store.transition(id: spec.id, to: .retrying, error: "job \(spec.id): \(interrupted)")
@@ -271,6 +285,7 @@ public final class Worker: @unchecked Sendable {
             var lastEvent = Date()
             let outcome = try runner.runAttempt(spec: spec, interrupter: job.interrupter, policy: policy) { [self] spec, snapshot in
                 metrics?.progressed(spec, snapshot)
+                if snapshot.bytesOut > 0, let lineage = job.takeTakeover() { recordTakeover(of: job, lineage) }
                 guard Date().timeIntervalSince(lastEvent) >= configuration.progressEventInterval else { return }
                 lastEvent = Date()
                 if attempt == nil || metrics != nil {
@@ -290,23 +305,107 @@ public final class Worker: @unchecked Sendable {
         } catch {
             log("the job store failed: \(error); returning the job to the queue in 1 s", job: spec.id)
             Thread.sleep(forTimeInterval: 1)
-            for delivery in job.seal(requeueLateDeliveries: true) { broker.requeue(delivery) }
+            handBack(job, reason: "the job store failed")
         }
         finished(job)
     }
 
+    /// Takes the job's lease (DESIGN §5, long jobs) and acks its message: from here on the lease, not an
+    /// unacked delivery, keeps the job alive in the broker, so no consumer_timeout can duplicate it.
+    /// Returns false when the job must not run here.
+    private func takeLease(_ job: ActiveJob) -> Bool {
+        let spec = job.spec
+        let request = LeaseRequest(jobID: spec.id, body: job.body, priority: job.priority,
+                                   headers: job.carriedHeaders, holder: configuration.workerID)
+        let outcome = blockingValue { [broker] in
+            await broker.acquireLease(request) { reason in job.leaseLost(reason) }
+        }
+        switch outcome {
+        case .acquired:
+            for delivery in job.leaseAcquired() { broker.ack(delivery) }
+            return true
+        case let .heldElsewhere(reason):
+            let deliveries = job.seal(requeueLateDeliveries: false)
+            if case .handedOver = job.lineage.origin, job.lineage.leaseWaits < DeliveryLineage.maxLeaseWaits {
+                // The worker that handed it over is still letting go of the lease: ask again in a second.
+                log("handed over, but its lease is still held (\(reason)); trying again in 1 s", job: spec.id)
+                var waited = job.headers
+                waited[JobLease.leaseWaitsHeader] = String(job.lineage.leaseWaits + 1)
+                let headers = waited
+                blockingWait { [self] in
+                    await publishThenAck(deliveries, job: spec.id) { [broker = self.broker] () throws(AMQPError) in
+                        try await broker.retry(body: job.body, priority: job.priority, headers: headers, after: .seconds(1))
+                    }
+                }
+                return false
+            }
+            log("not run here: another worker runs it (\(reason))", job: spec.id)
+            do {
+                try store.recordEvent(id: spec.id, kind: .runningElsewhere,
+                                      message: "a copy arrived while another worker holds the job's lease; not run here")
+            } catch {
+                log("cannot record the event: \(error)", job: spec.id)
+            }
+            for delivery in deliveries { broker.ack(delivery) }
+            return false
+        case let .failed(reason):
+            log("cannot take the job's lease: \(reason); returning the job to the queue in 1 s", job: spec.id)
+            Thread.sleep(forTimeInterval: 1)
+            for delivery in job.seal(requeueLateDeliveries: true) { broker.requeue(delivery) }
+            return false
+        }
+    }
+
+    /// Records how long the job had no output between its previous holder and this worker.
+    private func recordTakeover(of job: ActiveJob, _ lineage: DeliveryLineage) {
+        let gap = lineage.gapSeconds(nowMilliseconds: BrokerConnection.wallClockMilliseconds()) ?? 0
+        let how: String
+        let from: String
+        switch lineage.origin {
+        case .fresh: return
+        case let .orphaned(holder, _): (how, from) = ("its claim expired: the worker died or lost the broker", holder)
+        case let .handedOver(holder, _): (how, from) = ("handed over on shutdown", holder)
+        }
+        let message = "taken over from worker \(from) (\(how)): \(String(format: "%.1f", gap)) s without output"
+        struct Details: Encodable {
+            var from: String
+            var gap_s: Double
+            var deaths: Int
+        }
+        do {
+            try store.recordTakeover(id: job.spec.id, gapSeconds: gap, message: message,
+                                     data: Details(from: from, gap_s: gap, deaths: lineage.deaths))
+            if let record = try store.job(id: job.spec.id) {
+                events.transitioned(record, kind: EventKind.takeover.rawValue, message: message)
+            }
+        } catch {
+            log("cannot record the take-over: \(error)", job: job.spec.id)
+        }
+    }
+
+    /// Publishes what follows the attempt (dead letter, retry, hand-over), then gives the lease up: the job
+    /// lives on in the published message, never in two places at once for long.
     private func settle(_ job: ActiveJob, _ outcome: JobOutcome) {
-        let requeue = if case .retrying = outcome { job.requeueReason != nil } else { false }
-        let deliveries = job.seal(requeueLateDeliveries: requeue)
+        let spec = job.spec
+        defer { blockingWait { [broker] in await broker.releaseLease(jobID: spec.id) } }
         switch outcome {
         case .succeeded, .cancelled, .alreadySucceeded, .rejected:
-            for delivery in deliveries { broker.ack(delivery) }
+            return
         case let .failed(failure):
-            blockingWait { await self.deadLetter(deliveries, reason: failure.message, job: job.spec.id) }
+            log("dead-lettered: \(failure.message)", job: spec.id)
+            blockingWait { [self] in
+                await publishOrLog(job: spec.id) { [broker = self.broker] () throws(AMQPError) in
+                    try await broker.deadLetter(body: job.body, priority: job.priority, headers: job.carriedHeaders,
+                                                reason: failure.message)
+                }
+            }
         case let .retrying(failure):
-            if requeue {
-                log("returned to the queue: \(failure.message)", job: job.spec.id)
-                for delivery in deliveries { broker.requeue(delivery) }
+            if let lost = job.leaseLostReason {
+                log("stopped: the job's lease was lost (\(lost)); the worker that holds it now runs the job", job: spec.id)
+                return
+            }
+            if job.requeueReason != nil {
+                handBack(job, reason: failure.message)
                 return
             }
             let attempt: Int
@@ -318,24 +417,65 @@ public final class Worker: @unchecked Sendable {
             }
             let delay = configuration.retryBackoff.delay(afterAttempt: attempt)
             log("retrying in \(Worker.seconds(delay)) s: \(failure.message)", job: job.spec.id)
-            blockingWait {
-                await self.settleOne(deliveries, job: job.spec.id) { [broker = self.broker] delivery throws(AMQPError) in
-                    try await broker.retry(delivery, after: delay, attempt: attempt + 1)
+            var next = job.carriedHeaders
+            next[Topology.attemptHeader] = String(attempt + 1)
+            let headers = next
+            blockingWait { [self] in
+                await publishOrLog(job: spec.id) { [broker = self.broker] () throws(AMQPError) in
+                    try await broker.retry(body: job.body, priority: job.priority, headers: headers, after: delay)
                 }
             }
         }
     }
 
+    /// Hands a job this worker stops without finishing back to `sluice.jobs` (shutdown, a failing store),
+    /// with when its output stopped, for the worker that takes it over. The caller releases the lease after.
+    private func handBack(_ job: ActiveJob, reason: String) {
+        log("handed back to the queue: \(reason)", job: job.spec.id)
+        var handover = job.carriedHeaders
+        handover[JobLease.handoverHeader] = configuration.workerID
+        handover[JobLease.stoppedAtHeader] = String(BrokerConnection.wallClockMilliseconds())
+        let headers = handover
+        blockingWait { [self] in
+            await publishOrLog(job: job.spec.id) { [broker = self.broker] () throws(AMQPError) in
+                try await broker.handOver(body: job.body, priority: job.priority, headers: headers)
+            }
+        }
+    }
+
+    /// A confirmed publish that settles a job after its lease; when the broker is away, the lease (not
+    /// released) keeps the job safe: its claim expires into `sluice.jobs` and another attempt follows.
+    private func publishOrLog(job: String, _ publish: () async throws(AMQPError) -> Void) async {
+        do throws(AMQPError) {
+            try await publish()
+        } catch {
+            log("could not publish the job's next step: \(error); its lease lapses and the job is taken over", job: job)
+        }
+    }
+
+    /// Publishes (confirmed), then acks the deliveries; on failure they are requeued.
+    private func publishThenAck(_ deliveries: [Delivery], job: String, _ publish: () async throws(AMQPError) -> Void) async {
+        do throws(AMQPError) {
+            try await publish()
+            for delivery in deliveries { broker.ack(delivery) }
+        } catch {
+            log("could not publish: \(error); returning the message to the queue", job: job)
+            for delivery in deliveries { broker.requeue(delivery) }
+        }
+    }
+
     /// Frees the job's slot and starts the next waiting job, unless the worker is draining.
     private func finished(_ job: ActiveJob) {
-        let next: ActiveJob? = lock.withLock {
+        let (next, resume): (ActiveJob?, Bool) = lock.withLock {
             triage.finished(id: job.spec.id)
             active[job.spec.id] = nil
-            guard !shutdownRequested, !waiting.isEmpty else { return nil }
+            guard !shutdownRequested else { return (nil, false) }
+            guard !waiting.isEmpty else { return (nil, active.count < configuration.concurrency) }
             let next = waiting.removeFirst()
             active[next.spec.id] = next
-            return next
+            return (next, false)
         }
+        if resume { broker.pauseConsuming(false) }
         if let next { start(next) }
     }
 
@@ -365,6 +505,19 @@ public final class Worker: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// Runs async work from a job thread and returns its value (never call it from the cooperative pool).
+    private func blockingValue<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox<T>()
+        Task {
+            box.value = await body()
+            done.signal()
+        }
+        done.wait()
+        // The semaphore orders the write before this read.
+        return box.value!
     }
 
     /// Runs async settling from a job thread (never from the cooperative pool, which it would block).
@@ -412,6 +565,12 @@ public final class Worker: @unchecked Sendable {
             log("returned to the queue: not started before shutdown", job: job.spec.id)
             for delivery in job.seal(requeueLateDeliveries: true) { broker.requeue(delivery) }
         }
+        // A restream has no end to wait for: hand live jobs over now, so another worker resumes them within seconds.
+        let live = lock.withLock { active.values.filter { $0.spec.input.isNetwork } }
+        for job in live {
+            log("handing the live job over for shutdown", job: job.spec.id)
+            job.interruptForShutdown(reason: "worker \(configuration.workerID) shut down; a live job is handed over at once")
+        }
         let deadline = ContinuousClock.now + configuration.grace
         while ContinuousClock.now < deadline, lock.withLock({ !active.isEmpty && !interruptNow }) {
             try? await Task.sleep(for: .milliseconds(50))
@@ -438,11 +597,19 @@ public final class Worker: @unchecked Sendable {
 
 /// One claimed job: its spec, the deliveries that carry it, and how to stop it.
 final class ActiveJob: @unchecked Sendable {
-    // Reason: `state` is guarded by `lock`; `spec`, `interrupted` and `interrupter` are immutable or thread-safe.
+    // Reason: `state` is guarded by `lock`; the `let`s are immutable or thread-safe.
     let spec: JobSpec
     /// An earlier attempt left `running` that must be recorded as interrupted before this one starts.
     let interrupted: String?
     let interrupter = Interrupter()
+    /// Where the message came from (fresh, orphaned claim, hand-over) and the deaths it carries.
+    let lineage: DeliveryLineage
+    /// The job message as delivered, for claims and for re-publishing.
+    let body: [UInt8]
+    let priority: UInt8?
+    /// The delivery's headers, and those every later copy carries (deaths; lease headers dropped).
+    let headers: [String: String]
+    let carriedHeaders: [String: String]
 
     private struct State {
         var deliveries: [Delivery]
@@ -450,19 +617,56 @@ final class ActiveJob: @unchecked Sendable {
         var requeueReason: String?
         /// Set once the outcome is known: how a delivery that still arrives for this attempt is settled.
         var lateDeliveriesRequeue: Bool?
+        var leaseLostReason: String?
+        /// A take-over whose gap is not recorded yet.
+        var pendingTakeover: DeliveryLineage?
     }
     private let lock = NSLock()
     private var state: State
 
-    init(spec: JobSpec, delivery: Delivery, interrupted: String?) {
+    init(spec: JobSpec, delivery: Delivery, interrupted: String?, lineage: DeliveryLineage) {
         self.spec = spec
         self.interrupted = interrupted
-        state = State(deliveries: [delivery])
+        self.lineage = lineage
+        body = delivery.body
+        priority = delivery.priority
+        headers = delivery.headers
+        carriedHeaders = lineage.carriedHeaders(from: delivery.headers)
+        state = State(deliveries: [delivery], pendingTakeover: lineage.origin == .fresh ? nil : lineage)
+    }
+
+    /// The lease is ours: the deliveries can be acked, and so can any copy that still arrives.
+    func leaseAcquired() -> [Delivery] {
+        lock.withLock {
+            state.lateDeliveriesRequeue = false
+            return state.deliveries
+        }
+    }
+
+    /// The broker may hand the job to another worker now: stop at once, publish nothing.
+    func leaseLost(_ reason: String) {
+        lock.withLock {
+            state.leaseLostReason = reason
+            state.requeueReason = "the lease was lost: \(reason)"
+        }
+        interrupter.cancel()
+    }
+
+    var leaseLostReason: String? { lock.withLock { state.leaseLostReason } }
+
+    /// The take-over to record, once (at the first output).
+    func takeTakeover() -> DeliveryLineage? {
+        lock.withLock {
+            defer { state.pendingTakeover = nil }
+            return state.pendingTakeover
+        }
     }
 
 
     /// Set when the worker interrupted the attempt to requeue it; a cancel request takes precedence.
-    var requeueReason: String? { lock.withLock { state.cancelRequested ? nil : state.requeueReason } }
+    var requeueReason: String? {
+        lock.withLock { state.cancelRequested && state.leaseLostReason == nil ? nil : state.requeueReason }
+    }
 
     /// Adds a redelivery of this job; once the job is sealed it is settled at once like the others were
     /// (acked, or requeued when the attempt was requeued), so no delivery is left unsettled.
@@ -493,6 +697,12 @@ final class ActiveJob: @unchecked Sendable {
         lock.withLock { state.requeueReason = reason }
         interrupter.cancel()
     }
+}
+
+/// Carries a value out of a Task to the thread waiting on a semaphore.
+private final class ResultBox<T>: @unchecked Sendable {
+    // Reason: written once by the task before it signals; read once by the waiter after it woke.
+    var value: T?
 }
 
 /// Publishes `job.<state>` events built from committed records, and logs each one.

@@ -37,6 +37,10 @@ public final class WorkerMetrics: @unchecked Sendable {
         public static let brokerUp = "sluice_broker_up"
         /// Counter: broker connections made (the first one and every reconnect).
         public static let brokerConnections = "sluice_broker_connections_total"
+        /// Counter, label `code`: channels the broker closed (406 = a delivery outlived consumer_timeout).
+        public static let brokerChannelErrors = "sluice_broker_channel_errors_total"
+        /// Gauge: job leases this worker holds (one per running job).
+        public static let leasesHeld = "sluice_job_leases_held"
     }
 
     /// Histogram buckets for `sluice_job_duration_seconds`: jobs last from seconds (files) to days (live).
@@ -62,6 +66,7 @@ public final class WorkerMetrics: @unchecked Sendable {
     private var jobs: [String: Tracked] = [:]
     private var encoderLabels: Set<String> = []
     private var brokerConnectionsCounted = 0
+    private var channelErrorsCounted: [UInt16: Int] = [:]
 
     private let running: Gauge
     private let encodeFPS: Gauge
@@ -166,8 +171,20 @@ public final class WorkerMetrics: @unchecked Sendable {
     /// - Parameters:
     ///   - connected: whether the connection is up.
     ///   - generation: connections made so far (1 for the first).
-    public func broker(connected: Bool, generation: Int) {
+    ///   - channelErrors: channels the broker closed so far, by reply code.
+    ///   - leasesHeld: job leases held now.
+    public func broker(connected: Bool, generation: Int, channelErrors: [UInt16: Int] = [:], leasesHeld: Int = 0) {
         brokerUp.record(connected ? 1 : 0)
+        Gauge(label: Name.leasesHeld, factory: factory).record(leasesHeld)
+        for (code, count) in channelErrors {
+            let added: Int = lock.withLock {
+                defer { channelErrorsCounted[code] = max(channelErrorsCounted[code] ?? 0, count) }
+                return max(0, count - (channelErrorsCounted[code] ?? 0))
+            }
+            if added > 0 {
+                Counter(label: Name.brokerChannelErrors, dimensions: [("code", String(code))], factory: factory).increment(by: added)
+            }
+        }
         let added: Int = lock.withLock {
             defer { brokerConnectionsCounted = max(brokerConnectionsCounted, generation) }
             return max(0, generation - brokerConnectionsCounted)

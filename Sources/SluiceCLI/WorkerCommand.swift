@@ -79,7 +79,10 @@ struct WorkerCommand: ParsableCommand {
     var graceSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_GRACE_S"] ?? "") ?? 30
 
     @Option(name: .customLong("heartbeat-s"), help: ArgumentHelp("AMQP heartbeat in seconds (env SLUICE_HEARTBEAT_S).", valueName: "s"))
-    var heartbeatSeconds: Int = Int(ProcessInfo.processInfo.environment["SLUICE_HEARTBEAT_S"] ?? "") ?? 30
+    var heartbeatSeconds: Int = Int(ProcessInfo.processInfo.environment["SLUICE_HEARTBEAT_S"] ?? "") ?? 10
+
+    @Option(name: .customLong("lease-orphan-s"), help: ArgumentHelp("A job whose worker died is taken over at most this long after its lease was last renewed; renewed every quarter of it (env SLUICE_LEASE_ORPHAN_S).", valueName: "s"))
+    var leaseOrphanSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_LEASE_ORPHAN_S"] ?? "") ?? 15
 
     @Option(name: .customLong("retry-delay-s"), help: ArgumentHelp("First retry backoff in seconds; it doubles per attempt, up to 300 (env SLUICE_RETRY_DELAY_S).", valueName: "s"))
     var retryDelaySeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_RETRY_DELAY_S"] ?? "") ?? 5
@@ -95,7 +98,8 @@ struct WorkerCommand: ParsableCommand {
 
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
-        guard graceSeconds >= 0 else { throw ValidationError("--grace-s must not be negative") }
+        guard graceSeconds >= 0, graceSeconds <= 86_400 else { throw ValidationError("--grace-s must be 0…86400") }
+        guard leaseOrphanSeconds >= 2, leaseOrphanSeconds <= 600 else { throw ValidationError("--lease-orphan-s must be 2…600") }
         guard (0...3600).contains(heartbeatSeconds) else { throw ValidationError("--heartbeat-s must be 0…3600") }
         guard retryDelaySeconds > 0, retryDelaySeconds <= 300 else { throw ValidationError("--retry-delay-s must be in (0, 300]") }
         guard progressSeconds > 0 else { throw ValidationError("--progress-s must be positive") }
@@ -119,6 +123,8 @@ struct WorkerCommand: ParsableCommand {
         var brokerConfiguration = try broker.configuration()
         brokerConfiguration.prefetch = UInt16(concurrency)
         brokerConfiguration.heartbeatSeconds = heartbeatSeconds
+        let orphanAfter = Duration.milliseconds(Int64(leaseOrphanSeconds * 1000))
+        brokerConfiguration.leaseTiming = LeaseTiming(renewInterval: orphanAfter / 4, orphanAfter: orphanAfter)
         brokerConfiguration.connectionName = "sluice-worker \(workerID)"
         let connection = BrokerConnection(configuration: brokerConfiguration, logger: { log($0) })
         let store = try database.open()
@@ -135,7 +141,10 @@ struct WorkerCommand: ParsableCommand {
         var server: AdminServer?
         if let address = ListenAddress(parsing: http) {
             let admin = AdminServer(address: address, store: store, registry: registry, metrics: metrics,
-                                    brokerStatus: { BrokerStatus(connected: connection.isConnected, generation: connection.generation) },
+                                    brokerStatus: {
+                                        BrokerStatus(connected: connection.isConnected, generation: connection.generation,
+                                                     channelErrors: connection.channelErrors, leasesHeld: connection.leasesHeld)
+                                    },
                                     logger: log.logger)
             do {
                 let bound = try waitFor { try await admin.start() }

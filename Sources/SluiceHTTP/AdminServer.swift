@@ -101,7 +101,8 @@ public final class AdminServer: @unchecked Sendable {
         let router = Router()
         router.get("/metrics") { [self] _, _ in
             let status = brokerStatus()
-            metrics?.broker(connected: status.connected, generation: status.generation)
+            metrics?.broker(connected: status.connected, generation: status.generation,
+                            channelErrors: status.channelErrors, leasesHeld: status.leasesHeld)
             return Self.response(.ok, bytes: registry.exposition(), type: MetricsRegistry.contentType)
         }
         router.get("/healthz") { [self] _, _ in

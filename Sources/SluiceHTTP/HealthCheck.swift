@@ -8,10 +8,16 @@ public struct BrokerStatus: Sendable, Equatable {
     public var connected: Bool
     /// Connections made so far: 1 for the first, +1 per reconnect.
     public var generation: Int
+    /// Channels the broker closed so far, by AMQP reply code (406: a delivery outlived consumer_timeout).
+    public var channelErrors: [UInt16: Int]
+    /// Job leases held now.
+    public var leasesHeld: Int
 
-    public init(connected: Bool, generation: Int) {
+    public init(connected: Bool, generation: Int, channelErrors: [UInt16: Int] = [:], leasesHeld: Int = 0) {
         self.connected = connected
         self.generation = generation
+        self.channelErrors = channelErrors
+        self.leasesHeld = leasesHeld
     }
 }
 

@@ -267,7 +267,7 @@ struct RawQueueReader {
         _ = try connection.consume(queue: queue, autoAck: true)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if case let .delivery(_, _, _, body, headers, _) = try connection.nextEvent() {
+            if case let .delivery(_, _, _, _, body, headers, _) = try connection.nextEvent() {
                 return (body, headers)
             }
             try await Task.sleep(for: .milliseconds(20))

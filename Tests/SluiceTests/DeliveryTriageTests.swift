@@ -20,6 +20,7 @@ struct DeliveryTriageTests {
         let redelivered: Bool
         let verdict: DeliveryTriage.Verdict
         let claims: Bool
+        var poison: String? = nil
         var testDescription: String { name }
     }
 
@@ -45,12 +46,24 @@ struct DeliveryTriageTests {
              verdict: .acknowledge(reason: "job j was already cancelled"), claims: false),
         Case(name: "failed, fresh message (jobs retry): runs even past max_attempts", stored: stored(.failed, attempts: 3),
              redelivered: false, verdict: .run(interrupted: nil), claims: true),
+        Case(name: "poison, new to this worker: recorded failed (received → failed) and dead",
+             stored: stored(.received), redelivered: false,
+             verdict: .deadLetter(reason: "3 workers died", failing: true), claims: false, poison: "3 workers died"),
+        Case(name: "poison, left running here: failed and dead instead of a fourth attempt",
+             stored: stored(.running, attempts: 2), redelivered: false,
+             verdict: .deadLetter(reason: "3 workers died", failing: true), claims: false, poison: "3 workers died"),
+        Case(name: "poison after an earlier failure: dead, the failure stays as recorded",
+             stored: stored(.failed, attempts: 1), redelivered: false,
+             verdict: .deadLetter(reason: "3 workers died", failing: false), claims: false, poison: "3 workers died"),
+        Case(name: "a succeeded id is a duplicate even when poison is claimed", stored: stored(.succeeded, attempts: 1),
+             redelivered: false, verdict: .duplicate, claims: false, poison: "3 workers died"),
     ]
 
     @Test("verdict after the store recorded the delivery", arguments: cases)
     func verdicts(_ test: Case) {
         var triage = DeliveryTriage()
-        #expect(triage.recorded(id: "j", stored: test.stored, redelivered: test.redelivered, workerID: "w1") == test.verdict)
+        #expect(triage.recorded(id: "j", stored: test.stored, redelivered: test.redelivered, workerID: "w1",
+                                poison: test.poison) == test.verdict)
         #expect(triage.claimed.contains("j") == test.claims)
     }
 

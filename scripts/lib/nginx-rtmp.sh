@@ -9,8 +9,9 @@
 #
 # The application `live` takes publishers and players from 127.0.0.1 only. The config, pid file and logs
 # live in DIR (nothing under /etc or /var); nginx daemonizes itself (`daemon on`), `stop` waits for it.
-# Works as root without systemd: the master binds and writes DIR, the one worker runs as `nobody` and
-# needs no files of its own (no http block, so no temp paths).
+# Works as root without systemd: the master binds and writes DIR, the one worker runs as `nobody`.
+# The statistics page (`rtmp_stat`: publishers and players per stream, as XML) answers on the unix socket
+# DIR/stat.sock at /stat, e.g. `curl -s --unix-socket DIR/stat.sock http://localhost/stat`.
 set -eu
 
 usage() {
@@ -61,6 +62,18 @@ worker_processes 1;
 pid $PIDFILE;
 error_log $DIR/error.log info;
 events { worker_connections 256; }
+http {
+    access_log off;
+    client_body_temp_path $DIR/tmp/body;
+    proxy_temp_path $DIR/tmp/proxy;
+    fastcgi_temp_path $DIR/tmp/fastcgi;
+    uwsgi_temp_path $DIR/tmp/uwsgi;
+    scgi_temp_path $DIR/tmp/scgi;
+    server {
+        listen unix:$DIR/stat.sock;
+        location /stat { rtmp_stat all; }
+    }
+}
 rtmp {
     server {
         listen 127.0.0.1:$PORT;
@@ -91,6 +104,8 @@ start() {
         exit 1
     fi
     write_config
+    mkdir -p "$DIR/tmp"
+    rm -f "$DIR/stat.sock"
     # -p/-e keep even the pre-config error log inside DIR. The daemon must hold none of the caller's
     # descriptors: a pipe (or Foundation's Process exit socket) it inherited would never reach EOF, and
     # the caller would wait forever. sh cannot close descriptors above 9, so python3 closes them all.
@@ -146,7 +161,8 @@ stop_server() {
 stop() {
     stop_server TERM
     if [ -d "$DIR" ]; then
-        rm -f "$DIR/nginx.conf" "$DIR/error.log" "$DIR/startup.log" "$PIDFILE"
+        rm -f "$DIR/nginx.conf" "$DIR/error.log" "$DIR/startup.log" "$PIDFILE" "$DIR/stat.sock"
+        rm -rf "$DIR/tmp"
         rmdir "$DIR" 2>/dev/null || true
     fi
 }

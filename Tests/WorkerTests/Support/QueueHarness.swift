@@ -197,6 +197,8 @@ final class QueueHarness: @unchecked Sendable {
         let worker = try WorkerProcess(arguments: [
             "worker", "--amqp-url", url, "--db", database, "--input-root", Media.inputRoot,
             "--output-root", outputRoot, "--worker-id", id, "--retry-delay-s", "0.2", "--progress-s", "1",
+            // Take-overs within seconds, so the tests of dead workers stay short.
+            "--lease-orphan-s", "8",
         ] + extra, log: log)
         lock.withLock { workers.append(worker) }
         return worker
@@ -225,7 +227,7 @@ final class QueueHarness: @unchecked Sendable {
         var found: [(String, String?)] = []
         let deadline = ContinuousClock.now + timeout
         while found.count < count, ContinuousClock.now < deadline {
-            if case let .delivery(_, _, _, body, headers, _) = try connection.nextEvent() {
+            if case let .delivery(_, _, _, _, body, headers, _) = try connection.nextEvent() {
                 found.append((String(decoding: body, as: UTF8.self), headers[Topology.reasonHeader]))
             } else {
                 try await Task.sleep(for: .milliseconds(20))
@@ -313,7 +315,7 @@ final class EventTap: @unchecked Sendable {
             defer { stopped.signal() }
             while lock.withLock({ running }) {
                 do {
-                    if case let .delivery(_, _, _, body, _, _) = try owned.nextEvent() {
+                    if case let .delivery(_, _, _, _, body, _, _) = try owned.nextEvent() {
                         guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { continue }
                         let event = Event(kind: object["event"] as? String ?? "", id: object["id"] as? String ?? "",
                                           state: object["state"] as? String ?? "", attempt: object["attempt"] as? Int ?? -1,

@@ -14,3 +14,5 @@ SLUICE_TEST_RTMP_URL=$(head -n 1 "$SLUICE_TEST_WORK/rtmp-url")
 export SLUICE_TEST_RTMP_URL
 export SLUICE_TEST_RTMP_PORT="$rtmp_port"
 export SLUICE_TEST_RTMP_CTL="$SLUICE_TEST_WORK/nginx-rtmp-ctl"
+# nginx-rtmp's statistics page (publishers and players per stream), on a unix socket.
+export SLUICE_TEST_RTMP_STAT="$rtmp_dir/stat.sock"

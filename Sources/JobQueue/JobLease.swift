@@ -1,0 +1,101 @@
+// DESIGN §5 (long jobs): one running copy of a job, for any length of job, whatever the broker's
+// consumer_timeout, with take-over when the worker that runs it dies.
+//
+// The job message is acked as soon as the job's lease is taken, so no delivery ever stays unacked for long.
+// The lease is a durable queue per job, `sluice.lease.<id>`, consumed *exclusively* by the worker that runs
+// the job: a second exclusive consumer is refused (403) by the broker, on any connection, so two workers can
+// never both hold it. The queue carries a *claim*: a persistent copy of the job, held unacked by its holder
+// for at most `renewInterval`, then replaced by a fresh copy (publish the new one, ack the old one once it
+// has arrived). Each claim carries a per-message TTL of `orphanAfter`; while it is held it cannot expire.
+// When the holder's connection dies (kill -9, OOM, host loss), the broker returns the claim to the queue,
+// where nobody consumes it; it expires and dead-letters into `sluice.jobs`, and any worker takes the job
+// over from it. Only RabbitMQ 3.x primitives available in 3.10 are used: exclusive consumers, per-message
+// TTL, dead-lettering, publisher confirms.
+
+/// Names, headers and timing of job leases.
+public enum JobLease {
+    /// The lease queue of a job id.
+    public static func queueName(jobID: String) -> String { "sluice.lease.\(jobID)" }
+
+    /// Header: the worker id that published the claim.
+    public static let holderHeader = "x-sluice-lease-holder"
+    /// Header: random per lease; claims with another token are stale and dropped by the holder.
+    public static let tokenHeader = "x-sluice-lease-token"
+    /// Header: wall-clock milliseconds since 1970 when the claim was published (the holder was alive then).
+    public static let renewedAtHeader = "x-sluice-lease-renewed-at"
+    /// Header: how many workers died (or lost the broker for good) while running this job.
+    public static let deathsHeader = "x-sluice-deaths"
+    /// Header: the worker that handed the job back on shutdown (a graceful hand-over, not a death).
+    public static let handoverHeader = "x-sluice-handover-from"
+    /// Header: wall-clock milliseconds when the handing-over worker stopped the job's output.
+    public static let stoppedAtHeader = "x-sluice-stopped-at"
+    /// Header: how many times a hand-over found the lease still held and waited for it.
+    public static let leaseWaitsHeader = "x-sluice-lease-waits"
+    /// Header on quorum queues: the broker's own count of earlier deliveries.
+    public static let deliveryCountHeader = "x-delivery-count"
+
+    /// A lease queue unused (no holder, no claim) for this long is removed by the broker.
+    public static let unusedQueueExpiry: Int32 = 3_600_000
+
+    /// Expired claims go to the default exchange, which routes by queue name: into `sluice.jobs`.
+    static let queueArguments: [(String, AMQPFieldValue)] = [
+        ("x-dead-letter-exchange", .string("")),
+        ("x-dead-letter-routing-key", .string(Topology.jobsQueue)),
+        ("x-expires", .int(unusedQueueExpiry)),
+    ]
+}
+
+/// How often a lease is renewed and how long a claim outlives its holder.
+public struct LeaseTiming: Sendable, Equatable {
+    /// A held claim is replaced after this long (kept far below any broker's consumer_timeout).
+    public var renewInterval: Duration
+    /// A claim's TTL: after its holder dies, the job is taken over at most this long after its last renewal.
+    public var orphanAfter: Duration
+    /// The holder gives a lease up this long before its claim could expire without contact with the broker.
+    public var safetyMargin: Duration
+
+    /// Defaults: renew every 3.75 s, take over at most 15 s after the last renewal.
+    public init(renewInterval: Duration = .milliseconds(3750), orphanAfter: Duration = .seconds(15)) {
+        self.renewInterval = renewInterval
+        self.orphanAfter = max(orphanAfter, renewInterval * 2)
+        safetyMargin = min(.seconds(3), self.orphanAfter / 4)
+    }
+}
+
+/// What a worker asks for when it is about to run a job.
+public struct LeaseRequest: Sendable {
+    /// The job id.
+    public var jobID: String
+    /// The job document, carried by every claim so that a take-over needs nothing else.
+    public var body: [UInt8]
+    /// The job's priority, kept on claims so a take-over keeps its place.
+    public var priority: UInt8?
+    /// Headers every claim carries (deaths, attempt).
+    public var headers: [String: String]
+    /// The worker id that holds the lease.
+    public var holder: String
+
+    /// - Parameters:
+    ///   - jobID: the job id.
+    ///   - body: the job JSON.
+    ///   - priority: the AMQP priority of the job.
+    ///   - headers: headers to keep on every claim.
+    ///   - holder: this worker's id.
+    public init(jobID: String, body: [UInt8], priority: UInt8?, headers: [String: String], holder: String) {
+        self.jobID = jobID
+        self.body = body
+        self.priority = priority
+        self.headers = headers
+        self.holder = holder
+    }
+}
+
+/// The answer to a lease request.
+public enum LeaseOutcome: Sendable, Equatable {
+    /// This worker holds the lease: its first claim is in the broker, the job message may be acked.
+    case acquired
+    /// Another consumer holds it (or the queue vanished under us): the job runs elsewhere right now.
+    case heldElsewhere(reason: String)
+    /// The broker could not be asked (connection down, timeout).
+    case failed(reason: String)
+}
