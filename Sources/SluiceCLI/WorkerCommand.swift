@@ -92,7 +92,11 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("http"), help: ArgumentHelp("Serve /metrics, /healthz and the admin page on HOST:PORT; off when empty (env SLUICE_HTTP).", valueName: "host:port"))
     var http: String = ProcessInfo.processInfo.environment["SLUICE_HTTP"] ?? ""
 
+    @Option(name: .customLong("min-free-mb"), help: ArgumentHelp("/healthz is unhealthy when the output root or the database's volume has less free space, in MB (env SLUICE_MIN_FREE_MB).", valueName: "mb"))
+    var minFreeMB: Int = Int(ProcessInfo.processInfo.environment["SLUICE_MIN_FREE_MB"] ?? "") ?? 512
+
     func validate() throws {
+        guard (0...(1 << 30)).contains(minFreeMB) else { throw ValidationError("--min-free-mb must be 0…\(1 << 30), got \(minFreeMB)") }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
         guard graceSeconds >= 0 else { throw ValidationError("--grace-s must not be negative") }
         guard (0...3600).contains(heartbeatSeconds) else { throw ValidationError("--heartbeat-s must be 0…3600") }
@@ -109,6 +113,14 @@ struct WorkerCommand: ParsableCommand {
                 throw ValidationError("\(name) \(root) is not a directory")
             }
         }
+    }
+
+    /// The output root and the database's folder; one floor when both are on the same volume is still two lines.
+    func freeSpaceFloors(database: String) -> [FreeSpaceFloor] {
+        let minimum = UInt64(minFreeMB) * 1_048_576
+        let databaseFolder = (database as NSString).deletingLastPathComponent
+        return [FreeSpaceFloor(name: "output root", path: outputRoot, minimumBytes: minimum),
+                FreeSpaceFloor(name: "database folder", path: databaseFolder.isEmpty ? "." : databaseFolder, minimumBytes: minimum)]
     }
 
     func run() throws {
@@ -135,7 +147,7 @@ struct WorkerCommand: ParsableCommand {
         if let address = ListenAddress(parsing: http) {
             let admin = AdminServer(address: address, store: store, registry: registry, metrics: metrics,
                                     brokerStatus: { BrokerStatus(connected: connection.isConnected, generation: connection.generation) },
-                                    logger: log.logger)
+                                    logger: log.logger, freeSpaceFloors: freeSpaceFloors(database: store.path))
             do {
                 let bound = try waitFor { try await admin.start() }
                 log("http: serving /metrics, /healthz and the admin page on http://\(bound)/")
