@@ -14,9 +14,9 @@ public final class ByteSink: @unchecked Sendable {
     /// Bytes handed to the sink so far.
     public private(set) var bytesWritten: Int64 = 0
 
-    /// Opens `url` for writing (`file:` paths are created or truncated).
+    /// Opens `url` for writing.
     /// - Parameters:
-    ///   - url: what `avio_open2` opens: `file:/abs/path` or a network URL.
+    ///   - url: what `avio_open2` opens: a network URL (files go through `init(fileDescriptor:)`).
     ///   - options: protocol options (`rw_timeout`, …).
     ///   - interrupter: cancels blocking writes.
     public init(url: String, options: [String: String] = [:], interrupter: Interrupter) throws {

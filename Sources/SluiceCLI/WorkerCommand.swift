@@ -115,7 +115,7 @@ struct WorkerCommand: ParsableCommand {
         }
     }
 
-    /// The output root and the database's folder; one floor when both are on the same volume is still two lines.
+    /// The volumes /healthz watches: the output root and the database's folder (each named on its own).
     func freeSpaceFloors(database: String) -> [FreeSpaceFloor] {
         let minimum = UInt64(minFreeMB) * 1_048_576
         let databaseFolder = (database as NSString).deletingLastPathComponent
