@@ -148,7 +148,7 @@ public final class JobRunner: Sendable {
         if result.cancelled {
             let media = "\(String(format: "%.1f", result.progress.mediaTime)) s of media"
             if let reason = requeueReason {
-                let text = "job \(spec.id): interrupted after \(media): \(reason); its outputs were discarded"
+                let text = "job \(spec.id): interrupted after \(media): \(reason)" + (result.outputsDiscarded ? "; its outputs were discarded" : "")
                 onTransition(try store.transition(id: spec.id, to: .retrying, error: text))
                 return .retrying(JobFailure(message: text, isTransient: true))
             }
