@@ -149,8 +149,13 @@ final class InputFile: @unchecked Sendable {
         let directory = try DirectoryHandle.open(root: root, components: Array(components.dropLast()), creating: false)
         guard name != ".." else { throw FileAccessError(path: path, reason: "a path may not step out of its folder with ..") }
         // O_NONBLOCK: a FIFO planted under the root must not hang the open; regular files ignore it.
-        let descriptor = openat(directory.descriptor, String(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw DirectoryHandle.refusal(at: path, name: String(name), in: directory.descriptor, code: errno) }
+        // The folder's descriptor must stay open through the calls that take its number.
+        let (descriptor, refusal) = withExtendedLifetime(directory) {
+            let descriptor = openat(directory.descriptor, String(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            let code = errno
+            return (descriptor, descriptor < 0 ? DirectoryHandle.refusal(at: path, name: String(name), in: directory.descriptor, code: code) : nil)
+        }
+        if let refusal { throw refusal }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             Glibc.close(descriptor)

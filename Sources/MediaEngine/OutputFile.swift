@@ -49,7 +49,10 @@ final class OutputFile: @unchecked Sendable {
         // A name that is taken (by chance or by a planted file) is never opened: try another.
         for _ in 0..<8 {
             let temporaryName = OutputFile.temporaryName(for: name)
-            let descriptor = openat(directory.descriptor, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            // The folder's descriptor must stay open through the call that takes its number.
+            let descriptor = withExtendedLifetime(directory) {
+                openat(directory.descriptor, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            }
             if descriptor >= 0 {
                 return (OutputFile(directory: directory, name: name, temporaryName: temporaryName, path: path), descriptor)
             }

@@ -183,9 +183,12 @@ public final class CopyPipeline: @unchecked Sendable {
                 input = try LiveInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter,
                                       timeout: options.inputTimeout ?? 10, policy: options.reconnect, name: options.inputName)
             } else if let path = options.inputFile, let root = options.fileRoots?.input {
-                // libavformat opens its own descriptor of this file during the open: ours can go after it.
+                // libavformat opens its own descriptor of this file during the open: ours must outlive the open
+                // (a descriptor closed early could be reused by another file), and can go after it.
                 let file = try InputFile(path: path, root: root)
-                input = try MediaInput(url: file.url, options: options.inputOptions, interrupter: interrupter, timeout: options.inputTimeout)
+                input = try withExtendedLifetime(file) {
+                    try MediaInput(url: file.url, options: options.inputOptions, interrupter: interrupter, timeout: options.inputTimeout)
+                }
             } else {
                 input = try MediaInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter, timeout: options.inputTimeout)
             }
