@@ -29,7 +29,8 @@ public final class ByteSink: @unchecked Sendable {
         try check(avio_open2(&context, url, AVIO_FLAG_WRITE, &interruptCallback, &dictionary), "avio_open2")
     }
 
-    /// Writes to an open file descriptor through AVIO's buffer; the sink owns the descriptor and closes it.
+    /// Writes to an open file descriptor through AVIO's buffer; the sink owns the descriptor and closes it
+    /// (also when this init throws).
     public init(fileDescriptor: Int32) throws {
         interrupter = Interrupter()
         interruptCallback = interrupter.callback

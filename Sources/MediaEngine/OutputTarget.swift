@@ -30,7 +30,6 @@ final class TargetWriter: @unchecked Sendable {
             do {
                 sink = try ByteSink(fileDescriptor: descriptor)
             } catch {
-                Glibc.close(descriptor)
                 file.discard()
                 throw error
             }
