@@ -65,12 +65,14 @@ final class DirectoryHandle: @unchecked Sendable {
     static func open(trusted path: String, creating: Bool) throws(FileAccessError) -> DirectoryHandle {
         let directory = path.isEmpty ? "." : path
         if creating {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
-                throw FileAccessError(path: directory, reason: "cannot create the folder: \(code.map { FileAccessError.text(Int32($0)) } ?? (error as NSError).localizedDescription)",
-                                      code: code.map(Int32.init) ?? 0)
+            var walked = directory.hasPrefix("/") ? "/" : ""
+            for component in directory.split(separator: "/") {
+                walked = walked.isEmpty ? String(component) : (walked as NSString).appendingPathComponent(String(component))
+                // EEXIST also for a file in the way: the open below names it.
+                if mkdir(walked, 0o755) != 0 && errno != EEXIST {
+                    let error = FileAccessError.system(walked)
+                    throw FileAccessError(path: walked, reason: "cannot create the folder: \(error.reason)", code: error.code)
+                }
             }
         }
         let descriptor = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -38,4 +38,20 @@ struct FullDiskTests {
         #expect(fits.status == 0, "stderr: \(fits.stderr)")
         #expect(disk.names == ["b.flv"])
     }
+
+    @Test("no inode left for the output's folder or file: the job fails as a full disk, naming the output")
+    func noInodes() throws {
+        let folder = Fixtures.scratch("noinodes")
+        // One inode for the mount's own folder, one for `sub`: the temporary file gets none.
+        let disk = try TinyDisk(at: folder + "/disk", megabytes: 2, inodes: 2)
+        defer { disk.unmount() }
+        let output = disk.path + "/sub/a.flv"
+        let job = folder + "/job.json"
+        try #"{"id": "inodes-1", "input": "\#(try Fixtures.mp4BFrames())", "outputs": ["\#(output)"]}"#
+            .write(toFile: job, atomically: true, encoding: .utf8)
+        let run = try Command.run(Command.sluiceBinary, ["run", "--db", folder + "/jobs.sqlite", job], check: false)
+        #expect(run.status == 1, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("output \(output): no space left on device (output 0, while opening)"), "stderr: \(run.stderr)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: disk.path + "/sub")) ?? [] == [])
+    }
 }

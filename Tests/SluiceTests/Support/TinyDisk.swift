@@ -23,11 +23,12 @@ final class TinyDisk: Sendable {
         var description: String
     }
 
-    /// Mounts a tmpfs of `megabytes` at `path` (created if missing).
-    init(at path: String, megabytes: Int) throws {
+    /// Mounts a tmpfs of `megabytes` at `path` (created if missing); `inodes` caps its files and folders.
+    init(at path: String, megabytes: Int, inodes: Int? = nil) throws {
         self.path = path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let mount = try TinyDisk.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])
+        let options = "size=\(megabytes)m" + (inodes.map { ",nr_inodes=\($0)" } ?? "")
+        let mount = try TinyDisk.run("/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", path])
         guard mount.status == 0 else { throw MountError(description: "mount -t tmpfs at \(path) failed: \(mount.output)") }
     }
 
