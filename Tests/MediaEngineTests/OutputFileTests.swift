@@ -150,5 +150,9 @@ struct OutputFileTests {
         #expect(folder.reason.contains("symbolic link"), "\(folder)")
         let directory = try #require(throws: FileAccessError.self) { try InputFile(path: fixture.root + "/in", root: fixture.root) }
         #expect(directory.reason == "is not a regular file")
+        // A FIFO with no writer would block a plain open forever.
+        #expect(mkfifo(fixture.root + "/in/pipe.mp4", 0o644) == 0)
+        let fifo = try #require(throws: FileAccessError.self) { try InputFile(path: fixture.root + "/in/pipe.mp4", root: fixture.root) }
+        #expect(fifo.reason == "is not a regular file")
     }
 }
