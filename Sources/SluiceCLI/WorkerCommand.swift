@@ -96,7 +96,11 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("http"), help: ArgumentHelp("Serve /metrics, /healthz and the admin page on HOST:PORT; off when empty (env SLUICE_HTTP).", valueName: "host:port"))
     var http: String = ProcessInfo.processInfo.environment["SLUICE_HTTP"] ?? ""
 
+    @Option(name: .customLong("min-free-mb"), help: ArgumentHelp("/healthz is unhealthy when the output root or the database's volume has less free space, in MB (env SLUICE_MIN_FREE_MB).", valueName: "mb"))
+    var minFreeMB: Int = Int(ProcessInfo.processInfo.environment["SLUICE_MIN_FREE_MB"] ?? "") ?? 512
+
     func validate() throws {
+        guard (0...(1 << 30)).contains(minFreeMB) else { throw ValidationError("--min-free-mb must be 0…\(1 << 30), got \(minFreeMB)") }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
         guard graceSeconds >= 0, graceSeconds <= 86_400 else { throw ValidationError("--grace-s must be 0…86400") }
         guard leaseOrphanSeconds >= 2, leaseOrphanSeconds <= 600 else { throw ValidationError("--lease-orphan-s must be 2…600") }
@@ -114,6 +118,14 @@ struct WorkerCommand: ParsableCommand {
                 throw ValidationError("\(name) \(root) is not a directory")
             }
         }
+    }
+
+    /// The volumes /healthz watches: the output root and the database's folder (each named on its own).
+    func freeSpaceFloors(database: String) -> [FreeSpaceFloor] {
+        let minimum = UInt64(minFreeMB) * 1_048_576
+        let databaseFolder = (database as NSString).deletingLastPathComponent
+        return [FreeSpaceFloor(name: "output root", path: outputRoot, minimumBytes: minimum),
+                FreeSpaceFloor(name: "database folder", path: databaseFolder.isEmpty ? "." : databaseFolder, minimumBytes: minimum)]
     }
 
     func run() throws {
@@ -145,7 +157,7 @@ struct WorkerCommand: ParsableCommand {
                                         BrokerStatus(connected: connection.isConnected, generation: connection.generation,
                                                      channelErrors: connection.channelErrors, leasesHeld: connection.leasesHeld)
                                     },
-                                    logger: log.logger)
+                                    logger: log.logger, freeSpaceFloors: freeSpaceFloors(database: store.path))
             do {
                 let bound = try waitFor { try await admin.start() }
                 log("http: serving /metrics, /healthz and the admin page on http://\(bound)/")

@@ -283,7 +283,7 @@ struct WorkerQueueTests {
         #expect(worker.log.contains("shutdown requested"))
     }
 
-    @Test("SIGTERM past the grace: the job is interrupted, recorded as retrying with why, requeued, exit 0")
+    @Test("SIGTERM past the grace: the job is interrupted, recorded as retrying with why, requeued, nothing published, exit 0")
     func sigtermPastGrace() async throws {
         let harness = try await QueueHarness("wk-term-late")
         let clip = try await Media.clip(seconds: 8)
@@ -299,5 +299,8 @@ struct WorkerQueueTests {
         #expect(record.state == .retrying)
         #expect(record.error?.contains("grace period of 1 s passed; requeued") == true, "\(record.error ?? "")")
         #expect(try await harness.counts()["sluice.jobs"] == 1)
+        // Nothing of the interrupted attempt is published: no truncated t.flv, no temporary file left over.
+        let left = try FileManager.default.contentsOfDirectory(atPath: harness.outputRoot)
+        #expect(left.isEmpty, "left in the output root: \(left)")
     }
 }
