@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaFormats
 import Foundation
 
 /// A live network input: an `rtmp://`/`rtmps://` pull, or Sluice listening for one publisher.
@@ -209,9 +210,9 @@ public final class LiveInput: PacketSource, @unchecked Sendable {
         let toTarget = { (value: Int64) in av_rescale_q(value, LiveInput.microseconds, targetBase) }
         let dts = packet.dts.map(toMicroseconds)
         let pts = packet.pts.map(toMicroseconds)
-        let offset = splicer.offset(stream: original, dts: dts ?? pts, duration: LiveInput.duration(of: packet, source, toMicroseconds))
-        packet.dts = dts.map { toTarget($0 + offset) }
-        packet.pts = pts.map { toTarget($0 + offset) }
+        let offset = splicer.offset(stream: original, dts: dts ?? pts, pts: pts, duration: LiveInput.duration(of: packet, source, toMicroseconds))
+        packet.dts = dts.map { toTarget($0.addingSaturating(offset)) }
+        packet.pts = pts.map { toTarget($0.addingSaturating(offset)) }
         packet.duration = toTarget(toMicroseconds(packet.duration))
         return packet
     }
