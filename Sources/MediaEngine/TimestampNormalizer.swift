@@ -22,8 +22,8 @@ public struct TimestampNormalizer: Sendable, Equatable {
             if let pts, lastDTS.map({ pts > $0 }) ?? true {
                 dts = pts
             } else {
-                let start = lastDTS ?? Int64(0).subtractingSaturating(duration)
-                dts = start.addingSaturating(max(duration, TimestampNormalizer.minimumStep))
+                let step = max(duration, TimestampNormalizer.minimumStep)
+                dts = (lastDTS ?? -step).addingSaturating(step)
                 repairs += 1
             }
         }
