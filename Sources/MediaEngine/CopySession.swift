@@ -270,7 +270,7 @@ struct CopySession {
     }
 
     private mutating func normalizeVideo(_ packet: DemuxedPacket, stream: StreamInfo, inferred: Bool = false) throws -> [MediaPacket] {
-        if let videoTranscoder { return try transcode(packet, with: videoTranscoder, stream: stream) }
+        if let videoTranscoder { return try transcode(spliceForDecoder(packet, stream: stream), with: videoTranscoder, stream: stream) }
         if rawTiming == nil && !inferred {
             // Packets without a DTS wait for the next one that has it.
             var media: [MediaPacket] = []
@@ -310,7 +310,7 @@ struct CopySession {
     }
 
     private mutating func normalizeAudio(_ packet: DemuxedPacket, stream: StreamInfo) throws -> [MediaPacket] {
-        if let audioTranscoder { return try transcode(packet, with: audioTranscoder, stream: stream) }
+        if let audioTranscoder { return try transcode(spliceForDecoder(packet, stream: stream), with: audioTranscoder, stream: stream) }
         let spliced = splice(packet, stream: stream)
         let times = audioClock.normalize(pts: spliced.pts, dts: spliced.dts, duration: spliced.duration)
         guard audioIsADTS else {
@@ -385,14 +385,26 @@ struct CopySession {
     }
 
     /// A packet's times in microseconds, moved onto one continuous timeline when the file's clock jumps.
-    private mutating func splice(_ packet: DemuxedPacket, stream: StreamInfo) -> (pts: Int64?, dts: Int64?, duration: Int64) {
+    private mutating func splice(_ packet: DemuxedPacket, stream: StreamInfo) -> (pts: Int64?, dts: Int64?, duration: Int64, offset: Int64) {
         let pts = packet.pts.map { CopySession.toMicroseconds($0, stream) }
         let dts = packet.dts.map { CopySession.toMicroseconds($0, stream) }
         let duration = CopySession.toMicroseconds(packet.duration, stream)
-        guard var splicer = timeline else { return (pts, dts, duration) }
+        guard var splicer = timeline else { return (pts, dts, duration, 0) }
         let offset = splicer.offset(stream: stream.index, dts: dts ?? pts, pts: pts, duration: duration)
         timeline = splicer
-        return (pts.map { $0.addingSaturating(offset) }, dts.map { $0.addingSaturating(offset) }, duration)
+        return (pts.map { $0.addingSaturating(offset) }, dts.map { $0.addingSaturating(offset) }, duration, offset)
+    }
+
+    /// Encode mode: the decoder sees the spliced timeline too, in the stream's own time base (untouched
+    /// while nothing was spliced, so no rescaling rounds a time).
+    private mutating func spliceForDecoder(_ packet: DemuxedPacket, stream: StreamInfo) -> DemuxedPacket {
+        let spliced = splice(packet, stream: stream)
+        guard spliced.offset != 0 else { return packet }
+        let base = AVRational(num: stream.timeBaseNumerator, den: stream.timeBaseDenominator)
+        var moved = packet
+        moved.pts = spliced.pts.map { av_rescale_q($0, CopySession.microseconds, base) }
+        moved.dts = spliced.dts.map { av_rescale_q($0, CopySession.microseconds, base) }
+        return moved
     }
 
     /// Rescales with libavutil, which answers INT64_MIN (never a trap) when the result does not fit.

@@ -126,4 +126,28 @@ struct TimestampDiscontinuityTests {
         }
         try FLVChecks.validate(output)
     }
+
+    @Test("encode mode: the decoders see the spliced timeline, so the second recording is encoded too")
+    func encodeSpliced() throws {
+        let input = try Self.joined(["disc-a.ts", "disc-b.ts"])
+        let folder = Fixtures.scratch("discontinuity-encode")
+        let output = folder + "/enc.flv"
+        let job = folder + "/job.json"
+        try #"""
+            {"id": "disc-enc", "input": "\#(input)", "video": {"mode": "encode", "encoder": "software", "bitrate_kbps": 400},
+             "audio": {"mode": "encode", "bitrate_kbps": 96}, "outputs": ["\#(output)"]}
+            """#.write(toFile: job, atomically: true, encoding: .utf8)
+        let run = try Command.run(Command.sluiceBinary, ["run", "--db", folder + "/jobs.sqlite", job], check: false)
+        #expect(run.status == 0, "sluice run failed: \(run.stderr)")
+        let inputFrames = try ["disc-a.ts", "disc-b.ts"].map { try Self.frames(try Self.part($0), "v").count }.reduce(0, +)
+        let video = try Self.frames(output, "v")
+        let audio = try Self.frames(output, "a")
+        // Constant frame rate: the splice may add a frame or two where the parts meet, never lose a part.
+        #expect(video.count >= inputFrames && video.count <= inputFrames + 4, "\(video.count) frames for \(inputFrames) in")
+        let backwards = zip(video, video.dropFirst()).first { pair in pair.1.seconds <= pair.0.seconds }
+        #expect(backwards == nil, "video presentation goes back at \(backwards?.1.seconds ?? 0) s")
+        let videoEnd = (video.last?.seconds ?? 0) + 1.0 / 30
+        let audioEnd = (audio.last?.seconds ?? 0) + 1024.0 / 48_000
+        #expect(abs(videoEnd - audioEnd) <= 0.05, "video ends at \(videoEnd) s, audio at \(audioEnd) s")
+    }
 }
