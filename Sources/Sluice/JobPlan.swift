@@ -70,7 +70,8 @@ public struct JobPlan: Sendable {
     public func createOutputDirectories() throws(PlanError) {
         for output in options.outputs {
             guard case let .file(path) = output.target else { continue }
-            let directory = (path as NSString).deletingLastPathComponent
+            // URL's, not NSString's: on Linux NSString traps on a one-letter name ("o") or slash runs ("///a//").
+            let directory = path.contains("/") ? URL(fileURLWithPath: path).deletingLastPathComponent().path : ""
             guard !directory.isEmpty else { continue }
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
