@@ -36,7 +36,8 @@ public struct OutputProgress: Sendable, Equatable {
 /// overflow it drops to the next keyframe), and reconnects with backoff after an error: each new
 /// connection gets a fresh sink (FLV header, metadata, current sequence headers) and starts at a keyframe.
 /// `@unchecked Sendable`: the sink and connection state are touched only by the worker thread after
-/// `start()`; what other threads read is in `state`, and `gate` only by the input thread (`submit`).
+/// `start()`; what other threads read is in `lockedState` (under `stateLock`), and `gate` is touched only by
+/// the input thread (`submit`).
 final class OutputWorker: @unchecked Sendable {
     /// Opens a network target and makes its sink for the stream's current configuration.
     typealias Connector = (VideoConfiguration?, AudioConfiguration?) throws -> any PacketSink
