@@ -135,6 +135,16 @@ struct SpecValidator {
         return scheme.lowercased()
     }
 
+    /// The extension of a path's last component, as `NSString.pathExtension` reads it ("a/b.flv/" → "flv",
+    /// ".flv" → ""). Not NSString's: on Linux it traps on slash runs such as "///a//" (found by fuzzing).
+    static func pathExtension(of path: String) -> String {
+        var name = Substring(path)
+        while name.hasSuffix("/") { name = name.dropLast() }
+        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+
     private mutating func videoSpec(_ value: JSONValue?) -> VideoSpec {
         var spec = VideoSpec()
         guard let value else { return spec }
@@ -237,7 +247,7 @@ struct SpecValidator {
                 if isNetwork {
                     format = .flv
                 } else {
-                    let ext = (url as NSString).pathExtension
+                    let ext = SpecValidator.pathExtension(of: url)
                     format = OutputFormat.forExtension(ext)
                     if format == nil {
                         problem("\(path).url", "cannot tell the format from \(ext.isEmpty ? "a path without an extension" : "the extension .\(ext)"); name one with \"format\": flv, adts or annexb")

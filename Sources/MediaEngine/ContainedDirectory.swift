@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 
 /// Why a file could not be opened, created or published; `path` is the file or folder as the job named it.
 public struct FileAccessError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -67,7 +68,7 @@ final class DirectoryHandle: @unchecked Sendable {
         if creating {
             var walked = directory.hasPrefix("/") ? "/" : ""
             for component in directory.split(separator: "/") {
-                walked = walked.isEmpty ? String(component) : (walked as NSString).appendingPathComponent(String(component))
+                walked = PathText.appending(String(component), to: walked)
                 // EEXIST also for a file in the way: the open below names it.
                 if mkdir(walked, 0o755) != 0 && errno != EEXIST {
                     let error = FileAccessError.system(walked)
@@ -92,7 +93,7 @@ final class DirectoryHandle: @unchecked Sendable {
         guard current >= 0 else { throw .system(root) }
         var walked = root
         for component in components {
-            walked = (walked as NSString).appendingPathComponent(String(component))
+            walked = PathText.appending(String(component), to: walked)
             if component == "." { continue }
             guard component != ".." else {
                 Glibc.close(current)

@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 import Synchronization
 
 /// A file output while it is written: a temporary `.NAME.<random>.part`, created exclusively (never through
@@ -42,8 +43,8 @@ final class OutputFile: @unchecked Sendable {
             directory = try DirectoryHandle.open(root: root, components: Array(components.dropLast()), creating: true)
             name = String(last)
         } else {
-            name = (path as NSString).lastPathComponent
-            directory = try DirectoryHandle.open(trusted: (path as NSString).deletingLastPathComponent, creating: true)
+            name = PathText.lastComponent(path)
+            directory = try DirectoryHandle.open(trusted: PathText.parent(path), creating: true)
         }
         guard !name.isEmpty, name != ".", name != ".." else { throw FileAccessError(path: path, reason: "names no file") }
         // A name that is taken (by chance or by a planted file) is never opened: try another.

@@ -109,6 +109,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case openOutput(index: Int, name: String, any Error)
     case allOutputsFailed(name: String)
     case publisherRefused(name: String, PublisherRefusal)
+    case emptyOutput(index: Int, name: String)
 
     public var description: String {
         switch self {
@@ -129,6 +130,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
             return "cannot open output \(index) (\(name)): \(PipelineError.describe(error))"
         case let .allOutputsFailed(name): return "every output of input \(name) has failed and given up reconnecting"
         case let .publisherRefused(name, refusal): return "listening on \(name): refused the publisher: \(refusal)"
+        case let .emptyOutput(index, name):
+            return "output \(index) (\(name)) received no packets: the input ended before any of its stream reached it"
         }
     }
 
@@ -235,6 +238,11 @@ public final class CopyPipeline: @unchecked Sendable {
             if let error = worker.close(commit: true), failure == nil {
                 failure = PipelineError.output(index: worker.index, name: worker.name, error)
             }
+        }
+        // A file with nothing in it is not a result: a damaged input that yields no packet fails the job.
+        if failure == nil, !session.cancelled,
+           let empty = workers.first(where: { !$0.isNetwork && $0.progress.packets == 0 }) {
+            failure = PipelineError.emptyOutput(index: empty.index, name: empty.name)
         }
         if failure == nil {
             for worker in workers {

@@ -19,7 +19,8 @@ struct DatabaseOptions: ParsableArguments {
 
     /// Opens the store, creating its folder first; a failure exits 1 with the reason.
     func open() throws -> JobStore {
-        let folder = (db as NSString).deletingLastPathComponent
+        // URL's, not NSString's: on Linux NSString traps on a one-letter name (`--db j`).
+        let folder = db.contains("/") ? URL(fileURLWithPath: db).deletingLastPathComponent().path : ""
         do {
             if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             return try JobStore(path: db)

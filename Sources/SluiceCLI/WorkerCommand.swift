@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaFormats
 import JobQueue
 import JobStore
 import MediaEngine
@@ -123,7 +124,7 @@ struct WorkerCommand: ParsableCommand {
     /// The volumes /healthz watches: the output root and the database's folder (each named on its own).
     func freeSpaceFloors(database: String) -> [FreeSpaceFloor] {
         let minimum = UInt64(minFreeMB) * 1_048_576
-        let databaseFolder = (database as NSString).deletingLastPathComponent
+        let databaseFolder = PathText.parent(database)
         return [FreeSpaceFloor(name: "output root", path: outputRoot, minimumBytes: minimum),
                 FreeSpaceFloor(name: "database folder", path: databaseFolder.isEmpty ? "." : databaseFolder, minimumBytes: minimum)]
     }

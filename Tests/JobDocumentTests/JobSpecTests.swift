@@ -59,6 +59,9 @@ struct JobSpecTests {
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[]}"#, problems: ["outputs: must hold 1 to 16 outputs, got 0"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["o.mp4"]}"#, problems: [#"outputs[0].url: cannot tell the format from the extension .mp4; name one with "format": flv, adts or annexb"#]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"o","format":"mp4"}]}"#, problems: [#"outputs[0].format: must be one of flv, adts, annexb, got "mp4""#]),
+        // Regression (fuzz, JobDocument): Foundation's NSString.pathExtension trapped on this URL: the worker died.
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["///a//"]}"#, problems: [#"outputs[0].url: cannot tell the format from a path without an extension; name one with "format": flv, adts or annexb"#]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["rtmp:/idBBBBB0.1:1935///////Unsa///"]}"#, problems: [#"outputs[0].url: cannot tell the format from a path without an extension; name one with "format": flv, adts or annexb"#]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["o.flv","o.flv"]}"#, problems: ["outputs[1].url: is the same as outputs[0].url"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"rtmp://h/app/key","format":"adts"}]}"#, problems: ["outputs[0].format: RTMP outputs carry FLV, not adts"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","audio":{"mode":"drop"},"outputs":["o.aac"]}"#, problems: ["outputs[0]: an ADTS output needs audio, but audio.mode is drop"]),
@@ -79,6 +82,14 @@ struct JobSpecTests {
         } catch {
             #expect(error.problems.map(\.description) == testCase.problems)
         }
+    }
+
+    @Test("output extensions are read as NSString reads them, without its trap on slash runs", arguments: [
+        ("o.flv", "flv"), ("dir/o.aac", "aac"), ("a/b.flv/", "flv"), ("/x/y.h264//", "h264"), ("a.b.flv", "flv"),
+        ("x/.flv", ""), (".flv", ""), ("a.", ""), ("o", ""), ("///a//", ""), ("////a.flv//", "flv"),
+    ])
+    func pathExtension(_ path: String, _ expected: String) {
+        #expect(SpecValidator.pathExtension(of: path) == expected)
     }
 
     @Test("not JSON names the problem")

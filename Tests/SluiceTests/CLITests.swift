@@ -146,4 +146,19 @@ struct CLITests {
         #expect(run.status == 1)
         #expect(run.stderr.contains("No such file or directory"))
     }
+
+    /// Regression: NSString.deletingLastPathComponent trapped on a one-letter database name.
+    @Test("regression: --db with a one-letter name opens the database there")
+    func oneLetterDatabase() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Command.sluiceBinary)
+        process.arguments = ["jobs", "list", "--db", "j"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: folder + "/j"))
+    }
 }
