@@ -41,9 +41,12 @@ let package = Package(
         .target(name: "JobQueue", dependencies: ["CRabbitMQ"], swiftSettings: swiftSettings),
         .target(name: "MediaEngine", dependencies: ["MediaFormats", "CFFmpeg"], swiftSettings: swiftSettings),
         .target(name: "JobStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+        // The job document (spec, limits, validation, redaction, path policy): Foundation only, so it can be
+        // read, tested and turned into a JSON Schema without FFmpeg, SQLite or a broker.
+        .target(name: "JobDocument", swiftSettings: swiftSettings),
         .target(
             name: "Sluice",
-            dependencies: ["MediaFormats", "MediaEngine", "JobStore", "JobQueue",
+            dependencies: ["JobDocument", "MediaFormats", "MediaEngine", "JobStore", "JobQueue",
                            .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics")],
             swiftSettings: swiftSettings
         ),
@@ -68,7 +71,8 @@ let package = Package(
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue"], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "MediaEngine", "JobStore", "MediaFormats", "JobQueue"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaEngine", "JobStore", "MediaFormats", "JobQueue"], swiftSettings: swiftSettings),
         // The queue worker end to end: the real `sluice worker` binary against the private broker.
         .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore"], swiftSettings: swiftSettings),
         // The HTTP side in-process on seeded databases, and the admin page rendered in headless Chromium.

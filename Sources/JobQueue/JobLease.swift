@@ -54,8 +54,8 @@ public struct LeaseTiming: Sendable, Equatable {
     /// The holder gives a lease up this long before its claim could expire without contact with the broker.
     public var safetyMargin: Duration
 
-    /// Defaults: renew every 5 s, take over at most 20 s after the last renewal.
-    public init(renewInterval: Duration = .seconds(5), orphanAfter: Duration = .seconds(20)) {
+    /// Defaults: renew every 3.75 s, take over at most 15 s after the last renewal.
+    public init(renewInterval: Duration = .milliseconds(3750), orphanAfter: Duration = .seconds(15)) {
         self.renewInterval = renewInterval
         self.orphanAfter = max(orphanAfter, renewInterval * 2)
         safetyMargin = min(.seconds(3), self.orphanAfter / 4)

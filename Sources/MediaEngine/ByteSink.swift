@@ -1,18 +1,22 @@
 import CFFmpeg
+import Glibc
 
-/// Owns one `AVIOContext` opened for writing: a file, or later an `rtmp://` publish. Used by one output
-/// thread at a time; `@unchecked Sendable` so it can be opened on one thread and written from another.
+/// Owns one `AVIOContext` opened for writing: a file descriptor already opened by `OutputFile`, or an
+/// `rtmp://` publish. Used by one output thread at a time; `@unchecked Sendable` so it can be opened on one
+/// thread and written from another.
 public final class ByteSink: @unchecked Sendable {
     private var context: UnsafeMutablePointer<AVIOContext>?
     private var interruptCallback: AVIOInterruptCB
     /// The callback's opaque pointer is unretained: the sink keeps its interrupter alive as long as the context.
     private let interrupter: Interrupter
+    /// Set for a file: AVIO's callbacks write to this descriptor (no path is ever opened again).
+    private let file: FileDescriptorIO?
     /// Bytes handed to the sink so far.
     public private(set) var bytesWritten: Int64 = 0
 
-    /// Opens `url` for writing (`file:` paths are created or truncated).
+    /// Opens `url` for writing.
     /// - Parameters:
-    ///   - url: what `avio_open2` opens: `file:/abs/path` or a network URL.
+    ///   - url: what `avio_open2` opens: a network URL (files go through `init(fileDescriptor:)`).
     ///   - options: protocol options (`rw_timeout`, …).
     ///   - interrupter: cancels blocking writes.
     public init(url: String, options: [String: String] = [:], interrupter: Interrupter) throws {
@@ -21,10 +25,43 @@ public final class ByteSink: @unchecked Sendable {
         var dictionary: OpaquePointer? = nil
         for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
         defer { av_dict_free(&dictionary) }
+        file = nil
         try check(avio_open2(&context, url, AVIO_FLAG_WRITE, &interruptCallback, &dictionary), "avio_open2")
     }
 
-    deinit { avio_closep(&context) }
+    /// Writes to an open file descriptor through AVIO's buffer; the sink owns the descriptor and closes it
+    /// (also when this init throws).
+    public init(fileDescriptor: Int32) throws {
+        interrupter = Interrupter()
+        interruptCallback = interrupter.callback
+        let file = FileDescriptorIO(descriptor: fileDescriptor)
+        self.file = file
+        guard let buffer = av_malloc(ByteSink.fileBufferSize) else {
+            throw FFmpegError(function: "av_malloc", code: sluice_averror(ENOMEM))
+        }
+        context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(ByteSink.fileBufferSize), 1,
+                                     Unmanaged.passUnretained(file).toOpaque(), nil, FileDescriptorIO.write, FileDescriptorIO.seek)
+        guard let context else {
+            av_free(buffer)
+            throw FFmpegError(function: "avio_alloc_context", code: sluice_averror(ENOMEM))
+        }
+        // Seekable, as the file protocol is: FLV patches its duration and size at the end.
+        context.pointee.seekable = AVIO_SEEKABLE_NORMAL
+    }
+
+    /// AVIO's own default for files.
+    static let fileBufferSize = 32_768
+
+    deinit {
+        if file != nil { freeCustomContext() } else { avio_closep(&context) }
+    }
+
+    /// A context from `avio_alloc_context` is freed by hand (`avio_close` would take its opaque for a URLContext).
+    private func freeCustomContext() {
+        guard let opened = context else { return }
+        av_freep(&opened.pointee.buffer)
+        avio_context_free(&context)
+    }
 
     /// True when the sink can seek back (files), so headers can be patched at the end.
     public var isSeekable: Bool { (context?.pointee.seekable ?? 0) != 0 }
@@ -70,8 +107,59 @@ public final class ByteSink: @unchecked Sendable {
         guard context != nil else { return }
         if let context { avio_flush(context) }
         let pending = context?.pointee.error ?? 0
+        if let file {
+            freeCustomContext()
+            let status = file.close()
+            try check(pending, "avio_flush")
+            try check(status, "close")
+            return
+        }
         let status = avio_closep(&context)
         try check(pending, "avio_flush")
         try check(status, "avio_closep")
+    }
+}
+
+/// The descriptor behind a file `ByteSink`, and AVIO's write and seek callbacks on it.
+final class FileDescriptorIO {
+    private var descriptor: Int32
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { _ = close() }
+
+    /// Closes once; returns `AVERROR(errno)` when the close reports a late write error (NFS, quotas).
+    func close() -> Int32 {
+        guard descriptor >= 0 else { return 0 }
+        defer { descriptor = -1 }
+        return Glibc.close(descriptor) == 0 ? 0 : sluice_averror(errno)
+    }
+
+    /// AVIO's `write_packet`: all of `size` bytes or `AVERROR(errno)` (ENOSPC on a full disk).
+    static let write: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = { opaque, bytes, size in
+        guard let opaque else { return sluice_averror(EBADF) }
+        let io = Unmanaged<FileDescriptorIO>.fromOpaque(opaque).takeUnretainedValue()
+        var offset = 0
+        while offset < Int(size) {
+            let written = Glibc.write(io.descriptor, bytes?.advanced(by: offset), Int(size) - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return sluice_averror(errno)
+            }
+            offset += written
+        }
+        return size
+    }
+
+    /// AVIO's `seek`: `lseek`, or the file's size for `AVSEEK_SIZE`.
+    static let seek: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = { opaque, offset, whence in
+        guard let opaque else { return Int64(sluice_averror(EBADF)) }
+        let io = Unmanaged<FileDescriptorIO>.fromOpaque(opaque).takeUnretainedValue()
+        if whence & AVSEEK_SIZE != 0 {
+            var info = stat()
+            return fstat(io.descriptor, &info) == 0 ? Int64(info.st_size) : Int64(sluice_averror(errno))
+        }
+        let position = lseek(io.descriptor, off_t(offset), whence & ~AVSEEK_FORCE)
+        return position >= 0 ? Int64(position) : Int64(sluice_averror(errno))
     }
 }

@@ -17,6 +17,9 @@ struct CopySession {
     var videoClock = TimestampNormalizer()
     private var videoInference = DecodeTimeInference()
     var audioClock = TimestampNormalizer()
+    /// A file's timeline made continuous where it restarts or jumps (`cat a.ts b.ts`, a restarted source);
+    /// `nil` for live inputs, which splice their own.
+    private var timeline: TimelineSplicer?
     /// Encode mode: a stream being re-encoded goes through its transcoder instead of the copy path.
     var videoTranscoder: VideoTranscoder?
     var audioTranscoder: AudioTranscoder?
@@ -50,6 +53,11 @@ struct CopySession {
             throw PipelineError.unsupportedCodec(kind: "audio", stream: audio.index, codec: audio.codecName)
         }
         guard video != nil || audio != nil else { throw PipelineError.noStreams(name: options.inputName) }
+        if let file = input as? MediaInput {
+            // Backward jumps are spliced in any format; forward ones only where the format allows them.
+            timeline = TimelineSplicer(backwardThreshold: TimelineSplicer.backwardJump,
+                                       forwardThreshold: file.timestampsMayJump ? TimelineSplicer.fileForwardJump : nil)
+        }
         try readLookahead()
         try deriveConfigurations()
     }
@@ -73,7 +81,7 @@ struct CopySession {
             var first: Int64?
             if let known = packets.firstIndex(where: { $0.dts != nil }), let dts = packets[known].dts {
                 // Packets before the first known DTS decode one frame duration apart before it.
-                first = dts - Int64(known) * DecodeTimeInference.frameDuration(packets[known].duration, stream)
+                first = dts.subtractingSaturating(Int64(known).multipliedSaturating(by: DecodeTimeInference.frameDuration(packets[known].duration, stream)))
             } else {
                 first = packets.compactMap(\.pts).min()
             }
@@ -162,11 +170,11 @@ struct CopySession {
             guard videoConfiguration != nil || audioConfiguration != nil else {
                 throw OutputError.missingStream(output: description.name, kind: "audio or video")
             }
-            let writer = try TargetWriter(target: description.target, interrupter: interrupter)
+            let writer = try TargetWriter(target: description.target, interrupter: interrupter, root: options.fileRoots?.output)
             return FLVSink(writer: writer, name: description.name, video: videoConfiguration, audio: audioConfiguration)
         case .annexB:
             guard let videoConfiguration else { throw OutputError.missingStream(output: description.name, kind: "video") }
-            let writer = try TargetWriter(target: description.target, interrupter: interrupter)
+            let writer = try TargetWriter(target: description.target, interrupter: interrupter, root: options.fileRoots?.output)
             do {
                 return try AnnexBSink(writer: writer, video: videoConfiguration)
             } catch {
@@ -177,7 +185,7 @@ struct CopySession {
             guard let audioConfiguration else { throw OutputError.missingStream(output: description.name, kind: "audio") }
             // Check ADTS can carry this AAC before creating the file.
             _ = try ADTSHeader(audioSpecificConfig: audioConfiguration.audioSpecificConfig, payloadLength: 0)
-            let writer = try TargetWriter(target: description.target, interrupter: interrupter)
+            let writer = try TargetWriter(target: description.target, interrupter: interrupter, root: options.fileRoots?.output)
             do {
                 return try ADTSSink(writer: writer, name: description.name, audio: audioConfiguration)
             } catch {
@@ -216,6 +224,8 @@ struct CopySession {
             // Only network outputs give up without failing the job; with none left there is nothing to do.
             if workers.allSatisfy(\.hasGivenUp) { throw PipelineError.allOutputsFailed(name: options.inputName) }
         }
+        // A live input ends its reads quietly when interrupted: that is a stop, not the end of the stream.
+        if !reachedMaxDuration && interrupter.isCancelled { cancelled = true }
         if !reachedMaxDuration && !cancelled, var timing = rawTiming {
             for media in interleave(try timing.flush()) { try emit(media, to: videoWorkers) }
             rawTiming = timing
@@ -262,7 +272,7 @@ struct CopySession {
     }
 
     private mutating func normalizeVideo(_ packet: DemuxedPacket, stream: StreamInfo, inferred: Bool = false) throws -> [MediaPacket] {
-        if let videoTranscoder { return try transcode(packet, with: videoTranscoder, stream: stream) }
+        if let videoTranscoder { return try transcode(spliceForDecoder(packet, stream: stream), with: videoTranscoder, stream: stream) }
         if rawTiming == nil && !inferred {
             // Packets without a DTS wait for the next one that has it.
             var media: [MediaPacket] = []
@@ -295,22 +305,16 @@ struct CopySession {
                 throw PipelineError.invalidStream(kind: "video", stream: stream.index, error)
             }
         }
-        let times = videoClock.normalize(
-            pts: packet.pts.map { CopySession.toMicroseconds($0, stream) },
-            dts: packet.dts.map { CopySession.toMicroseconds($0, stream) },
-            duration: CopySession.toMicroseconds(packet.duration, stream)
-        )
+        let spliced = splice(packet, stream: stream)
+        let times = videoClock.normalize(pts: spliced.pts, dts: spliced.dts, duration: spliced.duration)
         return [MediaPacket(kind: .video, data: packet.data, pts: times.pts, dts: times.dts,
                             isKeyframe: packet.isKeyframe, videoConfiguration: changed)]
     }
 
     private mutating func normalizeAudio(_ packet: DemuxedPacket, stream: StreamInfo) throws -> [MediaPacket] {
-        if let audioTranscoder { return try transcode(packet, with: audioTranscoder, stream: stream) }
-        let times = audioClock.normalize(
-            pts: packet.pts.map { CopySession.toMicroseconds($0, stream) },
-            dts: packet.dts.map { CopySession.toMicroseconds($0, stream) },
-            duration: CopySession.toMicroseconds(packet.duration, stream)
-        )
+        if let audioTranscoder { return try transcode(spliceForDecoder(packet, stream: stream), with: audioTranscoder, stream: stream) }
+        let spliced = splice(packet, stream: stream)
+        let times = audioClock.normalize(pts: spliced.pts, dts: spliced.dts, duration: spliced.duration)
         guard audioIsADTS else {
             var changed: AudioConfiguration?
             if let extradata = packet.newExtradata, var configuration = audioConfiguration {
@@ -349,7 +353,7 @@ struct CopySession {
                 progress.audioFrames += 1
                 offset += frameLength
                 // Further frames in one packet follow at 1024 samples each.
-                frameTime += Int64(1024 * 1_000_000 / max(config.samplingFrequency, 1))
+                frameTime = frameTime.addingSaturating(Int64(1024 * 1_000_000 / max(config.samplingFrequency, 1)))
             }
         } catch let error as MediaFormatError {
             throw PipelineError.invalidStream(kind: "audio", stream: stream.index, error)
@@ -375,10 +379,37 @@ struct CopySession {
         let now = Interrupter.now()
         let start = realtimeStart ?? now
         realtimeStart = start
-        let due = start + UInt64(max(dts, 0)) * 1000
+        // Saturating: a DTS of centuries (crafted, or a clock offset) waits in 1 s steps instead of trapping.
+        let (mediaNanoseconds, tooLong) = UInt64(max(dts, 0)).multipliedReportingOverflow(by: 1000)
+        let (sum, pastEnd) = start.addingReportingOverflow(mediaNanoseconds)
+        let due = tooLong || pastEnd ? UInt64.max : sum
         if due > now { usleep(UInt32(min((due - now) / 1000, 1_000_000))) }
     }
 
+    /// A packet's times in microseconds, moved onto one continuous timeline when the file's clock jumps.
+    private mutating func splice(_ packet: DemuxedPacket, stream: StreamInfo) -> (pts: Int64?, dts: Int64?, duration: Int64, offset: Int64) {
+        let pts = packet.pts.map { CopySession.toMicroseconds($0, stream) }
+        let dts = packet.dts.map { CopySession.toMicroseconds($0, stream) }
+        let duration = CopySession.toMicroseconds(packet.duration, stream)
+        guard var splicer = timeline else { return (pts, dts, duration, 0) }
+        let offset = splicer.offset(stream: stream.index, dts: dts ?? pts, pts: pts, duration: duration)
+        timeline = splicer
+        return (pts.map { $0.addingSaturating(offset) }, dts.map { $0.addingSaturating(offset) }, duration, offset)
+    }
+
+    /// Encode mode: the decoder sees the spliced timeline too, in the stream's own time base (untouched
+    /// while nothing was spliced, so no rescaling rounds a time).
+    private mutating func spliceForDecoder(_ packet: DemuxedPacket, stream: StreamInfo) -> DemuxedPacket {
+        let spliced = splice(packet, stream: stream)
+        guard spliced.offset != 0 else { return packet }
+        let base = AVRational(num: stream.timeBaseNumerator, den: stream.timeBaseDenominator)
+        var moved = packet
+        moved.pts = spliced.pts.map { av_rescale_q($0, CopySession.microseconds, base) }
+        moved.dts = spliced.dts.map { av_rescale_q($0, CopySession.microseconds, base) }
+        return moved
+    }
+
+    /// Rescales with libavutil, which answers INT64_MIN (never a trap) when the result does not fit.
     static func toMicroseconds(_ value: Int64, _ stream: StreamInfo) -> Int64 {
         av_rescale_q(value, AVRational(num: stream.timeBaseNumerator, den: stream.timeBaseDenominator), microseconds)
     }

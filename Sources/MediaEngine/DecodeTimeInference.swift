@@ -1,3 +1,5 @@
+import MediaFormats
+
 /// Fills in DTS for video packets that arrive without one (Matroska stores only PTS, so FFmpeg leaves the
 /// first B-frame packets undated): such packets wait for the next packet with a DTS and are placed one frame
 /// duration apart before it. A stateful transform (STYLE §4) with `reset()`.
@@ -19,7 +21,7 @@ struct DecodeTimeInference {
         let step = DecodeTimeInference.frameDuration(packet.duration, stream)
         var released = pending
         for index in released.indices {
-            var inferred = dts - Int64(released.count - index) * step
+            var inferred = dts.subtractingSaturating(Int64(released.count - index).multipliedSaturating(by: step))
             // DTS never runs ahead of the frame's own presentation time.
             if let pts = released[index].pts { inferred = min(inferred, pts) }
             released[index].dts = inferred
@@ -37,10 +39,12 @@ struct DecodeTimeInference {
     mutating func reset() { pending.removeAll() }
 
     /// One frame in stream time-base units: the packet's duration, else the stream's average frame rate, else 1/25 s.
+    /// A demuxer's rate or time base can be anything (1/2^31, 1/1, a rate of 1e-9): the result is at least 1 tick
+    /// and saturates rather than trapping.
     static func frameDuration(_ duration: Int64, _ stream: StreamInfo) -> Int64 {
         if duration > 0 { return duration }
-        let rate = stream.averageFrameRate ?? 25
-        let ticks = Double(stream.timeBaseDenominator) / (Double(max(stream.timeBaseNumerator, 1)) * rate)
-        return max(1, Int64(ticks.rounded()))
+        let rate = stream.averageFrameRate.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? 25
+        let ticks = Double(max(stream.timeBaseDenominator, 1)) / (Double(max(stream.timeBaseNumerator, 1)) * rate)
+        return max(1, Int64.saturating(ticks) ?? 1)
     }
 }

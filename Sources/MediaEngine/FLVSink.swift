@@ -96,7 +96,7 @@ final class FLVSink: PacketSink {
                     if !extradata.isEmpty { annexBConverter = try AnnexBToAVCCConverter(extradata: extradata) }
                 }
             }
-            let composition = Int32(clamping: milliseconds(packet.pts) - timestamp)
+            let composition = Int32(clamping: milliseconds(packet.pts).subtractingSaturating(timestamp))
             if var converter = annexBConverter {
                 scratch.removeAll(keepingCapacity: true)
                 let result = try packet.data.withUnsafeBytes { try converter.convert($0, into: &scratch) }
@@ -145,7 +145,7 @@ final class FLVSink: PacketSink {
         // A seekable file gets its real duration and size, as FFmpeg's flvenc does (an RTMP publish
         // reports itself seekable, but a seek there means something else).
         if !writer.isNetwork && writer.sink.isSeekable {
-            let duration = Double(lastTimestamp - (firstTimestamp ?? 0)) / 1000
+            let duration = (Double(lastTimestamp) - Double(firstTimestamp ?? 0)) / 1000
             if let offset = metadataOffsets["duration"] {
                 var bytes: [UInt8] = []
                 bytes.appendFloat64(duration)

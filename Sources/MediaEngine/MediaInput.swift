@@ -50,6 +50,9 @@ public final class MediaInput: @unchecked Sendable {
     /// The demuxer's short name (`mov,mp4,m4a,3gp,3g2,mj2`, `flv`, `mpegts`, `h264`, `aac`, …).
     public let formatName: String
     public let durationSeconds: Double?
+    /// The format may carry timestamp discontinuities (libavformat's `AVFMT_TS_DISCONT`: MPEG-TS, …), so a
+    /// forward jump is a new clock rather than a gap.
+    public let timestampsMayJump: Bool
     /// Bytes read from the input so far.
     public var bytesRead: Int64 {
         guard let pb = context?.pointee.pb else { return 0 }
@@ -96,6 +99,7 @@ public final class MediaInput: @unchecked Sendable {
         }
         self.context = opened
         self.formatName = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
+        self.timestampsMayJump = opened.pointee.iformat.map { $0.pointee.flags & AVFMT_TS_DISCONT != 0 } ?? false
         let duration = opened.pointee.duration
         self.durationSeconds = duration == sluice_nopts_value() || duration <= 0 ? nil : Double(duration) / Double(AV_TIME_BASE)
         self.streams = (0..<Int(opened.pointee.nb_streams)).compactMap { index in

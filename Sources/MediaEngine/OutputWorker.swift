@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Where an output is in its life.
 public enum OutputStatus: String, Sendable, Equatable {
@@ -37,7 +36,8 @@ public struct OutputProgress: Sendable, Equatable {
 /// overflow it drops to the next keyframe), and reconnects with backoff after an error: each new
 /// connection gets a fresh sink (FLV header, metadata, current sequence headers) and starts at a keyframe.
 /// `@unchecked Sendable`: the sink and connection state are touched only by the worker thread after
-/// `start()`; what other threads read is in `state`, and `gate` only by the input thread (`submit`).
+/// `start()`; what other threads read is in `lockedState` (under `stateLock`), and `gate` is touched only by
+/// the input thread (`submit`).
 final class OutputWorker: @unchecked Sendable {
     /// Opens a network target and makes its sink for the stream's current configuration.
     typealias Connector = (VideoConfiguration?, AudioConfiguration?) throws -> any PacketSink
@@ -60,9 +60,17 @@ final class OutputWorker: @unchecked Sendable {
         var error: (any Error)?
         var commit = true
     }
-    private let state = Mutex(State())
+    // An NSLock, not Synchronization.Mutex: ThreadSanitizer (a CI gate) cannot see Mutex's futex on Linux.
+    private let stateLock = NSLock()
+    private var lockedState = State()
+    private func withState<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return try body(&lockedState)
+    }
     /// The sink of the current (or last) connection; written by the worker thread, read once it has finished.
     private var currentSink: (any PacketSink)?
+    /// The input thread's alone (`submit`): the worker thread reading it while `submit` drops was a data race.
     private var gate: KeyframeDropGate
     /// Touched by the worker thread only; read after it has finished.
     private(set) var latency = LatencyHistogram()
@@ -105,15 +113,15 @@ final class OutputWorker: @unchecked Sendable {
         self.measuresLatency = measuresLatency
         self.latestVideo = video
         self.latestAudio = audio
-        state.withLock { $0.progress.status = .connecting }
+        withState { $0.progress.status = .connecting }
     }
 
     private static func makeQueue() -> BoundedQueue<MediaPacket> {
         BoundedQueue(maxItems: maxQueuedPackets, maxBytes: maxQueuedBytes) { $0.data.count }
     }
 
-    var progress: OutputProgress { state.withLock { $0.progress } }
-    var error: (any Error)? { state.withLock { $0.error } }
+    var progress: OutputProgress { withState { $0.progress } }
+    var error: (any Error)? { withState { $0.error } }
     var isNetwork: Bool {
         if case .network = mode { return true }
         return false
@@ -159,14 +167,14 @@ final class OutputWorker: @unchecked Sendable {
     private func recordDrops() {
         let added = gate.drops - gateDrops
         gateDrops = gate.drops
-        state.withLock { $0.progress.drops += added }
+        withState { $0.progress.drops += added }
     }
 
     /// Ends the stream: with `commit` the sink writes its trailer; without, it discards what it wrote.
     /// Waits for the thread and returns its error, if any (a network output that gave up returns nil:
     /// its failure is in `progress`).
     func close(commit: Bool) -> (any Error)? {
-        let status = state.withLock {
+        let status = withState {
             $0.commit = commit
             return $0.progress.status
         }
@@ -200,10 +208,10 @@ final class OutputWorker: @unchecked Sendable {
             while case let batch = queue.popAll(), !batch.isEmpty {
                 for packet in batch { try write(packet, to: sink, bytesBefore: 0) }
             }
-            if state.withLock({ $0.commit }) {
+            if withState({ $0.commit }) {
                 try sink.finish()
                 let bytes = sink.bytesWritten
-                state.withLock {
+                withState {
                     $0.progress.bytes = bytes
                     $0.progress.status = .finished
                 }
@@ -211,7 +219,7 @@ final class OutputWorker: @unchecked Sendable {
                 sink.abandon()
             }
         } catch {
-            state.withLock {
+            withState {
                 $0.error = error
                 $0.progress.status = .failed
                 $0.progress.lastError = PipelineError.describe(error)
@@ -245,7 +253,7 @@ final class OutputWorker: @unchecked Sendable {
                 sink = opened
                 currentSink = opened
                 try opened.open()
-                state.withLock { $0.progress.status = .running }
+                withState { $0.progress.status = .running }
                 failures = 0
                 // Latency is the steady state's: packets that waited for this connection to open are not counted.
                 let connectedAt = Interrupter.now()
@@ -255,8 +263,8 @@ final class OutputWorker: @unchecked Sendable {
                 while var packet = queue.pop() {
                     track(packet)
                     if awaitingKeyframe {
-                        guard gate.isResumePoint(packet) else {
-                            state.withLock { $0.progress.drops += 1 }
+                        guard KeyframeDropGate.isResumePoint(packet, hasVideo: wantsVideo) else {
+                            withState { $0.progress.drops += 1 }
                             continue
                         }
                         awaitingKeyframe = false
@@ -273,10 +281,10 @@ final class OutputWorker: @unchecked Sendable {
                     try write(packet, to: opened, bytesBefore: bytesBefore, measuredSince: connectedAt)
                 }
                 interrupter.arm(seconds: timeout)
-                if state.withLock({ $0.commit }) {
+                if withState({ $0.commit }) {
                     try opened.finish()
                     let bytes = bytesBefore + opened.bytesWritten
-                    state.withLock {
+                    withState {
                         $0.progress.bytes = bytes
                         $0.progress.status = .finished
                     }
@@ -292,7 +300,7 @@ final class OutputWorker: @unchecked Sendable {
                 failures += 1
                 // A job that has ended (or a cancelled connect) is not worth another try.
                 let givesUp = failures > policy.attempts || queue.isClosed || interrupter.isCancelled
-                state.withLock {
+                withState {
                     $0.progress.lastError = PipelineError.describe(error)
                     $0.progress.bytes = bytesBefore
                     $0.progress.status = givesUp ? .failed : .reconnecting
@@ -306,10 +314,10 @@ final class OutputWorker: @unchecked Sendable {
                 discardQueued()
                 awaitingKeyframe = true
                 if closed {
-                    state.withLock { $0.progress.status = .failed }
+                    withState { $0.progress.status = .failed }
                     return
                 }
-                state.withLock { $0.progress.reconnects += 1 }
+                withState { $0.progress.reconnects += 1 }
             }
         }
     }
@@ -318,7 +326,7 @@ final class OutputWorker: @unchecked Sendable {
     private func discardQueued() {
         let stale = queue.drain()
         for packet in stale { track(packet) }
-        if !stale.isEmpty { state.withLock { $0.progress.drops += stale.count } }
+        if !stale.isEmpty { withState { $0.progress.drops += stale.count } }
     }
 
     /// Writes one packet; its latency is recorded when it arrived at the input after `measuredSince`.
@@ -328,7 +336,7 @@ final class OutputWorker: @unchecked Sendable {
             latency.record(microseconds: (Interrupter.now() &- packet.receivedAt) / 1000)
         }
         let bytes = bytesBefore + sink.bytesWritten
-        state.withLock {
+        withState {
             $0.progress.packets += 1
             if packet.kind == .video { $0.progress.videoFrames += 1 }
             $0.progress.bytes = bytes

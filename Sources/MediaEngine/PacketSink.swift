@@ -15,8 +15,11 @@ protocol PacketSink: AnyObject {
     func abandon()
 }
 
-/// Milliseconds for FLV, rounded to nearest from microseconds.
+/// Milliseconds for FLV, rounded half away from zero from microseconds; defined for every Int64 (no overflow).
 @inline(__always)
 func milliseconds(_ microseconds: Int64) -> Int64 {
-    microseconds >= 0 ? (microseconds + 500) / 1000 : -((-microseconds + 500) / 1000)
+    let (quotient, remainder) = microseconds.quotientAndRemainder(dividingBy: 1000)
+    if remainder >= 500 { return quotient + 1 }
+    if remainder <= -500 { return quotient - 1 }
+    return quotient
 }

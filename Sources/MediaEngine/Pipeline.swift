@@ -52,6 +52,11 @@ public struct PipelineOptions: Sendable {
     public var networkTimeout: Double? = 10
     /// A live network input (rtmp pull or listen): reopened after a drop until `inputTimeout` passes without data.
     public var liveInput = false
+    /// A file input's path. With `fileRoots` it is opened under the input root without following links
+    /// (and `inputURL` is not used); without, `inputURL` is opened as given.
+    public var inputFile: String?
+    /// The roots every file must stay under (the worker); nil uses paths as given (`sluice run`).
+    public var fileRoots: FileRoots?
 
     public init(inputURL: String, inputName: String) {
         self.inputURL = inputURL
@@ -85,11 +90,15 @@ public struct PipelineResult: Sendable, Equatable {
     public var reachedMaxDuration = false
     /// Video access units dropped before the first decodable configuration (a stream cut mid-GOP).
     public var skippedVideoPackets = 0
+    /// Cancelled with `discardsOutputsOnCancel`: no file output was published.
+    public var outputsDiscarded = false
 }
 
 /// Why a pipeline failed. Messages name the input or output (already redacted by the caller).
 public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case openInput(name: String, FFmpegError)
+    /// A file input refused or missing under the input root.
+    case inputFile(name: String, FileAccessError)
     case readInput(name: String, FFmpegError)
     case inputTimedOut(name: String, seconds: Double)
     case noStreams(name: String)
@@ -100,10 +109,12 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case openOutput(index: Int, name: String, any Error)
     case allOutputsFailed(name: String)
     case publisherRefused(name: String, PublisherRefusal)
+    case emptyOutput(index: Int, name: String)
 
     public var description: String {
         switch self {
         case let .openInput(name, error): return "cannot open input \(name): \(error.message) (\(error.function))"
+        case let .inputFile(name, error): return "cannot open input \(name): \(error.reason)"
         case let .readInput(name, error): return "reading input \(name) failed: \(error.message) (\(error.function))"
         case let .inputTimedOut(name, seconds): return "input \(name) sent no data for \(PipelineError.format(seconds)) s"
         case let .noStreams(name): return "input \(name) has no H.264 video or AAC audio stream to use"
@@ -111,11 +122,30 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
             return "\(kind) stream \(stream) is \(codec): not supported in copy mode (copy carries H.264 video and AAC audio; set \(kind).mode to encode or drop)"
         case let .invalidStream(kind, stream, error): return "\(kind) stream \(stream) is malformed: \(error)"
         case let .encode(kind, stream, error): return "cannot encode \(kind) stream \(stream): \(error)"
-        case let .output(index, name, error): return "output \(index) (\(name)) failed: \(PipelineError.describe(error))"
-        case let .openOutput(index, name, error): return "cannot open output \(index) (\(name)): \(PipelineError.describe(error))"
+        case let .output(index, name, error):
+            if PipelineError.isNoSpace(error) { return "output \(name): no space left on device (output \(index))" }
+            return "output \(index) (\(name)) failed: \(PipelineError.describe(error))"
+        case let .openOutput(index, name, error):
+            if PipelineError.isNoSpace(error) { return "output \(name): no space left on device (output \(index), while opening)" }
+            return "cannot open output \(index) (\(name)): \(PipelineError.describe(error))"
         case let .allOutputsFailed(name): return "every output of input \(name) has failed and given up reconnecting"
         case let .publisherRefused(name, refusal): return "listening on \(name): refused the publisher: \(refusal)"
+        case let .emptyOutput(index, name):
+            return "output \(index) (\(name)) received no packets: the input ended before any of its stream reached it"
         }
+    }
+
+    /// A full disk (or quota) under an output, however it surfaced: through AVIO or creating the file.
+    public static func isNoSpace(_ error: any Error) -> Bool {
+        if let error = error as? FFmpegError { return error.code == sluice_averror(ENOSPC) || error.code == sluice_averror(EDQUOT) }
+        if let error = error as? FileAccessError { return error.code == ENOSPC || error.code == EDQUOT }
+        if let error = error as? PipelineError {
+            switch error {
+            case let .output(_, _, inner), let .openOutput(_, _, inner): return isNoSpace(inner)
+            default: return false
+            }
+        }
+        return false
     }
 
     static func describe(_ error: any Error) -> String {
@@ -124,7 +154,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     }
 
     static func format(_ seconds: Double) -> String {
-        seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
+        seconds.rounded() == seconds && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
     }
 }
 
@@ -137,6 +167,9 @@ public final class CopyPipeline: @unchecked Sendable {
     public var progressInterval = 0.5
     /// Called on the input thread once the video encoder is open, with the encoder it got (encode mode only).
     public var encoderSelected: (EncoderSelection) -> Void = { _ in }
+    /// Asked once, when the run ended on a cancel: true discards every file output instead of publishing
+    /// what was written (a worker shutting down requeues the job, so a partial file must not look finished).
+    public var discardsOutputsOnCancel: () -> Bool = { false }
 
     public init(options: PipelineOptions, interrupter: Interrupter = Interrupter()) {
         self.options = options
@@ -152,9 +185,18 @@ public final class CopyPipeline: @unchecked Sendable {
             if options.liveInput {
                 input = try LiveInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter,
                                       timeout: options.inputTimeout ?? 10, policy: options.reconnect, name: options.inputName)
+            } else if let path = options.inputFile, let root = options.fileRoots?.input {
+                // libavformat opens its own descriptor of this file during the open: ours must outlive the open
+                // (a descriptor closed early could be reused by another file), and can go after it.
+                let file = try InputFile(path: path, root: root)
+                input = try withExtendedLifetime(file) {
+                    try MediaInput(url: file.url, options: options.inputOptions, interrupter: interrupter, timeout: options.inputTimeout)
+                }
             } else {
                 input = try MediaInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter, timeout: options.inputTimeout)
             }
+        } catch let error as FileAccessError {
+            throw PipelineError.inputFile(name: options.inputName, error)
         } catch let error as FFmpegError {
             if error.isInterrupt && !interrupter.isCancelled, let timeout = options.inputTimeout {
                 throw PipelineError.inputTimedOut(name: options.inputName, seconds: timeout)
@@ -181,12 +223,26 @@ public final class CopyPipeline: @unchecked Sendable {
             for worker in workers { _ = worker.close(commit: false) }
             throw error
         }
+        if session.cancelled && discardsOutputsOnCancel() {
+            for worker in workers { _ = worker.close(commit: false) }
+            result.progress = session.progress
+            result.progress.elapsed = Double(Interrupter.now() - started) / 1e9
+            result.progress.outputs = workers.map(\.progress)
+            result.cancelled = true
+            result.outputsDiscarded = true
+            return result
+        }
         // Finish every output, then publish all of them or none.
         var failure: (any Error)?
         for worker in workers {
             if let error = worker.close(commit: true), failure == nil {
                 failure = PipelineError.output(index: worker.index, name: worker.name, error)
             }
+        }
+        // A file with nothing in it is not a result: a damaged input that yields no packet fails the job.
+        if failure == nil, !session.cancelled,
+           let empty = workers.first(where: { !$0.isNetwork && $0.progress.packets == 0 }) {
+            failure = PipelineError.emptyOutput(index: empty.index, name: empty.name)
         }
         if failure == nil {
             for worker in workers {

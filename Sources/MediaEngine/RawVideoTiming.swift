@@ -5,12 +5,16 @@ import MediaFormats
 struct RawVideoTiming {
     /// FFmpeg's own default for raw H.264 without timing information.
     static let defaultFrameRate = 25.0
+    /// Frame rates a stream's VUI may set; outside this (num_units_in_tick / time_scale of 2^32 − 1 against 1)
+    /// the VUI is ignored and the default used, since such a rate gives every frame the same or an absurd time.
+    static let plausibleVUIFrameRates: ClosedRange<Double> = 0.5...1000
 
     let frameRate: Double
     private var timestamper: AnnexBAccessUnitTimestamper
 
+    /// `frameRate` is the job's `input.fps` (validated) or a plausible VUI rate; anything else falls back to the default.
     init(frameRate: Double) {
-        self.frameRate = frameRate
+        self.frameRate = frameRate.isFinite && frameRate > 0 ? frameRate : RawVideoTiming.defaultFrameRate
         self.timestamper = AnnexBAccessUnitTimestamper(frameDuration: 1)
     }
 
@@ -23,9 +27,9 @@ struct RawVideoTiming {
         timestamper.flush().map(packet)
     }
 
-    /// Frame counts become microseconds without accumulating rounding error.
-    private func microseconds(_ frames: Int64) -> Int64 {
-        Int64((Double(frames) * 1_000_000 / frameRate).rounded())
+    /// Frame counts become microseconds without accumulating rounding error (saturating: never a trap).
+    func microseconds(_ frames: Int64) -> Int64 {
+        Int64.saturating(Double(frames) * 1_000_000 / frameRate) ?? 0
     }
 
     private func packet(_ unit: AnnexBAccessUnitTimestamper.Timed) -> MediaPacket {
@@ -40,7 +44,9 @@ struct RawVideoTiming {
     /// The SPS VUI frame rate from extradata or the first access unit, when the stream states one.
     static func frameRate(fromParameterSets extradata: [UInt8], firstAccessUnit: [UInt8]) -> Double? {
         for bytes in [extradata, firstAccessUnit] {
-            if let sps = try? MediaProbe.firstSPS(inAnnexB: bytes), let rate = sps.frameRate, rate > 0 { return rate }
+            if let sps = try? MediaProbe.firstSPS(inAnnexB: bytes), let rate = sps.frameRate, plausibleVUIFrameRates.contains(rate) {
+                return rate
+            }
         }
         return nil
     }

@@ -1,6 +1,9 @@
+import MediaFormats
+
 /// Per-stream DTS repair (a stateful transform, STYLE §4): timestamps are shifted so the job starts at
 /// zero, a missing DTS is taken from PTS or extrapolated, and a DTS that does not increase is moved just
-/// past the previous one; PTS is kept at or after DTS. Every change counts as a repair.
+/// past the previous one; PTS is kept at or after DTS. Every change counts as a repair. Times come from
+/// media, so every sum saturates instead of trapping (`Int64.min`/`max` PTS included).
 public struct TimestampNormalizer: Sendable, Equatable {
     /// Subtracted from every timestamp (the earliest DTS of the job), microseconds.
     public var offset: Int64
@@ -13,19 +16,21 @@ public struct TimestampNormalizer: Sendable, Equatable {
 
     /// Normalizes one packet's timestamps (microseconds; `nil` = absent). `duration` extrapolates a missing DTS.
     public mutating func normalize(pts: Int64?, dts: Int64?, duration: Int64) -> (pts: Int64, dts: Int64) {
-        var dts = dts.map { $0 - offset }
-        let pts = pts.map { $0 - offset }
+        var dts = dts.map { $0.subtractingSaturating(offset) }
+        let pts = pts.map { $0.subtractingSaturating(offset) }
         if dts == nil {
             if let pts, lastDTS.map({ pts > $0 }) ?? true {
                 dts = pts
             } else {
-                dts = (lastDTS ?? -duration) + max(duration, TimestampNormalizer.minimumStep)
+                let step = max(duration, TimestampNormalizer.minimumStep)
+                dts = (lastDTS ?? -step).addingSaturating(step)
                 repairs += 1
             }
         }
         var fixed = dts ?? 0
         if let last = lastDTS, fixed <= last {
-            fixed = last + TimestampNormalizer.minimumStep
+            // At Int64.max there is no later time: the DTS stays equal rather than wrapping to the past.
+            fixed = last.addingSaturating(TimestampNormalizer.minimumStep)
             repairs += 1
         }
         var presentation = pts ?? fixed

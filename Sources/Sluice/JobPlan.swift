@@ -14,12 +14,10 @@ public struct JobPlan: Sendable {
     public enum PlanError: Error, Sendable, CustomStringConvertible {
         case path(PathPolicy.Refusal)
         case notAvailable(String)
-        case directory(path: String, reason: String)
         public var description: String {
             switch self {
             case let .path(refusal): return "path refused: \(refusal)"
             case let .notAvailable(what): return what
-            case let .directory(path, reason): return "cannot create directory \(path): \(reason)"
             }
         }
     }
@@ -30,12 +28,17 @@ public struct JobPlan: Sendable {
         do { input = try paths.resolveInput(spec.input.url) } catch { throw .path(error) }
         let isFileInput = !spec.input.isNetwork
         var options = PipelineOptions(inputURL: isFileInput ? "file:" + input : input, inputName: spec.redactedInput)
+        if case let .rooted(inputRoot, outputRoot) = paths {
+            // Files are opened again from these roots without following links (a link may appear after this check).
+            options.fileRoots = FileRoots(input: PathPolicy.resolvedRoot(inputRoot), output: PathPolicy.resolvedRoot(outputRoot))
+        }
         if isFileInput {
+            options.inputFile = input
             options.inputOptions["protocol_whitelist"] = "file"
             options.inputOptions["format_whitelist"] = JobPlan.allowedDemuxers
         } else {
             options.inputOptions["protocol_whitelist"] = "rtmp,rtmps,tcp,tls"
-            options.inputOptions["rw_timeout"] = String(Int64(spec.input.timeoutSeconds * 1_000_000))
+            options.inputOptions["rw_timeout"] = String(ClockConversion.microseconds(spec.input.timeoutSeconds))
             // FFmpeg's rtmp listener: one publisher on the URL's host and port (never the `timeout`
             // option, which means the same but in seconds and without our interrupter).
             if spec.input.listen { options.inputOptions["listen"] = "1" }
@@ -64,19 +67,5 @@ public struct JobPlan: Sendable {
             }
         }
         self.options = options
-    }
-
-    /// Creates the directories file outputs will be written in.
-    public func createOutputDirectories() throws(PlanError) {
-        for output in options.outputs {
-            guard case let .file(path) = output.target else { continue }
-            let directory = (path as NSString).deletingLastPathComponent
-            guard !directory.isEmpty else { continue }
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw .directory(path: directory, reason: (error as NSError).localizedDescription)
-            }
-        }
     }
 }

@@ -111,7 +111,6 @@ public final class JobRunner: Sendable {
         let plan: JobPlan
         do {
             plan = try JobPlan(spec: spec, paths: paths)
-            try plan.createOutputDirectories()
         } catch {
             return try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy)
         }
@@ -119,6 +118,12 @@ public final class JobRunner: Sendable {
             try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .running))
         }
         let pipeline = CopyPipeline(options: plan.options, interrupter: interrupter)
+        // Asked once by the pipeline on a cancel: a requeue (shutdown past the grace) publishes nothing.
+        var requeueReason: String?
+        pipeline.discardsOutputsOnCancel = {
+            requeueReason = policy.requeueReason()
+            return requeueReason != nil
+        }
         var lastStored = Date.distantPast
         var storeError: JobStoreError?
         pipeline.encoderSelected = { [self] selection in
@@ -142,8 +147,8 @@ public final class JobRunner: Sendable {
         try record(result.progress, for: spec, final: result.cancelled ? .cancelled : .succeeded)
         if result.cancelled {
             let media = "\(String(format: "%.1f", result.progress.mediaTime)) s of media"
-            if let reason = policy.requeueReason() {
-                let text = "job \(spec.id): interrupted after \(media): \(reason)"
+            if let reason = requeueReason {
+                let text = "job \(spec.id): interrupted after \(media): \(reason)" + (result.outputsDiscarded ? "; its outputs were discarded" : "")
                 onTransition(try store.transition(id: spec.id, to: .retrying, error: text))
                 return .retrying(JobFailure(message: text, isTransient: true))
             }

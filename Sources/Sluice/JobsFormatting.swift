@@ -1,5 +1,6 @@
 import Foundation
 import JobStore
+import MediaEngine
 
 /// How `sluice jobs …` shows records: an aligned table, JSON rows, and a detail page. Everything shown
 /// comes from the store, where URLs are already redacted.
@@ -25,7 +26,7 @@ public enum JobsFormatting {
     public static func duration(_ seconds: TimeInterval?) -> String {
         guard let seconds, seconds >= 0 else { return "" }
         if seconds < 10 { return String(format: "%.1fs", seconds) }
-        let whole = Int(seconds.rounded())
+        let whole = ClockConversion.clamped(seconds.rounded(), as: Int.self)
         if whole < 60 { return "\(whole)s" }
         if whole < 3600 { return String(format: "%dm%02ds", whole / 60, whole % 60) }
         if whole < 86_400 { return String(format: "%dh%02dm", whole / 3600, (whole % 3600) / 60) }

@@ -592,7 +592,7 @@ public final class Worker: @unchecked Sendable {
     static func seconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         let value = Double(seconds) + Double(attoseconds) / 1e18
-        return value.rounded() == value ? String(Int64(value)) : String(format: "%.3g", value)
+        return value.rounded() == value && abs(value) < 1e18 ? String(Int64(value)) : String(format: "%.3g", value)
     }
 }
 

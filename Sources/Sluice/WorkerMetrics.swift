@@ -113,7 +113,7 @@ public final class WorkerMetrics: @unchecked Sendable {
             Counter(label: Name.jobs, dimensions: [("state", job.state.rawValue)], factory: factory).increment()
             if let duration = job.duration {
                 CoreMetrics.Timer(label: Name.duration, dimensions: [("state", job.state.rawValue)], factory: factory)
-                    .recordNanoseconds(Int64((max(duration, 0) * 1e9).rounded()))
+                    .recordNanoseconds(ClockConversion.clamped((max(duration, 0) * 1e9).rounded(), as: Int64.self))
             }
         case .retrying:
             retries.increment()

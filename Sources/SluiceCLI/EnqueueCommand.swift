@@ -20,7 +20,7 @@ struct EnqueueCommand: ParsableCommand {
     var job: String
 
     func validate() throws {
-        if let priority, !(0...9).contains(priority) { throw ValidationError("--priority must be 0…9, got \(priority)") }
+        if let priority, !JobLimits.priority.wholeRange.contains(priority) { throw ValidationError("--priority must be \(JobLimits.priority.rangeText), got \(priority)") }
     }
 
     func run() throws {
@@ -83,7 +83,7 @@ extension JobsCommand {
         @Argument(help: "The job id.") var id: String
 
         func validate() throws {
-            if let priority, !(0...9).contains(priority) { throw ValidationError("--priority must be 0…9, got \(priority)") }
+            if let priority, !JobLimits.priority.wholeRange.contains(priority) { throw ValidationError("--priority must be \(JobLimits.priority.rangeText), got \(priority)") }
         }
 
         func run() throws {

@@ -18,7 +18,7 @@ struct ProbeCommand: ParsableCommand {
         let isNetwork = url.lowercased().hasPrefix("rtmp")
         let target = isNetwork ? url : "file:" + (url.hasPrefix("file://") ? String(url.dropFirst(7)) : url)
         do {
-            let report = try MediaProbe.probe(url: target, options: isNetwork ? ["rw_timeout": String(Int64(timeout * 1_000_000))] : [:], timeout: timeout)
+            let report = try MediaProbe.probe(url: target, options: isNetwork ? ["rw_timeout": String(ClockConversion.microseconds(timeout))] : [:], timeout: timeout)
             print(json ? ProbeFormatting.json(report).jsonText(pretty: true) : ProbeFormatting.text(report, name: name))
         } catch let error as FFmpegError {
             printError("sluice: cannot probe \(name): \(error.message) (\(error.function))")

@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import JobStore
+import Sluice
 
 @main
 struct SluiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sluice",
         abstract: "A queue-driven H.264/AAC restreaming and transcoding worker.",
-        subcommands: [RunCommand.self, ProbeCommand.self, JobsCommand.self, WorkerCommand.self, EnqueueCommand.self, LedgerCommand.self]
+        subcommands: [RunCommand.self, ProbeCommand.self, JobsCommand.self, WorkerCommand.self, EnqueueCommand.self, LedgerCommand.self, SchemaCommand.self]
     )
 }
 
@@ -18,7 +19,8 @@ struct DatabaseOptions: ParsableArguments {
 
     /// Opens the store, creating its folder first; a failure exits 1 with the reason.
     func open() throws -> JobStore {
-        let folder = (db as NSString).deletingLastPathComponent
+        // URL's, not NSString's: on Linux NSString traps on a one-letter name (`--db j`).
+        let folder = db.contains("/") ? URL(fileURLWithPath: db).deletingLastPathComponent().path : ""
         do {
             if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             return try JobStore(path: db)
@@ -29,14 +31,22 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
-/// A job document from a file, or standard input for `-`; unreadable exits 2 (an invalid job) with the reason.
+/// A job document from a file, or standard input for `-`; unreadable or larger than a job document may be
+/// exits 2 (an invalid job) with the reason. Reading stops one byte past the limit, whatever the file's size.
 func readJobDocument(_ path: String) throws -> Data {
+    let data: Data
     do {
-        return path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+        let handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        data = try handle.read(upToCount: JobLimits.documentBytes + 1) ?? Data()
     } catch {
         printError("sluice: cannot read \(path): \((error as NSError).localizedDescription)")
         throw ExitCode(2)
     }
+    guard data.count <= JobLimits.documentBytes else {
+        printError("sluice: invalid job: \(path) is larger than \(JobLimits.documentBytes) bytes, the most a job document may be")
+        throw ExitCode(2)
+    }
+    return data
 }
 
 /// Writes a line to standard error.

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import MediaFormats
 import JobQueue
 import JobStore
+import MediaEngine
 import Sluice
 import SluiceHTTP
 
@@ -92,7 +94,7 @@ struct WorkerCommand: ParsableCommand {
     var heartbeatSeconds: Int = Int(ProcessInfo.processInfo.environment["SLUICE_HEARTBEAT_S"] ?? "") ?? 10
 
     @Option(name: .customLong("lease-orphan-s"), help: ArgumentHelp("A job whose worker died is taken over at most this long after its lease was last renewed; renewed every quarter of it (env SLUICE_LEASE_ORPHAN_S).", valueName: "s"))
-    var leaseOrphanSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_LEASE_ORPHAN_S"] ?? "") ?? 20
+    var leaseOrphanSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_LEASE_ORPHAN_S"] ?? "") ?? 15
 
     @Option(name: .customLong("retry-delay-s"), help: ArgumentHelp("First retry backoff in seconds; it doubles per attempt, up to 300 (env SLUICE_RETRY_DELAY_S).", valueName: "s"))
     var retryDelaySeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_RETRY_DELAY_S"] ?? "") ?? 5
@@ -106,7 +108,11 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("http"), help: ArgumentHelp("Serve /metrics, /healthz and the admin page on HOST:PORT; off when empty (env SLUICE_HTTP).", valueName: "host:port"))
     var http: String = ProcessInfo.processInfo.environment["SLUICE_HTTP"] ?? ""
 
+    @Option(name: .customLong("min-free-mb"), help: ArgumentHelp("/healthz is unhealthy when the output root or the database's volume has less free space, in MB (env SLUICE_MIN_FREE_MB).", valueName: "mb"))
+    var minFreeMB: Int = Int(ProcessInfo.processInfo.environment["SLUICE_MIN_FREE_MB"] ?? "") ?? 512
+
     func validate() throws {
+        guard (0...(1 << 30)).contains(minFreeMB) else { throw ValidationError("--min-free-mb must be 0…\(1 << 30), got \(minFreeMB)") }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
         guard graceSeconds >= 0, graceSeconds <= 86_400 else { throw ValidationError("--grace-s must be 0…86400") }
         guard leaseOrphanSeconds >= 2, leaseOrphanSeconds <= 600 else { throw ValidationError("--lease-orphan-s must be 2…600") }
@@ -126,6 +132,14 @@ struct WorkerCommand: ParsableCommand {
         }
     }
 
+    /// The volumes /healthz watches: the output root and the database's folder (each named on its own).
+    func freeSpaceFloors(database: String) -> [FreeSpaceFloor] {
+        let minimum = UInt64(minFreeMB) * 1_048_576
+        let databaseFolder = PathText.parent(database)
+        return [FreeSpaceFloor(name: "output root", path: outputRoot, minimumBytes: minimum),
+                FreeSpaceFloor(name: "database folder", path: databaseFolder.isEmpty ? "." : databaseFolder, minimumBytes: minimum)]
+    }
+
     func run() throws {
         let format = WorkerLog.Format(rawValue: logFormat) ?? .text
         WorkerLog.bootstrapLoggingSystem(format: format)
@@ -141,8 +155,8 @@ struct WorkerCommand: ParsableCommand {
 
         var configuration = WorkerConfiguration(workerID: workerID, concurrency: concurrency,
                                                 paths: .rooted(inputRoot: inputRoot, outputRoot: outputRoot))
-        configuration.grace = .milliseconds(Int64(graceSeconds * 1000))
-        let base = Duration.milliseconds(Int64(retryDelaySeconds * 1000))
+        configuration.grace = .milliseconds(ClockConversion.milliseconds(graceSeconds))
+        let base = Duration.milliseconds(ClockConversion.milliseconds(retryDelaySeconds))
         configuration.retryBackoff = RetryBackoff(base: base, cap: max(base, .seconds(300)))
         configuration.progressEventInterval = progressSeconds
         let registry = MetricsRegistry()
@@ -155,7 +169,7 @@ struct WorkerCommand: ParsableCommand {
                                         BrokerStatus(connected: connection.isConnected, generation: connection.generation,
                                                      channelErrors: connection.channelErrors, leasesHeld: connection.leasesHeld)
                                     },
-                                    logger: log.logger)
+                                    logger: log.logger, freeSpaceFloors: freeSpaceFloors(database: store.path))
             do {
                 let bound = try waitFor { try await admin.start() }
                 log("http: serving /metrics, /healthz and the admin page on http://\(bound)/")

@@ -44,9 +44,11 @@ public final class AdminServer: @unchecked Sendable {
     ///   - logger: the server's own messages.
     ///   - healthDeadline: how long `/healthz` waits for the database's write lock.
     ///   - now: the clock for ages on the admin page.
+    ///   - freeSpaceFloors: volumes `/healthz` wants to keep space free.
     public init(address: ListenAddress, store: JobStore, registry: MetricsRegistry, metrics: WorkerMetrics?,
                 brokerStatus: @escaping @Sendable () -> BrokerStatus, logger: Logger,
-                healthDeadline: Duration = .seconds(2), now: @escaping @Sendable () -> Date = { Date() }) {
+                healthDeadline: Duration = .seconds(2), now: @escaping @Sendable () -> Date = { Date() },
+                freeSpaceFloors: [FreeSpaceFloor] = []) {
         self.address = address
         self.store = store
         self.registry = registry
@@ -54,7 +56,7 @@ public final class AdminServer: @unchecked Sendable {
         self.brokerStatus = brokerStatus
         self.logger = logger
         self.now = now
-        health = HealthCheck(store: store, brokerStatus: brokerStatus, deadline: healthDeadline)
+        health = HealthCheck(store: store, brokerStatus: brokerStatus, deadline: healthDeadline, floors: freeSpaceFloors)
     }
 
     /// Starts listening and returns the bound address once the socket is open; throws if it cannot bind.

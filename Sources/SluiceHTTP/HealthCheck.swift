@@ -1,4 +1,5 @@
 // Issue #5: `/healthz` — 200 only while the broker connection is up and the database takes writes.
+// Issue #10: … and while the output root and the database's volume keep their free-space floor.
 import Foundation
 import JobStore
 
@@ -28,6 +29,38 @@ public struct HealthReport: Sendable, Equatable {
     public var reason: String
 }
 
+/// A folder whose volume must keep some space free: below the floor, jobs would fail with a full disk.
+public struct FreeSpaceFloor: Sendable, Equatable {
+    /// How the report names it (`output root`, `database`).
+    public var name: String
+    /// Any path on the volume (the folder itself, or the database's folder).
+    public var path: String
+    public var minimumBytes: UInt64
+
+    public init(name: String, path: String, minimumBytes: UInt64) {
+        self.name = name
+        self.path = path
+        self.minimumBytes = minimumBytes
+    }
+
+    /// The problem with this volume, or nil when it has at least the floor free.
+    public func problem() -> String? {
+        var volume = statvfs()
+        guard statvfs(path, &volume) == 0 else {
+            return "\(name) \(path): cannot read its free space: \(String(cString: strerror(errno)))"
+        }
+        // f_bavail: what an unprivileged writer may still use; the worker need not run as root.
+        let free = UInt64(volume.f_bavail) * UInt64(volume.f_frsize)
+        guard free < minimumBytes else { return nil }
+        return "\(name) \(path) has \(FreeSpaceFloor.megabytes(free)) MB free, below the floor of \(FreeSpaceFloor.megabytes(minimumBytes)) MB"
+    }
+
+    static func megabytes(_ bytes: UInt64) -> String {
+        let value = Double(bytes) / 1_048_576
+        return value >= 10 || value == value.rounded() ? String(Int(value.rounded(.down))) : String(format: "%.1f", value)
+    }
+}
+
 /// Checks the broker flag and runs a write probe against the store. The probe may wait on SQLite's busy
 /// timeout, so it runs on a thread of its own, concurrent requests share one probe, and each request waits
 /// at most `deadline` for it: a caller (the container's HEALTHCHECK, a load balancer) always gets an answer.
@@ -36,6 +69,7 @@ public final class HealthCheck: @unchecked Sendable {
     private let store: JobStore
     private let brokerStatus: @Sendable () -> BrokerStatus
     private let deadline: Duration
+    private let floors: [FreeSpaceFloor]
 
     private typealias Waiter = CheckedContinuation<Result<Void, JobStoreError>?, Never>
     private let lock = NSLock()
@@ -47,10 +81,13 @@ public final class HealthCheck: @unchecked Sendable {
     ///   - store: the job database to probe.
     ///   - brokerStatus: the broker connection's state.
     ///   - deadline: how long a request waits for the write probe.
-    public init(store: JobStore, brokerStatus: @escaping @Sendable () -> BrokerStatus, deadline: Duration = .seconds(2)) {
+    ///   - floors: volumes that must keep space free (the output root, the database's folder).
+    public init(store: JobStore, brokerStatus: @escaping @Sendable () -> BrokerStatus, deadline: Duration = .seconds(2),
+                floors: [FreeSpaceFloor] = []) {
         self.store = store
         self.brokerStatus = brokerStatus
         self.deadline = deadline
+        self.floors = floors
     }
 
     /// Checks both; never throws and returns within about `deadline`.
@@ -62,6 +99,7 @@ public final class HealthCheck: @unchecked Sendable {
         case let .failure(error)?: problems.append("database is not writable: \(error)")
         case nil: problems.append("database is not writable: no write lock within \(HealthCheck.seconds(deadline)) s")
         }
+        problems += floors.compactMap { $0.problem() }
         return HealthReport(isHealthy: problems.isEmpty, reason: problems.isEmpty ? "ok" : problems.joined(separator: "; "))
     }
 

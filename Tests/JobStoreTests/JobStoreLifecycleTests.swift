@@ -81,7 +81,7 @@ private struct EncoderFallback: Codable, Equatable {
     @Test(arguments: [
         ([JobState](), JobState.succeeded),
         ([], .retrying),
-        ([], .failed),
+        ([], .received),
         ([.running], .running),
         ([.running], .received),
         ([.running, .succeeded], .running),

@@ -24,6 +24,17 @@ struct TimestampNormalizerTests {
         Case(name: "missing DTS taken from PTS", offset: 0, packets: [(0, nil, 10), (10, nil, 10)], expected: [(0, 0), (10, 10)], repairs: 0),
         Case(name: "missing both: extrapolated", offset: 0, packets: [(0, 0, 10), (nil, nil, 10)], expected: [(0, 0), (10, 10)], repairs: 1),
         Case(name: "PTS before DTS is raised", offset: 0, packets: [(0, 5, 10)], expected: [(5, 5)], repairs: 1),
+        // Values a crafted file can carry: every sum saturates where it used to trap.
+        Case(name: "Int64.max PTS/DTS with a negative offset saturate", offset: -1000,
+             packets: [(.max, .max, 10), (.max, .max, 10)], expected: [(.max, .max), (.max, .max)], repairs: 1),
+        Case(name: "Int64.min DTS with a positive offset saturates, then is repaired forward", offset: 1000,
+             packets: [(0, 0, 10), (.min, .min, 10)], expected: [(-1000, -1000), (-999, -999)], repairs: 2),
+        Case(name: "missing both at the start with duration Int64.min", offset: 0, packets: [(nil, nil, .min)],
+             expected: [(0, 0)], repairs: 1),
+        Case(name: "missing both after Int64.max extrapolates to Int64.max", offset: 0, packets: [(.max, .max, 10), (nil, nil, .max)],
+             expected: [(.max, .max), (.max, .max)], repairs: 2),
+        Case(name: "an AV_NOPTS_VALUE-like DTS right after zero", offset: .min, packets: [(0, 0, 10)],
+             expected: [(.max, .max)], repairs: 0),
     ]
 
     @Test(arguments: cases)

@@ -62,6 +62,41 @@ struct CLITests {
         #expect(shell.text.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 
+    @Test("timeout_s 1e20 (which crashed the worker converting it to a deadline) exits 2 naming the field and its range")
+    func hugeTimeout() throws {
+        let job = try writeJob("huge.json", #"{"id": "huge-timeout", "input": {"url": "\#(folder)/clip.mp4", "timeout_s": 1e20}, "outputs": ["\#(folder)/h.flv"]}"#)
+        let run = try sluice(["run", "--db", db, job])
+        #expect(run.status == 2, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("input.timeout_s: must be from 0.1 to 3600 (seconds), got 1e+20"), "stderr: \(run.stderr)")
+        let shell = try Command.run("sqlite3", [db, "SELECT state FROM jobs WHERE id = 'huge-timeout'"])
+        #expect(shell.text.trimmingCharacters(in: .whitespacesAndNewlines) == "rejected")
+    }
+
+    @Test("a document nested 100 000 deep exits 2 without parsing it")
+    func deepDocument() throws {
+        let job = try writeJob("deep.json", String(repeating: "[", count: 100_000))
+        let run = try sluice(["run", "--db", db, job])
+        #expect(run.status == 2, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("arrays and objects nest deeper than 16 levels"), "stderr: \(run.stderr)")
+    }
+
+    @Test("a 20 MB job file exits 2 after reading no more than the limit")
+    func hugeFile() throws {
+        let path = folder + "/huge.json"
+        try Data(repeating: UInt8(ascii: " "), count: 20_000_000).write(to: URL(fileURLWithPath: path))
+        let run = try sluice(["run", "--db", db, path])
+        #expect(run.status == 2, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("is larger than 1048576 bytes"), "stderr: \(run.stderr)")
+    }
+
+    @Test("sluice schema prints the committed jobs/schema.json")
+    func schema() throws {
+        let run = try sluice(["schema"])
+        #expect(run.status == 0)
+        let committed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../jobs/schema.json").standardizedFileURL
+        #expect(run.text == (try String(contentsOf: committed, encoding: .utf8)))
+    }
+
     @Test("a failing job exits 1 naming the job and the input")
     func failingJob() throws {
         let job = try writeJob("fail.json", #"{"id": "cli-fail", "input": "\#(folder)/missing.mp4", "outputs": ["\#(folder)/f.flv"]}"#)
@@ -110,5 +145,20 @@ struct CLITests {
         let run = try sluice(["probe", folder + "/none.mp4"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("No such file or directory"))
+    }
+
+    /// Regression: NSString.deletingLastPathComponent trapped on a one-letter database name.
+    @Test("regression: --db with a one-letter name opens the database there")
+    func oneLetterDatabase() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Command.sluiceBinary)
+        process.arguments = ["jobs", "list", "--db", "j"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: folder + "/j"))
     }
 }

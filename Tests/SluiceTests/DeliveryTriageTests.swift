@@ -3,6 +3,7 @@ import JobStore
 import MediaEngine
 import Testing
 @testable import Sluice
+@testable import JobDocument
 
 /// The worker's decisions on deliveries and cancels, without a broker or a store (DESIGN §4, §5).
 @Suite("DeliveryTriage")

@@ -4,7 +4,7 @@ import Testing
 /// docker/ as files (the images and the running stack are tested by scripts/stack-e2e).
 @Suite("docker/ files")
 struct DockerFilesTests {
-    static let docker = JobSpecTests.repository.appendingPathComponent("docker")
+    static let docker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docker")
 
     @Test("docker-compose config accepts the stack, with and without the publisher profile")
     func compose() throws {

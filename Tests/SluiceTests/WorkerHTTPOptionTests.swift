@@ -3,7 +3,7 @@ import Testing
 
 /// `sluice worker --http` refuses what it cannot serve before it takes any job.
 @Suite struct WorkerHTTPOptionTests {
-    @Test("--http without a port is a usage error; a port already taken exits 1 naming the address")
+    @Test("--http without a port and a negative --min-free-mb (or SLUICE_MIN_FREE_MB) are usage errors; a port already taken exits 1 naming the address")
     func refusals() throws {
         let folder = Fixtures.scratch("http-option")
         let common = ["worker", "--db", (folder as NSString).appendingPathComponent("jobs.sqlite"),
@@ -11,6 +11,12 @@ import Testing
         let usage = try Command.run(Command.sluiceBinary, common + ["--http", "127.0.0.1"], check: false)
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("--http must be HOST:PORT"), "\(usage.stderr)")
+        let floor = try Command.run(Command.sluiceBinary, common + ["--min-free-mb=-1"], check: false)
+        #expect(floor.status == 64)
+        #expect(floor.stderr.contains("--min-free-mb must be 0…"), "\(floor.stderr)")
+        let floorFromEnvironment = try Command.run(Command.sluiceBinary, common, environment: ["SLUICE_MIN_FREE_MB": "-5"], check: false)
+        #expect(floorFromEnvironment.status == 64)
+        #expect(floorFromEnvironment.stderr.contains("got -5"), "\(floorFromEnvironment.stderr)")
 
         // Another process listens on the port first.
         let holder = Process()

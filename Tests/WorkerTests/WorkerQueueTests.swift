@@ -132,6 +132,40 @@ struct WorkerQueueTests {
         #expect(try await eventually { try await harness.counts()["sluice.jobs"] == 0 })
     }
 
+    @Test("a job during which workers die: taken over after each death, dead-lettered after max_attempts deaths, workers live")
+    func poisonJob() async throws {
+        let harness = try await QueueHarness("wk-poison")
+        let clip = try await Media.clip(seconds: 30)
+        try await harness.enqueue(Self.job("poison", input: #"{"url": "\#(clip)", "realtime": true}"#, outputs: ["p.flv"],
+                                           extra: #", "max_attempts": 2"#))
+        // Two workers die while running it (kill -9, as a crash or an OOM kill would end them).
+        for id in ["w-poison-1", "w-poison-2"] {
+            let worker = try harness.startWorker(id: id)
+            let running = try await eventually(timeout: .seconds(30)) {
+                let record = try harness.job("poison")
+                return record?.state == .running && record?.workerID == id
+            }
+            try #require(running, "\(id) never ran the job: \(worker.log.suffix(2000))")
+            try await Task.sleep(for: .seconds(2))
+            worker.kill(SIGKILL)
+            #expect(await worker.exitStatus(within: .seconds(5)) != nil)
+        }
+        // The third worker takes the expired claim, sees two deaths, and dead-letters instead of running it.
+        let survivor = try harness.startWorker(id: "w-poison-3")
+        let dead = try await harness.deadLetters(count: 1, timeout: .seconds(30))
+        let reason = try #require(dead.first?.reason, "no dead letter: \(survivor.log.suffix(3000))")
+        #expect(reason.contains("2 workers died while running it (the last on worker w-poison-2)"), "\(reason)")
+        let record = try #require(try harness.job("poison"))
+        #expect(record.state == .failed && record.error?.contains("2 workers died") == true, "\(record)")
+        #expect(record.attempts == 2)
+        #expect(await eventually { harness.events.of("poison").contains { $0.kind == "job.failed" } })
+        // The worker is alive and takes the next job.
+        try await harness.enqueue(Self.job("after-poison", input: try await Media.clip(seconds: 1), outputs: ["ap.flv"]))
+        #expect(try await eventually { try harness.job("after-poison")?.state == .succeeded }, "\(survivor.log.suffix(2000))")
+        #expect(survivor.isRunning)
+        #expect(try await eventually { try await harness.counts()["sluice.jobs"] == 0 })
+    }
+
     @Test("the broker closes every connection mid-job: the worker reconnects, the job succeeds once, nothing is lost")
     func connectionsClosedMidJob() async throws {
         let harness = try await QueueHarness("wk-bounce")
@@ -249,7 +283,7 @@ struct WorkerQueueTests {
         #expect(worker.log.contains("shutdown requested"))
     }
 
-    @Test("SIGTERM past the grace: the job is interrupted, recorded as retrying with why, requeued, exit 0")
+    @Test("SIGTERM past the grace: the job is interrupted, recorded as retrying with why, requeued, nothing published, exit 0")
     func sigtermPastGrace() async throws {
         let harness = try await QueueHarness("wk-term-late")
         let clip = try await Media.clip(seconds: 8)
@@ -265,5 +299,8 @@ struct WorkerQueueTests {
         #expect(record.state == .retrying)
         #expect(record.error?.contains("grace period of 1 s passed; requeued") == true, "\(record.error ?? "")")
         #expect(try await harness.counts()["sluice.jobs"] == 1)
+        // Nothing of the interrupted attempt is published: no truncated t.flv, no temporary file left over.
+        let left = try FileManager.default.contentsOfDirectory(atPath: harness.outputRoot)
+        #expect(left.isEmpty, "left in the output root: \(left)")
     }
 }

@@ -7,7 +7,8 @@
 #     by payload hash. Reported: arrival delay of each relay against the direct player, and their difference.
 #  3. Memory: RSS of a copy restream over SLUICE_BENCH_RSS_MINUTES (default 10) minutes, sampled every 5 s;
 #     the least-squares slope after the first minute, extrapolated to one hour (goal: <= 5 MB).
-bench_restream() {
+# The 60 s 720p30 source both restream benchmarks publish (made once).
+restream_media() {
   local media="$work/restream-720p30.mp4"
   if [ ! -s "$media" ]; then
     echo "bench: generating $media (60 s 720p30 ~2.5 Mb/s H.264 + AAC 128k)" >&2
@@ -16,6 +17,12 @@ bench_restream() {
       -c:v libx264 -preset veryfast -b:v 2500k -maxrate 2500k -bufsize 5000k -g 60 -pix_fmt yuv420p \
       -c:a aac -b:a 128k -ac 2 -shortest "$media"
   fi
+  echo "$media"
+}
+
+bench_restream() {
+  local media
+  media=$(restream_media)
   local port ngx url
   port=$(scripts/lib/free-port 20000 40000)
   ngx="$(pwd)/$work/nginx-rtmp"

@@ -81,7 +81,8 @@ final class AudioTranscoder {
         if nextSample == nil {
             let nopts = sluice_nopts_value()
             let time = frame.pointee.best_effort_timestamp == nopts ? 0
-                : av_rescale_q(frame.pointee.best_effort_timestamp, decoder.timeBase, AudioTranscoder.microseconds) - timelineOffset
+                : av_rescale_q(frame.pointee.best_effort_timestamp, decoder.timeBase, AudioTranscoder.microseconds)
+                    .subtractingSaturating(timelineOffset)
             nextSample = av_rescale_q(time, AudioTranscoder.microseconds, encoder.timeBase)
         }
         if let current = resampler, !current.accepts(frame) {

@@ -1,3 +1,5 @@
+import MediaFormats
+
 /// Constant-frame-rate conversion by output timestamp (drop or duplicate), a stateful transform (STYLE §4).
 ///
 /// Output slot `n` lies at `n / rate` seconds. Each input frame starts at the slot nearest its presentation
@@ -20,23 +22,24 @@ struct FrameRateConverter: Sendable, Equatable {
     static let maxFilledSlots: Int64 = 300
 
     init(rateNumerator: Int64, rateDenominator: Int64) {
-        self.rateNumerator = rateNumerator
+        self.rateNumerator = max(rateNumerator, 1)
         self.rateDenominator = max(rateDenominator, 1)
     }
 
-    /// The slot nearest to `microseconds` (halves round up).
+    /// The slot nearest to `microseconds` (halves round up). In 128 bits: a media time of `Int64.max` is exact.
     func slot(at microseconds: Int64) -> Int64 {
-        let numerator = microseconds * rateNumerator * 2 + rateDenominator * 1_000_000
-        let denominator = rateDenominator * 2_000_000
+        let numerator = Int128(microseconds) * Int128(rateNumerator) * 2 + Int128(rateDenominator) * 1_000_000
+        let denominator = Int128(rateDenominator) * 2_000_000
         // Floor division, so negative times round the same way as positive ones.
         let quotient = numerator / denominator
-        return numerator % denominator < 0 ? quotient - 1 : quotient
+        return Int64(clamping: numerator % denominator < 0 ? quotient - 1 : quotient)
     }
 
-    /// The time of `slot` in microseconds (rounded to nearest).
+    /// The time of `slot` in microseconds (rounded to nearest), clamped to `Int64`.
     func time(ofSlot slot: Int64) -> Int64 {
-        let numerator = slot * rateDenominator * 1_000_000
-        return (numerator + rateNumerator / 2) / rateNumerator
+        let numerator = Int128(slot) * Int128(rateDenominator) * 1_000_000
+        let rate = Int128(Swift.max(rateNumerator, 1))
+        return Int64(clamping: (numerator + rate / 2) / rate)
     }
 
     /// Takes the next input frame, presented at `microseconds`; returns the slots the frame held until now
@@ -51,9 +54,9 @@ struct FrameRateConverter: Sendable, Equatable {
         let first = max(next, held)
         guard start > first else { return first..<first }
         filledAny = true
-        if start - first > FrameRateConverter.maxFilledSlots {
+        if start.subtractingSaturating(first) > FrameRateConverter.maxFilledSlots {
             nextSlot = start
-            return first..<(first + 1)
+            return first..<first.addingSaturating(1)
         }
         nextSlot = start
         return first..<start
@@ -65,8 +68,8 @@ struct FrameRateConverter: Sendable, Equatable {
         guard let held = heldStart, let next = nextSlot else { return 0..<0 }
         heldStart = nil
         let first = max(next, held)
-        let minimum = filledAny ? first : first + 1
-        let end = min(max(slot(at: microseconds), minimum), first + FrameRateConverter.maxFilledSlots)
+        let minimum = filledAny ? first : first.addingSaturating(1)
+        let end = min(max(slot(at: microseconds), minimum), first.addingSaturating(FrameRateConverter.maxFilledSlots))
         nextSlot = end
         return first..<end
     }

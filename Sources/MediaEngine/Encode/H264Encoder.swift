@@ -129,7 +129,7 @@ final class H264Encoder {
 
     /// Frames between keyframes: `gop_s` at the output rate, at least one.
     static func gopFrames(seconds: Double, rate: AVRational) -> Int32 {
-        Int32(max(1, (seconds * Double(rate.num) / Double(max(rate.den, 1))).rounded()))
+        max(1, ClockConversion.clamped((seconds * Double(rate.num) / Double(max(rate.den, 1))).rounded(), as: Int32.self))
     }
 
     /// The SPS/PPS as Annex B, empty if the encoder made none (then they arrive with the first IDR).

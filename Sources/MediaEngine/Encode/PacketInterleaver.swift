@@ -1,3 +1,5 @@
+import MediaFormats
+
 /// Orders the packets of a video and an audio stream by DTS (a stateful transform, STYLE §4). An encoder
 /// holds frames back (x264's lookahead, B-frames), so without this the audio of a moment would reach the
 /// outputs well before its video. Each stream's own order is kept; a packet leaves once the other stream
@@ -59,7 +61,7 @@ private struct PacketQueue: Sendable {
     /// DTS distance from the oldest to the newest packet held.
     var spread: Int64 {
         guard let first, let last = items.last else { return 0 }
-        return last.dts - first.dts
+        return last.dts.subtractingSaturating(first.dts)
     }
 
     mutating func append(_ packet: MediaPacket) { items.append(packet) }

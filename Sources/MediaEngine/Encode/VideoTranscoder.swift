@@ -116,7 +116,8 @@ final class VideoTranscoder {
             : rateConverter.time(ofSlot: 1)
         var time: Int64
         if frame.pointee.best_effort_timestamp != nopts {
-            time = av_rescale_q(frame.pointee.best_effort_timestamp, timeBase, VideoTranscoder.microseconds) - timelineOffset
+            time = av_rescale_q(frame.pointee.best_effort_timestamp, timeBase, VideoTranscoder.microseconds)
+                .subtractingSaturating(timelineOffset)
         } else {
             // No timestamp at all: one frame after the previous picture.
             time = (lastTime ?? 0) + duration

@@ -43,6 +43,11 @@ struct KeyframeDropGate: Sendable {
 
     /// Where a dropping output may start again.
     func isResumePoint(_ packet: MediaPacket) -> Bool {
+        Self.isResumePoint(packet, hasVideo: hasVideo)
+    }
+
+    /// The same rule without a gate, for the worker thread, which must not read the input thread's gate.
+    static func isResumePoint(_ packet: MediaPacket, hasVideo: Bool) -> Bool {
         hasVideo ? packet.kind == .video && packet.isKeyframe : true
     }
 

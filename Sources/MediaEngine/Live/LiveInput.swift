@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaFormats
 import Foundation
 
 /// A live network input: an `rtmp://`/`rtmps://` pull, or Sluice listening for one publisher.
@@ -62,7 +63,7 @@ public final class LiveInput: PacketSource, @unchecked Sendable {
         let started = Interrupter.now()
         lastData = started
         var refusals: [PublisherRefusal] = []
-        let input = try LiveInput.connect(url: url, options: options, interrupter: interrupter, deadline: started + LiveInput.nanoseconds(timeout),
+        let input = try LiveInput.connect(url: url, options: options, interrupter: interrupter, deadline: LiveInput.later(started, by: timeout),
                                           policy: policy, isListener: isListener, name: name, refusals: &refusals)
         self.refusals = refusals
         streams = input.streams
@@ -93,7 +94,7 @@ public final class LiveInput: PacketSource, @unchecked Sendable {
                 current = nil
             }
             // Only what is left of `timeout` since the last packet is spent on getting the stream back.
-            let deadline = lastData + LiveInput.nanoseconds(timeout)
+            let deadline = LiveInput.later(lastData, by: timeout)
             do {
                 let input = try LiveInput.connect(url: url, options: options, interrupter: interrupter, deadline: deadline,
                                                   policy: policy, isListener: isListener, name: name, refusals: &refusals)
@@ -155,7 +156,7 @@ public final class LiveInput: PacketSource, @unchecked Sendable {
 
     /// Sleeps in short steps so a cancel is seen promptly.
     private static func pause(seconds: Double, interrupter: Interrupter) {
-        let until = Interrupter.now() + nanoseconds(seconds)
+        let until = later(Interrupter.now(), by: seconds)
         while !interrupter.isCancelled {
             let now = Interrupter.now()
             guard now < until else { return }
@@ -163,7 +164,13 @@ public final class LiveInput: PacketSource, @unchecked Sendable {
         }
     }
 
-    private static func nanoseconds(_ seconds: Double) -> UInt64 { UInt64(max(seconds, 0) * 1_000_000_000) }
+    /// `seconds` after the monotonic instant `start`, saturating at `UInt64.max` (a timeout of 1e300 s waits forever).
+    static func later(_ start: UInt64, by seconds: Double) -> UInt64 {
+        let nanoseconds = max(seconds, 0) * 1_000_000_000
+        guard nanoseconds < Double(UInt64.max) else { return .max }
+        let (sum, overflow) = start.addingReportingOverflow(UInt64(nanoseconds))
+        return overflow ? .max : sum
+    }
 
     /// Codec parameters of the pipeline's stream `index` on the connection open now.
     func currentCodecParameters(ofStream index: Int) -> UnsafePointer<AVCodecParameters>? {
@@ -209,9 +216,9 @@ public final class LiveInput: PacketSource, @unchecked Sendable {
         let toTarget = { (value: Int64) in av_rescale_q(value, LiveInput.microseconds, targetBase) }
         let dts = packet.dts.map(toMicroseconds)
         let pts = packet.pts.map(toMicroseconds)
-        let offset = splicer.offset(stream: original, dts: dts ?? pts, duration: LiveInput.duration(of: packet, source, toMicroseconds))
-        packet.dts = dts.map { toTarget($0 + offset) }
-        packet.pts = pts.map { toTarget($0 + offset) }
+        let offset = splicer.offset(stream: original, dts: dts ?? pts, pts: pts, duration: LiveInput.duration(of: packet, source, toMicroseconds))
+        packet.dts = dts.map { toTarget($0.addingSaturating(offset)) }
+        packet.pts = pts.map { toTarget($0.addingSaturating(offset)) }
         packet.duration = toTarget(toMicroseconds(packet.duration))
         return packet
     }

@@ -1,3 +1,4 @@
+import MediaFormats
 import Foundation
 
 /// RTMP/RTMPS publishing: an FLV sink over libavformat's AVIO rtmp protocol, (re)opened on the output's
@@ -7,7 +8,8 @@ enum NetworkOutput {
     /// is never set: on a client rtmp URL it means "listen".
     static func avioOptions(timeout: Double?) -> [String: String] {
         guard let timeout, timeout > 0 else { return [:] }
-        return ["rw_timeout": String(Int64(timeout * 1_000_000))]
+        // Saturating: a timeout too long for Int64 µs is as good as none, never a trap.
+        return ["rw_timeout": String(Int64.saturating(timeout * 1_000_000) ?? Int64.max)]
     }
 
     /// The worker of one `rtmp://`/`rtmps://` output, with its own interrupter so that a dead

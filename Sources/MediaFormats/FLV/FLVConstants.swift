@@ -10,8 +10,8 @@ public enum FLVLimits {
     public static let previousTagSizeSize = 4
     /// DataSize is 24 bits.
     public static let maxTagDataSize = 0xFF_FFFF
-    /// Timestamps are SI32 milliseconds; the writer refuses negative ones.
-    public static let maxTimestamp = Int64(Int32.max)
+    /// Tag timestamps are 32 bits of milliseconds and wrap modulo this (see `FLVTimestamp`).
+    public static let timestampModulus: Int64 = 1 << 32
     /// Timestamps below this fit the UI24 field; above it the upper 8 bits go to TimestampExtended.
     public static let extendedTimestampThreshold = 1 << 24
     /// CompositionTime is SI24 milliseconds.

@@ -6,13 +6,14 @@ public struct FLVTagHeader: Sendable, Equatable {
     public let tagType: FLVTagType
     /// DataSize: bytes of tag data after this header (0...`FLVLimits.maxTagDataSize`).
     public let dataSize: Int
-    /// Timestamp and TimestampExtended joined: SI32 milliseconds (the extension byte is the upper 8 bits).
-    public let timestamp: Int32
+    /// Timestamp and TimestampExtended joined (the extension byte is the upper 8 bits): milliseconds modulo
+    /// 2^32, compared as `FLVTimestamp` (serial-number arithmetic) where the timeline may wrap.
+    public let timestamp: UInt32
     /// StreamID: always 0 in files.
     public let streamID: UInt32
 
     /// A header; `dataSize` must fit 24 bits (callers check it against `FLVLimits.maxTagDataSize` first).
-    public init(tagType: FLVTagType, dataSize: Int, timestamp: Int32, streamID: UInt32 = 0) {
+    public init(tagType: FLVTagType, dataSize: Int, timestamp: UInt32, streamID: UInt32 = 0) {
         precondition((0...FLVLimits.maxTagDataSize).contains(dataSize), "dataSize must fit 24 bits")
         precondition(streamID <= 0xFF_FFFF, "streamID must fit 24 bits")
         self.tagType = tagType
@@ -39,14 +40,14 @@ public struct FLVTagHeader: Sendable, Equatable {
         }
         self.tagType = tagType
         self.dataSize = dataSize
-        self.timestamp = Int32(bitPattern: UInt32(extended) << 24 | lower)
+        self.timestamp = UInt32(extended) << 24 | lower
         self.streamID = streamID
         reader = r
     }
 
     /// Appends the 11 bytes: the low 24 timestamp bits, then the upper 8 in TimestampExtended.
     public func write(into out: inout [UInt8]) {
-        let bits = UInt32(bitPattern: timestamp)
+        let bits = timestamp
         // 2 bits reserved (00) + 1 bit Filter (0) + 5 bits TagType.
         out.append(tagType.rawValue)
         out.appendUInt24(UInt32(dataSize))

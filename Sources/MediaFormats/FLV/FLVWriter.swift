@@ -38,8 +38,9 @@ public struct FLVWriter: Sendable {
         try writeScriptData(name: "onMetaData", value: metadata.amf0Value, into: &out)
     }
 
-    /// Appends an AVC video tag. `timestamp` is the DTS in ms (0...Int32.max, the upper 8 bits going to
-    /// TimestampExtended); `compositionTime` is PTS − DTS in ms (signed 24 bits).
+    /// Appends an AVC video tag. `timestamp` is the DTS in ms on the job's unbounded timeline (≥ 0), written
+    /// modulo 2^32 (`FLVTimestamp`; the upper 8 bits go to TimestampExtended); `compositionTime` is PTS − DTS
+    /// in ms (signed 24 bits).
     public func writeVideo(
         timestamp: Int64, compositionTime: Int32, isKeyframe: Bool, packetType: FLVAVCPacketType,
         payload: UnsafeRawBufferPointer, into out: inout [UInt8]
@@ -75,7 +76,8 @@ public struct FLVWriter: Sendable {
         }
     }
 
-    /// Appends an AAC audio tag (SoundFormat 10, rate 3, size 1, type 1, as the spec requires for AAC).
+    /// Appends an AAC audio tag (SoundFormat 10, rate 3, size 1, type 1, as the spec requires for AAC);
+    /// `timestamp` as for `writeVideo`.
     public func writeAudio(
         timestamp: Int64, aacPacketType: FLVAACPacketType, payload: UnsafeRawBufferPointer, into out: inout [UInt8]
     ) throws {
@@ -105,16 +107,12 @@ public struct FLVWriter: Sendable {
         if out.capacity < needed { out.reserveCapacity(Swift.max(needed, out.capacity * 2)) }
     }
 
-    private static func checkTimestamp(_ timestamp: Int64) throws -> Int32 {
+    /// A timeline that starts at 0 never goes negative; past 2^32 ms it wraps, as RTMP does.
+    private static func checkTimestamp(_ timestamp: Int64) throws -> UInt32 {
         guard timestamp >= 0 else {
             throw MediaFormatError.invalid(structure: "FLV tag", reason: "negative timestamp \(timestamp) ms")
         }
-        guard timestamp <= FLVLimits.maxTimestamp else {
-            throw MediaFormatError.limitExceeded(
-                what: "FLV timestamp (ms)", value: Int(timestamp), limit: Int(FLVLimits.maxTimestamp))
-        }
-        // Checked against 0...Int32.max just above.
-        return Int32(timestamp)
+        return FLVTimestamp(milliseconds: timestamp).rawValue
     }
 
     private static func checkDataSize(_ size: Int) throws {

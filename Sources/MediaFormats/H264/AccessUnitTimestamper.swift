@@ -39,12 +39,11 @@ public struct AccessUnitTimestamper<Payload> {
     /// Default for `maximumPeriodLength`: 10 s at 60 fps, well past usual GOPs.
     public static var defaultMaximumPeriodLength: Int { 600 }
 
-    /// A timestamper for frames of `frameDuration` (> 0); `maxNumReorderFrames` from the VUI fixes R up front.
+    /// A timestamper for frames of `frameDuration`; `maxNumReorderFrames` from the VUI fixes R up front.
+    /// A duration or period length below 1 (say, derived from a VUI with a zero field) is taken as 1.
     public init(frameDuration: Int64, maxNumReorderFrames: Int? = nil, maximumPeriodLength: Int = defaultMaximumPeriodLength) {
-        precondition(frameDuration > 0, "frameDuration must be positive")
-        precondition(maximumPeriodLength > 0, "maximumPeriodLength must be positive")
-        self.frameDuration = frameDuration
-        self.maximumPeriodLength = maximumPeriodLength
+        self.frameDuration = Swift.max(frameDuration, 1)
+        self.maximumPeriodLength = Swift.max(maximumPeriodLength, 1)
         self.reorderDelay = maxNumReorderFrames.map { Swift.max(0, $0) }
     }
 
@@ -102,8 +101,9 @@ public struct AccessUnitTimestamper<Payload> {
                 payload: entry.payload,
                 decodeIndex: decodeIndex,
                 pictureOrderCount: entry.poc,
-                pts: (periodStart + Int64(displayIndex[index] + delay)) * frameDuration,
-                dts: decodeIndex * frameDuration
+                // Saturating: a huge frameDuration (from a VUI of 2^32 − 1 units per tick) cannot trap.
+                pts: periodStart.addingSaturating(Int64(displayIndex[index])).addingSaturating(Int64(delay)).multipliedSaturating(by: frameDuration),
+                dts: decodeIndex.multipliedSaturating(by: frameDuration)
             ))
         }
         periodStart += Int64(count)

@@ -59,4 +59,18 @@ struct FrameRateConverterTests {
         #expect(converter.slot(at: -19_999) == 0)
         #expect(converter.time(ofSlot: 3) == 120_000)
     }
+
+    @Test("Int64 extremes of media time give clamped slots instead of trapping")
+    func extremeTimes() {
+        var converter = FrameRateConverter(rateNumerator: 30000, rateDenominator: 1001)
+        #expect(converter.slot(at: .max) == 276_424_736_369_274)
+        #expect(converter.slot(at: .min) == -276_424_736_369_274)
+        #expect(converter.time(ofSlot: .max) == .max)
+        #expect(converter.time(ofSlot: .min) == .min)
+        _ = converter.push(presentationTime: .min)
+        #expect(converter.push(presentationTime: .max).count == 1)
+        #expect(converter.push(presentationTime: .min).isEmpty)
+        #expect(converter.finish(endTime: .max).count <= Int(FrameRateConverter.maxFilledSlots))
+        #expect(FrameRateConverter(rateNumerator: 0, rateDenominator: 0).slot(at: .max) == 9_223_372_036_855)
+    }
 }

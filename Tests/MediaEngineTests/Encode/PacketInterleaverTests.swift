@@ -38,4 +38,16 @@ struct PacketInterleaverTests {
         out += interleaver.flush()
         #expect(out.map(\.kind) == [.video, .video, .audio])
     }
+
+    @Test("DTS at both ends of Int64 keep their order and never overflow the spread")
+    func extremeDTS() {
+        var interleaver = PacketInterleaver()
+        var out = interleaver.push(Self.packet(.video, .min))
+        out += interleaver.push(Self.packet(.video, .max))
+        // The spread saturates at Int64.max, past maxSpread: the older packet leaves.
+        #expect(out.map(\.dts) == [.min])
+        out += interleaver.push(Self.packet(.audio, .min))
+        out += interleaver.flush()
+        #expect(out.map(\.dts) == [.min, .min, .max])
+    }
 }

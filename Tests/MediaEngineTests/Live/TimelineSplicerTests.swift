@@ -34,3 +34,93 @@ struct TimelineSplicerTests {
         #expect(splicer.splices == 2)
     }
 }
+
+/// Clocks that wrap or start far from zero, injected as an initial offset instead of waited for.
+@Suite("TimelineSplicer: wraps and extreme clocks")
+struct TimelineSplicerWrapTests {
+    /// 90 kHz ticks to microseconds, as libavformat's rescale would give them.
+    static func ticks(_ value: Int64) -> Int64 { value * 100 / 9 }
+
+    /// A 30 fps video and 48 kHz AAC stream from `start` µs, `count` frames each, with `wrap` µs subtracted
+    /// from every time at or past `wrapAt` µs (the raw clock wrapping).
+    static func feed(_ splicer: inout TimelineSplicer, start: Int64, count: Int, wrapAt: Int64, wrap: Int64) -> (video: [Int64], audio: [Int64]) {
+        var video: [Int64] = []
+        var audio: [Int64] = []
+        for frame in 0..<Int64(count) {
+            var v = start + frame * 33_333
+            if v >= wrapAt { v -= wrap }
+            video.append(v + splicer.offset(stream: 0, dts: v, duration: 33_333))
+            var a = start + 10_000 + frame * 21_333
+            if a >= wrapAt { a -= wrap }
+            audio.append(a + splicer.offset(stream: 1, dts: a, duration: 21_333))
+        }
+        return (video, audio)
+    }
+
+    static func isContinuous(_ times: [Int64], step: Int64) -> Bool {
+        zip(times, times.dropFirst()).allSatisfy { pair in pair.1 > pair.0 && pair.1 - pair.0 <= step + 1 }
+    }
+
+    @Test("live clocks wrapping at 2^33 ticks (MPEG-TS), 2^32 ms (RTMP) and 2^31 ms (FFmpeg's flvenc) stay continuous",
+          arguments: [Self.ticks(1 << 33), (Int64(1) << 32) * 1000, (Int64(1) << 31) * 1000])
+    func liveWrap(_ wrap: Int64) throws {
+        var splicer = TimelineSplicer()
+        // Video reaches the wrap a third of a second before audio does, as the feed interleaves them.
+        let times = Self.feed(&splicer, start: wrap - 1_000_000, count: 90, wrapAt: wrap, wrap: wrap)
+        #expect(Self.isContinuous(times.video, step: 33_333))
+        #expect(Self.isContinuous(times.audio, step: 21_333))
+        #expect(splicer.splices == 0)
+        #expect(splicer.wraps == 2)
+        // Each stream unwrapped by the same period: A/V kept to the microsecond.
+        #expect(times.audio[60] - times.video[60] == 10_000 + 60 * (21_333 - 33_333))
+        let period = try #require(TimelineSplicer.clockWraps.first { abs($0 - wrap) < 10 })
+        #expect(times.video[89] - times.video[0] == 89 * 33_333 + period - wrap)
+    }
+
+    @Test("a publisher restarting its clock mid-wrap-window is a splice, and the next connection forgets the unwrapping")
+    func restartAfterWrap() {
+        var splicer = TimelineSplicer()
+        let wrap = TimelineSplicer.clockWraps[1]
+        _ = Self.feed(&splicer, start: wrap - 500_000, count: 30, wrapAt: wrap, wrap: wrap)
+        splicer.beginSegment()
+        let next = Self.feed(&splicer, start: 0, count: 30, wrapAt: .max, wrap: 0)
+        #expect(splicer.splices == 1)
+        #expect(next.video[0] >= wrap - 500_000 + 29 * 33_333)
+        #expect(Self.isContinuous(next.video, step: 33_333))
+    }
+
+    @Test("a file splicer splices jumps back in any file and jumps ahead only where the format allows them")
+    func fileThresholds() {
+        var strict = TimelineSplicer(backwardThreshold: TimelineSplicer.backwardJump, forwardThreshold: nil)
+        #expect(strict.offset(stream: 0, dts: 0, duration: 40_000) == 0)
+        #expect(strict.offset(stream: 0, dts: 60_000_000, duration: 40_000) == 0)
+        #expect(strict.offset(stream: 0, dts: 1_000_000, duration: 40_000) == 59_040_000)
+        var discontinuous = TimelineSplicer(backwardThreshold: TimelineSplicer.backwardJump, forwardThreshold: TimelineSplicer.fileForwardJump)
+        #expect(discontinuous.offset(stream: 0, dts: 0, duration: 40_000) == 0)
+        #expect(discontinuous.offset(stream: 0, dts: 9_000_000, duration: 40_000) == 0)
+        #expect(discontinuous.offset(stream: 0, dts: 20_000_000, duration: 40_000) == -10_960_000)
+    }
+
+    @Test("a new segment starts after everything already shown, not only after the last DTS (B-frames)")
+    func presentationOrder() {
+        var splicer = TimelineSplicer()
+        // Last frame decoded at 1.0 s but shown at 1.1 s; the new segment's keyframe shows 66 ms after its DTS.
+        _ = splicer.offset(stream: 0, dts: 1_000_000, pts: 1_100_000, duration: 33_333)
+        splicer.beginSegment()
+        let offset = splicer.offset(stream: 0, dts: 0, pts: 66_666, duration: 33_333)
+        #expect(66_666 + offset >= 1_133_333)
+        #expect(offset == 1_133_333 - 66_666)
+    }
+
+    @Test("extreme clocks saturate instead of trapping")
+    func extremes() {
+        var splicer = TimelineSplicer()
+        _ = splicer.offset(stream: 0, dts: .max, pts: .max, duration: .max)
+        let back = splicer.offset(stream: 0, dts: .min, pts: .max, duration: .max)
+        #expect(back == .max)
+        _ = splicer.offset(stream: 1, dts: .min, pts: .min, duration: .min)
+        splicer.beginSegment()
+        _ = splicer.offset(stream: 1, dts: 0, pts: .min, duration: 0)
+        #expect(splicer.splices == 2)
+    }
+}

@@ -109,11 +109,30 @@ import Testing
         }
         #expect(try allAtOnce[0].scriptData().value["encoder"] == .string("Sluice"))
         let videoTags = allAtOnce.filter { $0.header.tagType == .video }
-        let expectedTimestamps: [Int32] = [0, 0, 40, 80, 0xFF_FFFF, 0x100_0000, 0x100_0028, .max, .max]
+        let expectedTimestamps: [UInt32] = [0, 0, 40, 80, 0xFF_FFFF, 0x100_0000, 0x100_0028, 0x7FFF_FFFF, 0x7FFF_FFFF]
         #expect(videoTags.map(\.header.timestamp) == expectedTimestamps)
         let expectedCompositionTimes: [Int32] = [0, 80, -40, 80, -40, 80, -40, 80, 0]
         #expect(try videoTags.map { try $0.videoTagHeader().compositionTime } == expectedCompositionTimes)
         #expect(try videoTags.last?.videoTagHeader().avcPacketType == .endOfSequence)
+    }
+
+    @Test("a timeline across 2^31 and 2^32 ms reads back as 32 wrapped bits and unwraps to the written times")
+    func timestampsAcrossTheWrap() throws {
+        let writer = FLVWriter()
+        var out: [UInt8] = []
+        writer.writeFileHeader(hasAudio: true, hasVideo: false, into: &out)
+        let written: [Int64] = [(1 << 31) - 23, (1 << 31), (1 << 31) + 23, (1 << 32) - 23, (1 << 32), (1 << 32) + 23, (1 << 33) + 5]
+        for timestamp in written {
+            try writer.writeAudio(timestamp: timestamp, aacPacketType: .raw, payload: [1], into: &out)
+        }
+        var reader = FLVReader()
+        reader.append(out)
+        let tags = try drain(&reader)
+        #expect(tags.map(\.header.timestamp) == [0x7FFF_FFE9, 0x8000_0000, 0x8000_0017, 0xFFFF_FFE9, 0, 23, 5])
+        var unwrapper = FLVTimestampUnwrapper()
+        unwrapper.unwrap(UInt32((1 << 31) - 46))
+        // Neighbouring tags are less than 2^31 ms apart except the last jump, which wraps twice.
+        #expect(tags.dropLast().map { unwrapper.unwrap($0.header.timestamp) } == Array(written.dropLast()))
     }
 
     @Test func advancesOnlyPastWholeTags() throws {
@@ -225,7 +244,7 @@ import Testing
             reader.append(tag)
             let read = try #require(try reader.nextTag())
             #expect(read.offset == expectedOffset)
-            #expect(read.header.timestamp == Int32(index * 23))
+            #expect(read.header.timestamp == UInt32(index * 23))
             expectedOffset += tag.count
         }
         #expect(reader.offset == expectedOffset)

@@ -20,7 +20,11 @@ struct FLVTagHeaderCase: Sendable, CustomTestStringConvertible {
         .init(name: "2^24 ms exactly", bytes: AACFixtures.bytes("09 000005 000000 01 000000"),
               header: FLVTagHeader(tagType: .video, dataSize: 5, timestamp: 1 << 24)),
         .init(name: "2^31 − 1 ms", bytes: AACFixtures.bytes("09 000005 ffffff 7f 000000"),
-              header: FLVTagHeader(tagType: .video, dataSize: 5, timestamp: Int32.max)),
+              header: FLVTagHeader(tagType: .video, dataSize: 5, timestamp: 0x7FFF_FFFF)),
+        .init(name: "2^31 ms: the top bit, which an SI32 reading would call negative", bytes: AACFixtures.bytes("09 000005 000000 80 000000"),
+              header: FLVTagHeader(tagType: .video, dataSize: 5, timestamp: 0x8000_0000)),
+        .init(name: "2^32 − 1 ms, the last before RTMP's wrap", bytes: AACFixtures.bytes("08 000005 ffffff ff 000000"),
+              header: FLVTagHeader(tagType: .audio, dataSize: 5, timestamp: 0xFFFF_FFFF)),
         .init(name: "largest data size", bytes: AACFixtures.bytes("08 ffffff 000001 00 000000"),
               header: FLVTagHeader(tagType: .audio, dataSize: FLVLimits.maxTagDataSize, timestamp: 1)),
     ]

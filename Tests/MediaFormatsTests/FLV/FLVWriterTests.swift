@@ -57,6 +57,12 @@ import Testing
             (1 << 24, [0x00, 0x00, 0x00, 0x01]),
             (16_777_223, [0x00, 0x00, 0x07, 0x01]),
             (Int64(Int32.max), [0xFF, 0xFF, 0xFF, 0x7F]),
+            (1 << 31, [0x00, 0x00, 0x00, 0x80]),
+            ((1 << 32) - 1, [0xFF, 0xFF, 0xFF, 0xFF]),
+            // Past 2^32 ms the 32 bits wrap, as RTMP's do (RTMP 1.0 §5.3.1.1).
+            (1 << 32, [0x00, 0x00, 0x00, 0x00]),
+            ((1 << 32) + 16_777_223, [0x00, 0x00, 0x07, 0x01]),
+            (Int64.max, [0xFF, 0xFF, 0xFF, 0xFF]),
         ]
         for (timestamp, expected) in cases {
             var out: [UInt8] = []
@@ -70,11 +76,11 @@ import Testing
         }
     }
 
-    @Test func refusesTimestampsOutsideSI32() {
+    @Test func refusesNegativeTimestamps() {
         var out: [UInt8] = [0x42]
-        #expect(throws: MediaFormatError.limitExceeded(what: "FLV timestamp (ms)", value: 1 << 31, limit: 0x7FFF_FFFF)) {
+        #expect(throws: MediaFormatError.invalid(structure: "FLV tag", reason: "negative timestamp -9223372036854775808 ms")) {
             try writer.writeVideo(
-                timestamp: 1 << 31, compositionTime: 0, isKeyframe: true, packetType: .nalu, payload: [], into: &out)
+                timestamp: .min, compositionTime: 0, isKeyframe: true, packetType: .nalu, payload: [], into: &out)
         }
         #expect(throws: MediaFormatError.invalid(structure: "FLV tag", reason: "negative timestamp -1 ms")) {
             try writer.writeAudio(timestamp: -1, aacPacketType: .raw, payload: [], into: &out)

@@ -53,6 +53,20 @@ struct AccessUnitTimestamperTests {
         #expect(timestamper.flush().isEmpty)
     }
 
+    @Test("a frame duration from an extreme VUI (0, or 2^32 − 1 units per tick) neither traps nor stalls")
+    func extremeFrameDurations() {
+        var zero = AccessUnitTimestamper<Int>(frameDuration: 0, maxNumReorderFrames: .max, maximumPeriodLength: 0)
+        #expect(zero.frameDuration == 1)
+        #expect(zero.maximumPeriodLength == 1)
+        _ = zero.push(0, pictureOrderCount: 0, startsNewPeriod: true)
+        #expect(zero.push(1, pictureOrderCount: 2, startsNewPeriod: false).map(\.pts) == [.max])
+        var huge = AccessUnitTimestamper<Int>(frameDuration: Int64(UInt32.max) * 1_000_000_000)
+        for index in 0..<5 { _ = huge.push(index, pictureOrderCount: index * 2, startsNewPeriod: index % 2 == 0) }
+        let timed = huge.flush()
+        #expect(timed.map(\.dts) == [.max])
+        #expect(timed.map(\.pts) == [.max])
+    }
+
     @Test func releasesAPeriodWhenTheNextStarts() {
         var timestamper = AccessUnitTimestamper<String>(frameDuration: 1)
         #expect(timestamper.push("I", pictureOrderCount: 0, startsNewPeriod: true).isEmpty)

@@ -254,6 +254,44 @@ struct SequenceParameterSetTests {
         #expect(sps.frameRate == nil)
     }
 
+    /// A minimal SPS whose VUI carries only timing_info with these two 32-bit fields.
+    static func timingSPS(numUnitsInTick: UInt32, timeScale: UInt32) -> [UInt8] {
+        baselineSPS { writer in
+            writer.writeUE(0)  // log2_max_frame_num_minus4
+            writer.writeUE(2)  // pic_order_cnt_type
+            writer.writeUE(1)
+            writer.writeFlag(false)
+            writer.writeUE(0)
+            writer.writeUE(0)
+            writer.writeFlag(true)  // frame_mbs_only
+            writer.writeFlag(true)
+            writer.writeFlag(false)  // no cropping
+            writer.writeFlag(true)  // vui_parameters_present_flag
+            for _ in 0..<4 { writer.writeFlag(false) }  // aspect ratio, overscan, video signal, chroma loc
+            writer.writeFlag(true)  // timing_info_present_flag
+            writer.write(numUnitsInTick, bits: 32)
+            writer.write(timeScale, bits: 32)
+            writer.writeFlag(true)  // fixed_frame_rate_flag
+            for _ in 0..<4 { writer.writeFlag(false) }  // NAL HRD, VCL HRD, pic_struct, bitstream_restriction
+        }
+    }
+
+    @Test("VUI timing extremes: a zero field drops the timing, 2^32 − 1 gives a finite rate", arguments: [
+        (UInt32(0), UInt32(50), Double?.none),
+        (1, 0, nil),
+        (0, 0, nil),
+        (1001, 60000, 60000.0 / 2002),
+        (UInt32.max, 1, 1 / (2 * Double(UInt32.max))),
+        (1, UInt32.max, Double(UInt32.max) / 2),
+        (UInt32.max, UInt32.max, 0.5),
+    ] as [(UInt32, UInt32, Double?)])
+    func timingExtremes(_ units: UInt32, _ scale: UInt32, _ rate: Double?) throws {
+        let sps = try SequenceParameterSet(parsing: Self.timingSPS(numUnitsInTick: units, timeScale: scale))
+        #expect(sps.frameRate == rate)
+        #expect(sps.vui?.timing.map { ($0.numUnitsInTick, $0.timeScale) == (units, scale) } ?? (rate == nil))
+        if let frameRate = sps.frameRate { #expect(frameRate.isFinite && frameRate > 0) }
+    }
+
     @Test(arguments: cases)
     func everyTruncationThrows(_ c: Case) {
         for prefix in truncatedPrefixes(of: c.nalUnit) {

@@ -186,4 +186,35 @@ struct LiveRestreamTests {
         let secondRun = Array(archived[restart...].dropLast(2)) == Array(sourceVideo.prefix(archived.count - restart - 2))
         #expect(restart >= 15 && firstRun && secondRun, "runs: restart at \(restart), first \(firstRun), second \(secondRun)")
     }
+
+    @Test("a publisher whose clock wraps (FFmpeg's flvenc clears bit 31) is pulled onto one continuous timeline")
+    func publisherClockWraps() throws {
+        let source = try Fixtures.live(seconds: 6)
+        let input = try TestRTMP.stream("wrap")
+        let harness = try JobHarness("rtmp-wrap")
+        // The clock offset is injected, not waited for: 2 s after joining, the published timestamps pass
+        // 2^31 ms, where flvenc's 31-bit timestamps wrap to 0.
+        let publisher = try BackgroundProcess("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", source,
+                                                         "-c", "copy", "-output_ts_offset", "2147481.5", "-f", "flv", input])
+        usleep(700_000)
+        let outcome = try harness.run(json: """
+            {"id": "wrap", "input": {"url": "\(input)", "timeout_s": 5}, "outputs": ["\(harness.path("wrap.flv"))"], "max_duration_s": 4}
+            """)
+        publisher.wait(seconds: 10)
+        let result = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
+        #expect(result.reachedMaxDuration)
+
+        try FLVChecks.validate(harness.path("wrap.flv"))
+        let times = try Command.run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts_time",
+                                               "-of", "csv=p=0", harness.path("wrap.flv")])
+        let dts = times.text.split(separator: "\n").compactMap { Double($0) }
+        let steps = zip(dts.dropFirst(), dts).map { $0 - $1 }
+        #expect((steps.max() ?? 0) < 0.2 && (steps.min() ?? 0) > 0, "video DTS steps from \(steps.min() ?? 0) to \(steps.max() ?? 0) s")
+        #expect((dts.last ?? 0) > 3.5 && (dts.last ?? 0) < 4.5)
+        // One unbroken run of the published frames across the wrap.
+        let sourceVideo = try FrameHashes.of(source, .video)
+        let archived = try FrameHashes.of(harness.path("wrap.flv"), .video)
+        #expect(archived.count >= 100)
+        #expect(sourceVideo.containsContiguous(Array(archived.dropLast(2))), "archived video is not a run of the published frames")
+    }
 }

@@ -7,7 +7,8 @@ enum TestRTMP {
     static let url = ProcessInfo.processInfo.environment["SLUICE_TEST_RTMP_URL"]
     static let control = ProcessInfo.processInfo.environment["SLUICE_TEST_RTMP_CTL"]
 
-    static var isAvailable: Bool { url != nil && control != nil }
+    /// Under CI the suites run regardless, so a missing server fails them instead of skipping them.
+    static var isAvailable: Bool { (url != nil && control != nil) || ProcessInfo.processInfo.environment["CI"] == "true" }
     static let unavailableReason: Comment =
         "SLUICE_TEST_RTMP_URL and SLUICE_TEST_RTMP_CTL are unset: scripts/test sets them after starting nginx-rtmp"
 

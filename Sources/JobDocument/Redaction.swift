@@ -33,3 +33,15 @@ public enum Redaction {
         return result
     }
 }
+
+extension JobSpec {
+    /// The document with every URL string redacted (for events, listings and `jobs show`).
+    static func redact(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case let .string(text): return .string(Redaction.redact(url: text))
+        case let .array(items): return .array(items.map(redact))
+        case let .object(object): return .object(object.mapValues(redact))
+        default: return value
+        }
+    }
+}

@@ -40,10 +40,15 @@ public enum PathPolicy: Sendable, Equatable {
         }
     }
 
+    /// The root as paths under it are returned: absolute, standardized, its own links resolved.
+    public static func resolvedRoot(_ root: String) -> String {
+        URL(fileURLWithPath: root).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
     /// Resolves `path` under `root` (relative paths are relative to the root) and refuses anything that
     /// lands outside it, `..` and symbolic links included.
     static func contain(_ path: String, in root: String, original: String) throws(Refusal) -> String {
-        let rootURL = URL(fileURLWithPath: root).standardizedFileURL.resolvingSymlinksInPath()
+        let rootURL = URL(fileURLWithPath: resolvedRoot(root))
         let candidate = path.hasPrefix("/") ? URL(fileURLWithPath: path) : rootURL.appendingPathComponent(path)
         // Resolve links in the existing part of the path (an output's file may not exist yet).
         let standardized = candidate.standardizedFileURL

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
-@testable import Sluice
+@testable import JobDocument
 
 @Suite("Job spec v1")
 struct JobSpecTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Scratch.repository
 
     @Test("every example in jobs/examples parses and validates")
     func examples() throws {
@@ -59,6 +59,9 @@ struct JobSpecTests {
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[]}"#, problems: ["outputs: must hold 1 to 16 outputs, got 0"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["o.mp4"]}"#, problems: [#"outputs[0].url: cannot tell the format from the extension .mp4; name one with "format": flv, adts or annexb"#]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"o","format":"mp4"}]}"#, problems: [#"outputs[0].format: must be one of flv, adts, annexb, got "mp4""#]),
+        // Regression (fuzz, JobDocument): Foundation's NSString.pathExtension trapped on this URL: the worker died.
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["///a//"]}"#, problems: [#"outputs[0].url: cannot tell the format from a path without an extension; name one with "format": flv, adts or annexb"#]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["rtmp:/idBBBBB0.1:1935///////Unsa///"]}"#, problems: [#"outputs[0].url: cannot tell the format from a path without an extension; name one with "format": flv, adts or annexb"#]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["o.flv","o.flv"]}"#, problems: ["outputs[1].url: is the same as outputs[0].url"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"rtmp://h/app/key","format":"adts"}]}"#, problems: ["outputs[0].format: RTMP outputs carry FLV, not adts"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","audio":{"mode":"drop"},"outputs":["o.aac"]}"#, problems: ["outputs[0]: an ADTS output needs audio, but audio.mode is drop"]),
@@ -66,7 +69,7 @@ struct JobSpecTests {
         Invalid(json: #"{"id":"a","input":"a.mp4","video":{"mode":"encode","width":1279},"outputs":["o.flv"]}"#, problems: ["video.width: must be even, got 1279"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","video":{"mode":"encode","profile":"ultra"},"outputs":["o.flv"]}"#, problems: [#"video.profile: must be one of baseline, constrained_baseline, main, high, got "ultra""#]),
         Invalid(json: #"{"id":"a","input":"a.mp4","priority":12,"outputs":["o.flv"]}"#, problems: ["priority: must be a whole number from 0 to 9, got 12"]),
-        Invalid(json: #"{"id":"a","input":"a.mp4","max_duration_s":-1,"outputs":["o.flv"]}"#, problems: ["max_duration_s: must be at least 0, got -1"]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","max_duration_s":-1,"outputs":["o.flv"]}"#, problems: ["max_duration_s: must be from 0 to 2678400 (seconds), got -1"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["rtmp://u:p@h/app/SECRET"],"x":1,"y":{}}"#, problems: ["x: unknown key", "y: unknown key"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","video":{"mode":"drop"},"audio":{"mode":"drop"},"outputs":["o.flv"]}"#, problems: ["outputs[0]: an FLV output needs audio or video, but both are dropped", "video and audio are both dropped: nothing to do"]),
     ]
@@ -79,6 +82,14 @@ struct JobSpecTests {
         } catch {
             #expect(error.problems.map(\.description) == testCase.problems)
         }
+    }
+
+    @Test("output extensions are read as NSString reads them, without its trap on slash runs", arguments: [
+        ("o.flv", "flv"), ("dir/o.aac", "aac"), ("a/b.flv/", "flv"), ("/x/y.h264//", "h264"), ("a.b.flv", "flv"),
+        ("x/.flv", ""), (".flv", ""), ("a.", ""), ("o", ""), ("///a//", ""), ("////a.flv//", "flv"),
+    ])
+    func pathExtension(_ path: String, _ expected: String) {
+        #expect(SpecValidator.pathExtension(of: path) == expected)
     }
 
     @Test("not JSON names the problem")
@@ -121,7 +132,7 @@ struct RedactionTests {
 
 @Suite("Path policy")
 struct PathPolicyTests {
-    let root = Fixtures.scratch("roots")
+    let root = Scratch.folder("roots")
 
     @Test("trusted: paths as given; file:// URLs become paths")
     func trusted() throws {
@@ -163,8 +174,7 @@ struct JobSchemaTests {
                 print("invalid")
         """
         let input = Data(Array(documents.map { $0.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n").utf8) + [10])
-        let result = try Command.run("python3", ["-c", script, schema], input: input)
-        return result.text.split(separator: "\n").map(String.init)
+        return try Scratch.run("python3", ["-c", script, schema], input: input).split(separator: "\n").map(String.init)
     }
 
     @Test("the schema accepts every example, as the parser does")
@@ -186,10 +196,44 @@ struct JobSchemaTests {
             #"{"id":"a","input":"a.mp4","outputs":[{"url":"o","format":"mp4"}]}"#,
             #"{"id":"a","input":"a.mp4","priority":12,"outputs":["o.flv"]}"#,
             #"{"id":"a","input":"a.mp4","outputs":["o.flv"],"colour":"red"}"#,
+            #"{"id":"a","input":{"url":"a.mp4","timeout_s":1e20},"outputs":["o.flv"]}"#,
+            #"{"id":"a","input":{"url":"a.h264","fps":1000},"outputs":["o.flv"]}"#,
+            #"{"id":"a","input":"a.mp4","max_duration_s":1e9,"outputs":["o.flv"]}"#,
+            #"{"id":"a","input":"a.mp4","video":{"mode":"encode","width":1279},"outputs":["o.flv"]}"#,
+            #"{"id":"a","input":"a.mp4","outputs":["\#(String(repeating: "x", count: 4097))"]}"#,
+            #"{"id":"a","input":"a.mp4","outputs":[\#((0..<17).map { "\"o\($0).flv\"" }.joined(separator: ","))]}"#,
         ]
         for document in documents {
             #expect(throws: JobSpecError.self, "\(document)") { try JobSpec.parse(Data(document.utf8)) }
         }
         #expect(try JobSchemaTests.schemaVerdicts(documents) == Array(repeating: "invalid", count: documents.count))
     }
+
+    @Test("jobs/schema.json is the schema generated from JobLimits (regenerate: swift run sluice schema > jobs/schema.json)")
+    func generated() throws {
+        let committed = try String(contentsOf: JobSpecTests.repository.appendingPathComponent("jobs/schema.json"), encoding: .utf8)
+        #expect(committed == JobSchema.text)
+    }
+
+    @Test("the schema states every bound of the limits table")
+    func bounds() throws {
+        let text = JobSchema.text
+        for limit in JobLimits.numbers {
+            var object = JobSchema.document
+            for key in limit.path.split(separator: ".").map(String.init) {
+                guard case let .object(fields) = object else { break }
+                if case let .object(properties)? = fields["properties"] { object = properties[key] ?? .null } else if case let .array(choices)? = fields["oneOf"], case let .object(last)? = choices.last, case let .object(properties)? = last["properties"] {
+                    object = properties[key] ?? .null
+                } else { object = .null }
+            }
+            guard case let .object(schema) = object else {
+                Issue.record("\(limit.path) is not in the schema")
+                continue
+            }
+            #expect(schema["minimum"] == .number(limit.range.lowerBound) && schema["maximum"] == .number(limit.range.upperBound), "\(limit.path)")
+            #expect(schema["type"] == .string(limit.isWhole ? "integer" : "number"), "\(limit.path)")
+        }
+        #expect(text.contains("\"maxLength\" : 4096") || text.contains("\"maxLength\": 4096"))
+    }
 }
+

@@ -1,0 +1,104 @@
+import Foundation
+
+/// A job, as DESIGN §3 (job spec v1) defines it, after validation.
+public struct JobSpec: Sendable, Equatable {
+    public var id: String
+    public var input: InputSpec
+    public var video: VideoSpec
+    public var audio: AudioSpec
+    public var outputs: [OutputSpec]
+    /// Seconds after which a live job ends cleanly; 0 = until the input ends (`JobLimits.maxDuration`).
+    public var maxDurationSeconds: Double
+    /// AMQP priority (`JobLimits.priority`).
+    public var priority: Int
+    /// Attempts before a transiently failing job is dead-lettered.
+    public var maxAttempts: Int
+    /// The document as submitted (secrets included: used to retry), and the same with URLs redacted.
+    public var document: JSONValue
+    public var redactedDocument: JSONValue
+    /// How RTMP outputs and a live input retry after losing their connection.
+    public var reconnect = ReconnectSpec()
+
+    public static let idPattern = "[A-Za-z0-9._:-]{1,\(JobLimits.id.maxLength)}"
+    public static let defaultMaxAttempts = 3
+}
+
+public struct InputSpec: Sendable, Equatable {
+    public var url: String
+    /// Be the RTMP server for one publisher instead of pulling.
+    public var listen: Bool
+    /// Bounds connecting and any stall in reading, in seconds (`JobLimits.inputTimeout`).
+    public var timeoutSeconds: Double
+    /// Frame rate given to raw Annex B input that carries no timing (`JobLimits.inputFPS`).
+    public var fps: Double?
+    /// Read at 1× (like `ffmpeg -re`); `nil` = the default (a file input feeding an RTMP output).
+    public var realtime: Bool?
+    public var isNetwork: Bool { url.lowercased().hasPrefix("rtmp://") || url.lowercased().hasPrefix("rtmps://") }
+    public static let defaultTimeoutSeconds = 10.0
+}
+
+public enum StreamMode: String, Sendable, Equatable, CaseIterable {
+    case copy, encode, drop
+}
+
+public enum VideoEncoderChoice: String, Sendable, Equatable, CaseIterable {
+    case auto, vaapi, software
+}
+
+public struct VideoSpec: Sendable, Equatable {
+    public var mode: StreamMode = .copy
+    public var encoder: VideoEncoderChoice = .auto
+    public var device: String = VideoSpec.defaultDevice
+    public var bitrateKbps: Int?
+    public var width: Int?
+    public var height: Int?
+    public var fps: Double?
+    public var gopSeconds: Double?
+    public var profile: String?
+    public static let defaultDevice = "/dev/dri/renderD128"
+    public static let profiles = ["baseline", "constrained_baseline", "main", "high"]
+    public init() {}
+}
+
+public struct AudioSpec: Sendable, Equatable {
+    public var mode: StreamMode = .copy
+    public var bitrateKbps: Int?
+    public var sampleRate: Int?
+    public var channels: Int?
+    public init() {}
+}
+
+public enum OutputFormat: String, Sendable, Equatable, CaseIterable {
+    /// FLV file or RTMP publish.
+    case flv
+    /// Raw AAC with ADTS headers (`.aac`).
+    case adts
+    /// Raw H.264 with start codes (`.h264`, `.264`).
+    case annexb
+
+    /// The format a path's extension implies.
+    public static func forExtension(_ ext: String) -> OutputFormat? {
+        switch ext.lowercased() {
+        case "flv": return .flv
+        case "aac", "adts": return .adts
+        case "h264", "264", "avc": return .annexb
+        default: return nil
+        }
+    }
+}
+
+public struct OutputSpec: Sendable, Equatable {
+    public var url: String
+    public var format: OutputFormat
+    public var isNetwork: Bool { InputSpec(url: url, listen: false, timeoutSeconds: 0).isNetwork }
+    /// The URL with stream key and credentials masked.
+    public var redactedURL: String { Redaction.redact(url: url) }
+}
+
+extension JobSpec {
+    /// The input URL with secrets masked.
+    public var redactedInput: String { Redaction.redact(url: input.url) }
+
+    /// Every URL of this job that may carry a secret, for scrubbing free text such as FFmpeg messages.
+    public var secretURLs: [String] { [input.url] + outputs.map(\.url) }
+}

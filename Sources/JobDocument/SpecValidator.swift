@@ -1,0 +1,305 @@
+import Foundation
+
+extension JobSpec {
+    /// Parses and validates a job document. Throws `JobSpecError` listing every problem by key path.
+    /// Size, nesting depth and repeated keys are checked first, on the bytes, so no document can exhaust the parser.
+    public static func parse(_ data: Data) throws(JobSpecError) -> JobSpec {
+        if let problem = DocumentShape.problem(in: data) { throw JobSpecError(id: nil, problems: [problem]) }
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(data)
+        } catch {
+            throw JobSpecError(id: nil, problems: [SpecProblem(path: "", message: "not valid JSON: \(JobSpec.describe(decodingError: error))")])
+        }
+        return try parse(document)
+    }
+
+    public static func parse(_ document: JSONValue) throws(JobSpecError) -> JobSpec {
+        var validator = SpecValidator()
+        let spec = validator.job(document)
+        guard let spec, validator.problems.isEmpty else {
+            throw JobSpecError(id: validator.readableID, problems: validator.problems)
+        }
+        return spec
+    }
+
+    static func describe(decodingError error: any Error) -> String {
+        if case let DecodingError.dataCorrupted(context) = error {
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        }
+        return "\(error)"
+    }
+}
+
+/// Walks a job document once, collecting problems instead of stopping at the first.
+struct SpecValidator {
+    var problems: [SpecProblem] = []
+    var readableID: String?
+
+    mutating func problem(_ path: String, _ message: String) {
+        problems.append(SpecProblem(path: path, message: message))
+    }
+
+    mutating func job(_ document: JSONValue) -> JobSpec? {
+        guard case let .object(root) = document else {
+            problem("", "a job must be a JSON object, got \(document.typeName)")
+            return nil
+        }
+        var fields = Fields(object: root, path: "")
+        let id = fields.string("id", required: true, limit: JobLimits.id, into: &self)
+        if let id {
+            if id.range(of: "^\(JobSpec.idPattern)$", options: .regularExpression) == nil {
+                problem("id", "must match \(JobSpec.idPattern), got \(quoted(id))")
+            } else {
+                readableID = id
+            }
+        }
+        let input = inputSpec(fields.take("input"), required: true)
+        let video = videoSpec(fields.take("video"))
+        let audio = audioSpec(fields.take("audio"))
+        let outputs = outputSpecs(fields.take("outputs"))
+        let maxDuration = fields.number(JobLimits.maxDuration, into: &self) ?? 0
+        let priority = fields.integer(JobLimits.priority, into: &self) ?? 0
+        let maxAttempts = fields.integer(JobLimits.maxAttempts, into: &self) ?? JobSpec.defaultMaxAttempts
+        let reconnect = reconnectSpec(fields.take("reconnect"))
+        fields.reportUnknown(into: &self)
+
+        for (index, output) in outputs.enumerated() {
+            let path = "outputs[\(index)]"
+            switch output.format {
+            case .adts where audio.mode == .drop:
+                problem(path, "an ADTS output needs audio, but audio.mode is drop")
+            case .annexb where video.mode == .drop:
+                problem(path, "an Annex B output needs video, but video.mode is drop")
+            case .flv where video.mode == .drop && audio.mode == .drop:
+                problem(path, "an FLV output needs audio or video, but both are dropped")
+            default: break
+            }
+        }
+        if video.mode == .drop && audio.mode == .drop { problem("", "video and audio are both dropped: nothing to do") }
+        if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp:// URL") }
+        if let input, input.listen, input.isNetwork { checkListenURL(input.url) }
+
+        guard let id, let input, problems.isEmpty else { return nil }
+        return JobSpec(
+            id: id, input: input, video: video, audio: audio, outputs: outputs,
+            maxDurationSeconds: maxDuration, priority: priority, maxAttempts: maxAttempts,
+            document: document, redactedDocument: JobSpec.redact(document), reconnect: reconnect
+        )
+    }
+
+    private mutating func inputSpec(_ value: JSONValue?, required: Bool) -> InputSpec? {
+        switch value {
+        case nil:
+            problem("input", "is required")
+            return nil
+        case let .string(url)?:
+            guard checkLength(url, JobLimits.inputURL, path: "input"), checkInputURL(url, path: "input") else { return nil }
+            return InputSpec(url: url, listen: false, timeoutSeconds: InputSpec.defaultTimeoutSeconds)
+        case let .object(object)?:
+            var fields = Fields(object: object, path: "input")
+            let url = fields.string("url", required: true, limit: JobLimits.inputURL, into: &self)
+            let listen = fields.bool("listen", into: &self) ?? false
+            let timeout = fields.number(JobLimits.inputTimeout, into: &self) ?? InputSpec.defaultTimeoutSeconds
+            let fps = fields.number(JobLimits.inputFPS, into: &self)
+            let realtime = fields.bool("realtime", into: &self)
+            fields.reportUnknown(into: &self)
+            guard let url, checkInputURL(url, path: "input.url") else { return nil }
+            return InputSpec(url: url, listen: listen, timeoutSeconds: timeout, fps: fps, realtime: realtime)
+        case let other?:
+            problem("input", "must be a URL string or an object, got \(other.typeName)")
+            return nil
+        }
+    }
+
+    private mutating func checkInputURL(_ url: String, path: String) -> Bool {
+        guard !url.isEmpty else {
+            problem(path, "must not be empty")
+            return false
+        }
+        if let scheme = SpecValidator.scheme(of: url), !["file", "rtmp", "rtmps"].contains(scheme) {
+            problem(path, "protocol \(quoted(scheme + "://")) is not allowed; use a file path, file://, rtmp:// or rtmps://")
+            return false
+        }
+        return true
+    }
+
+    /// The URL scheme, when the string has one (`C:` style drive letters do not occur on Linux).
+    static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon]
+        guard let first = scheme.first, first.isLetter,
+              scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+              url[colon...].hasPrefix("://") else { return nil }
+        return scheme.lowercased()
+    }
+
+    /// The extension of a path's last component, as `NSString.pathExtension` reads it ("a/b.flv/" → "flv",
+    /// ".flv" → ""). Not NSString's: on Linux it traps on slash runs such as "///a//" (found by fuzzing).
+    static func pathExtension(of path: String) -> String {
+        var name = Substring(path)
+        while name.hasSuffix("/") { name = name.dropLast() }
+        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+
+    private mutating func videoSpec(_ value: JSONValue?) -> VideoSpec {
+        var spec = VideoSpec()
+        guard let value else { return spec }
+        guard case let .object(object) = value else {
+            problem("video", "must be an object, got \(value.typeName)")
+            return spec
+        }
+        var fields = Fields(object: object, path: "video")
+        spec.mode = fields.choice("mode", StreamMode.self, into: &self) ?? .copy
+        spec.encoder = fields.choice("encoder", VideoEncoderChoice.self, into: &self) ?? .auto
+        spec.device = fields.string("device", required: false, limit: JobLimits.device, into: &self) ?? VideoSpec.defaultDevice
+        spec.bitrateKbps = fields.integer(JobLimits.videoBitrate, into: &self)
+        spec.width = fields.integer(JobLimits.width, into: &self)
+        spec.height = fields.integer(JobLimits.height, into: &self)
+        spec.fps = fields.number(JobLimits.videoFPS, into: &self)
+        spec.gopSeconds = fields.number(JobLimits.gop, into: &self)
+        if let profile = fields.string("profile", required: false, into: &self) {
+            if VideoSpec.profiles.contains(profile) { spec.profile = profile } else {
+                problem("video.profile", "must be one of \(VideoSpec.profiles.joined(separator: ", ")), got \(quoted(profile))")
+            }
+        }
+        fields.reportUnknown(into: &self)
+        if spec.mode != .encode {
+            for key in ["encoder", "device", "bitrate_kbps", "width", "height", "fps", "gop_s", "profile"] where object[key] != nil {
+                problem("video.\(key)", "only applies when video.mode is encode")
+            }
+        }
+        return spec
+    }
+
+    private mutating func audioSpec(_ value: JSONValue?) -> AudioSpec {
+        var spec = AudioSpec()
+        guard let value else { return spec }
+        guard case let .object(object) = value else {
+            problem("audio", "must be an object, got \(value.typeName)")
+            return spec
+        }
+        var fields = Fields(object: object, path: "audio")
+        spec.mode = fields.choice("mode", StreamMode.self, into: &self) ?? .copy
+        spec.bitrateKbps = fields.integer(JobLimits.audioBitrate, into: &self)
+        spec.sampleRate = fields.integer(JobLimits.sampleRate, into: &self)
+        spec.channels = fields.integer(JobLimits.channels, into: &self)
+        fields.reportUnknown(into: &self)
+        if spec.mode != .encode {
+            for key in ["bitrate_kbps", "sample_rate", "channels"] where object[key] != nil {
+                problem("audio.\(key)", "only applies when audio.mode is encode")
+            }
+        }
+        return spec
+    }
+
+    private mutating func outputSpecs(_ value: JSONValue?) -> [OutputSpec] {
+        guard let value else {
+            problem("outputs", "is required (\(JobLimits.outputs.lowerBound) to \(JobLimits.outputs.upperBound) outputs)")
+            return []
+        }
+        guard case let .array(items) = value else {
+            problem("outputs", "must be an array, got \(value.typeName)")
+            return []
+        }
+        guard JobLimits.outputs.contains(items.count) else {
+            // More than the limit are not read at all: the count alone refuses the job.
+            problem("outputs", "must hold \(JobLimits.outputs.lowerBound) to \(JobLimits.outputs.upperBound) outputs, got \(items.count)")
+            return []
+        }
+        var outputs: [OutputSpec] = []
+        var seen: [String: Int] = [:]
+        for (index, item) in items.enumerated() {
+            let path = "outputs[\(index)]"
+            var url: String?
+            var format: OutputFormat?
+            var formatGiven = false
+            switch item {
+            case let .string(text):
+                guard checkLength(text, JobLimits.outputURL, path: "\(path).url") else { continue }
+                url = text
+            case let .object(object):
+                var fields = Fields(object: object, path: path)
+                url = fields.string("url", required: true, limit: JobLimits.outputURL, into: &self)
+                formatGiven = object["format"] != nil
+                format = fields.choice("format", OutputFormat.self, into: &self)
+                fields.reportUnknown(into: &self)
+            default:
+                problem(path, "must be a URL string or an object, got \(item.typeName)")
+                continue
+            }
+            guard let url else { continue }
+            guard !url.isEmpty else {
+                problem("\(path).url", "must not be empty")
+                continue
+            }
+            let scheme = SpecValidator.scheme(of: url)
+            if let scheme, !["file", "rtmp", "rtmps"].contains(scheme) {
+                problem("\(path).url", "protocol \(quoted(scheme + "://")) is not allowed; use a path, file://, rtmp:// or rtmps://")
+                continue
+            }
+            let isNetwork = scheme == "rtmp" || scheme == "rtmps"
+            if formatGiven && format == nil { continue }
+            if format == nil {
+                if isNetwork {
+                    format = .flv
+                } else {
+                    let ext = SpecValidator.pathExtension(of: url)
+                    format = OutputFormat.forExtension(ext)
+                    if format == nil {
+                        problem("\(path).url", "cannot tell the format from \(ext.isEmpty ? "a path without an extension" : "the extension .\(ext)"); name one with \"format\": flv, adts or annexb")
+                        continue
+                    }
+                }
+            }
+            if isNetwork && format != .flv {
+                problem("\(path).format", "RTMP outputs carry FLV, not \(format?.rawValue ?? "?")")
+                continue
+            }
+            if let previous = seen[url] {
+                problem("\(path).url", "is the same as outputs[\(previous)].url")
+                continue
+            }
+            seen[url] = index
+            if let format { outputs.append(OutputSpec(url: url, format: format)) }
+        }
+        return outputs
+    }
+
+    /// Text from the document as a message quotes it: redacted, and cut short (messages go to logs and SQLite).
+    func quoted(_ text: String) -> String { "\"\(SpecValidator.shortened(Redaction.redact(url: text)))\"" }
+
+    static let quotedLength = 200
+
+    static func shortened(_ text: String) -> String {
+        text.unicodeScalars.count <= quotedLength ? text : String(String.UnicodeScalarView(text.unicodeScalars.prefix(quotedLength))) + "…"
+    }
+
+    /// True when `text` fits the limit; otherwise records the problem (its length, never its content).
+    mutating func checkLength(_ text: String, _ limit: TextLimit?, path: String) -> Bool {
+        guard let limit else { return true }
+        let length = text.unicodeScalars.count
+        guard length <= limit.maxLength else {
+            problem(path, "must be at most \(limit.maxLength) characters, got \(length)")
+            return false
+        }
+        return true
+    }
+}
+
+extension SpecValidator {
+    /// A listener checks the publisher's application and stream key against its URL, so both must be
+    /// there: `rtmp://HOST:PORT/APP/KEY` (FFmpeg compares the key with the URL's last path segment).
+    mutating func checkListenURL(_ url: String) {
+        guard let schemeEnd = url.range(of: "://") else { return }
+        let rest = url[schemeEnd.upperBound...]
+        let path = rest.firstIndex(of: "/").map { rest[$0...] } ?? ""
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        if url.contains("?") || segments.count != 2 || segments.contains(where: \.isEmpty) {
+            problem("input.url", "a listening input needs rtmp://HOST:PORT/APP/STREAM_KEY (one application, one key, no query), got \(quoted(url))")
+        }
+    }
+}

@@ -1,0 +1,9 @@
+import JobDocument
+import MediaEngine
+
+extension ReconnectSpec {
+    /// The job's `reconnect` object as the pipeline's retry policy.
+    public var policy: ReconnectPolicy {
+        ReconnectPolicy(attempts: attempts, initialDelay: initialDelaySeconds, maxDelay: maxDelaySeconds)
+    }
+}

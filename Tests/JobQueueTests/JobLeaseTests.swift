@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import JobQueue
+
+/// Job leases against the real broker (DESIGN §5, long jobs): exclusion, renewal, take-over, release.
+@Suite("Job leases", .enabled(if: TestBroker.isAvailable, TestBroker.unavailableReason), .timeLimit(.minutes(1)))
+struct JobLeaseTests {
+    /// A worker-like connection with short lease timing (renew 0.5 s, orphaned after 3 s).
+    private func worker(_ vhost: String, consumesJobs: Bool = false, log: LogLines = LogLines()) async throws -> BrokerConnection {
+        var configuration = try TestBroker.configuration(vhost: vhost)
+        configuration.consumesJobs = consumesJobs
+        configuration.consumesControl = false
+        configuration.leaseTiming = LeaseTiming(renewInterval: .milliseconds(500), orphanAfter: .seconds(3))
+        let connection = BrokerConnection(configuration: configuration, logger: log.logger)
+        connection.start()
+        try #require(await eventually { connection.isConnected }, "no connection: \(log.all)")
+        return connection
+    }
+
+    private func request(_ id: String, holder: String) -> LeaseRequest {
+        LeaseRequest(jobID: id, body: Array(#"{"id":"\#(id)"}"#.utf8), priority: 3,
+                     headers: [JobLease.deathsHeader: "1"], holder: holder)
+    }
+
+    private static func setupTestVhost(_ name: String) throws {
+        _ = try TestBroker.configuration(vhost: name)
+    }
+
+    @Test("a lease is exclusive across connections; released, it can be taken again and nothing takes the job over")
+    func exclusiveAndReleased() async throws {
+        try Self.setupTestVhost("jq-lease-x")
+        let a = try await worker("jq-lease-x")
+        let b = try await worker("jq-lease-x", consumesJobs: true)
+        defer { a.close(); b.close() }
+        let jobs = Collector(b.deliveries)
+        #expect(await a.acquireLease(request("j1", holder: "a"), onLost: { _ in }) == .acquired)
+        #expect(a.leasesHeld == 1)
+        guard case let .heldElsewhere(reason) = await b.acquireLease(request("j1", holder: "b"), onLost: { _ in }) else {
+            Issue.record("a second holder was let in")
+            return
+        }
+        #expect(reason.contains("403"), "\(reason)")
+        // Held past several renewals and past the claim TTL: a live holder's claim never expires.
+        try await Task.sleep(for: .seconds(4))
+        #expect(jobs.all.isEmpty, "the job was taken over from a live holder")
+        await a.releaseLease(jobID: "j1")
+        #expect(a.leasesHeld == 0)
+        #expect(await b.acquireLease(request("j1", holder: "b"), onLost: { _ in }) == .acquired)
+        await b.releaseLease(jobID: "j1")
+        try await Task.sleep(for: .seconds(4))
+        #expect(jobs.all.isEmpty, "a released lease left a claim behind")
+        let queues = try TestBroker.ctl(["list_queues", "-p", "jq-lease-x", "--quiet", "--no-table-headers", "name"])
+        #expect(!queues.contains(JobLease.queueName(jobID: "j1")), "\(queues)")
+    }
+
+    @Test("a holder that vanishes: its claim expires into sluice.jobs with the job, the holder and the deaths")
+    func orphanedClaimIsTakenOver() async throws {
+        try Self.setupTestVhost("jq-lease-orphan")
+        let holder = try await worker("jq-lease-orphan")
+        let taker = try await worker("jq-lease-orphan", consumesJobs: true)
+        defer { taker.close() }
+        let jobs = Collector(taker.deliveries)
+        #expect(await holder.acquireLease(request("j2", holder: "h"), onLost: { _ in }) == .acquired)
+        // Gone without releasing the lease, as a crash: the broker returns the held claim to the lease queue.
+        let vanished = ContinuousClock.now
+        holder.close()
+        let delivery = try #require(await jobs.wait(for: 1, timeout: .seconds(10)).first, "no take-over")
+        #expect(ContinuousClock.now - vanished < .seconds(6))
+        #expect(String(decoding: delivery.body, as: UTF8.self) == #"{"id":"j2"}"#)
+        #expect(delivery.headers[JobLease.holderHeader] == "h")
+        #expect(delivery.headers[JobLease.tokenHeader] != nil)
+        #expect(delivery.headers[JobLease.deathsHeader] == "1")
+        #expect(delivery.priority == 3)
+        // The taker can hold it now: nobody else does.
+        #expect(await taker.acquireLease(request("j2", holder: "t"), onLost: { _ in }) == .acquired)
+        await taker.releaseLease(jobID: "j2")
+    }
+
+    @Test("a holder whose connection is cut reconnects and takes its lease again: not lost, no take-over")
+    func reconnectKeepsOrLosesTheLease() async throws {
+        try Self.setupTestVhost("jq-lease-reconnect")
+        let log = LogLines()
+        let holder = try await worker("jq-lease-reconnect", log: log)
+        defer { holder.close() }
+        let lost = LogLines()
+        #expect(await holder.acquireLease(request("j3", holder: "h"), onLost: lost.logger) == .acquired)
+        try TestBroker.ctl(["close_all_connections", "-p", "jq-lease-reconnect", "test: hiccup"])
+        #expect(await eventually(timeout: .seconds(10)) { holder.generation == 2 && holder.isConnected })
+        try await Task.sleep(for: .seconds(4))
+        #expect(lost.all.isEmpty, "lost after a hiccup: \(lost.all) \(log.all)")
+        #expect(holder.leasesHeld == 1)
+        await holder.releaseLease(jobID: "j3")
+    }
+}

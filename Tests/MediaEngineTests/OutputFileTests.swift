@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import MediaEngine
+
+/// A root with an `outside` folder next to it, so a test can tell whether a write escaped.
+struct RootFixture {
+    let base: String
+    var root: String { base + "/root" }
+    var outside: String { base + "/outside" }
+
+    init(_ name: String) throws {
+        base = NSTemporaryDirectory() + "sluice-outputfile-\(name)-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: base + "/root", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: base + "/outside", withIntermediateDirectories: true)
+    }
+
+    func names(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    func contents(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Writes `text` through a `ByteSink` on the created file, closes it, and publishes it.
+    static func write(_ text: String, path: String, root: String?) throws {
+        let writer = try TargetWriter(target: .file(path: path), interrupter: Interrupter(), root: root)
+        try writer.sink.write(Array(text.utf8))
+        try writer.close()
+        try writer.publish()
+    }
+}
+
+@Suite("OutputFile: created exclusively under its root, published by rename")
+struct OutputFileTests {
+    @Test("the temporary name is hidden, random and says what it becomes; only the final name remains")
+    func temporaryNameAndPublish() throws {
+        let fixture = try RootFixture("publish")
+        let (file, descriptor) = try OutputFile.create(path: fixture.root + "/out/a.flv", root: fixture.root)
+        #expect(file.temporaryName.hasPrefix(".a.flv.") && file.temporaryName.hasSuffix(".part"))
+        #expect(file.temporaryName.count == ".a.flv.".count + OutputFile.randomDigits + ".part".count)
+        #expect(OutputFile.temporaryName(for: "a.flv") != OutputFile.temporaryName(for: "a.flv"))
+        #expect(fixture.names(in: fixture.root + "/out") == [file.temporaryName], "the folder was created by the walk")
+        let sink = try ByteSink(fileDescriptor: descriptor)
+        try sink.write(Array("hello".utf8))
+        try sink.patch(at: 0, with: Array("J".utf8))
+        try sink.close()
+        try file.publish()
+        #expect(fixture.names(in: fixture.root + "/out") == ["a.flv"])
+        #expect(fixture.contents(fixture.root + "/out/a.flv") == "Jello")
+    }
+
+    @Test("a symbolic link planted as the old NAME.part (or any name) is never written through")
+    func symlinkAsPart() throws {
+        let fixture = try RootFixture("partlink")
+        let victim = fixture.outside + "/victim"
+        try "precious".write(toFile: victim, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/a.flv.part", withDestinationPath: victim)
+        try RootFixture.write("output", path: fixture.root + "/a.flv", root: fixture.root)
+        #expect(fixture.contents(victim) == "precious")
+        #expect(fixture.contents(fixture.root + "/a.flv") == "output")
+        #expect(fixture.names(in: fixture.root) == ["a.flv", "a.flv.part"], "the planted link is left alone, nothing else remains")
+    }
+
+    @Test("a symlinked folder under the root is refused, and nothing is written where it points")
+    func symlinkedFolder() throws {
+        let fixture = try RootFixture("dirlink")
+        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/out", withDestinationPath: fixture.outside)
+        let error = try #require(throws: FileAccessError.self) {
+            try RootFixture.write("output", path: fixture.root + "/out/a.flv", root: fixture.root)
+        }
+        #expect(error.path == fixture.root + "/out")
+        #expect(error.reason.contains("symbolic link"), "\(error)")
+        #expect(fixture.names(in: fixture.outside).isEmpty)
+        // A deeper link is refused the same way, and missing folders before it are still created.
+        try FileManager.default.createDirectory(atPath: fixture.root + "/deep", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/deep/link", withDestinationPath: fixture.outside)
+        #expect(throws: FileAccessError.self) { try RootFixture.write("x", path: fixture.root + "/deep/link/more/a.flv", root: fixture.root) }
+        #expect(fixture.names(in: fixture.outside).isEmpty)
+    }
+
+    @Test(".. in a path under a root is refused, and so is a path outside the root")
+    func dotDot() throws {
+        let fixture = try RootFixture("dotdot")
+        try FileManager.default.createDirectory(atPath: fixture.root + "/sub", withIntermediateDirectories: true)
+        let error = try #require(throws: FileAccessError.self) {
+            try RootFixture.write("x", path: fixture.root + "/sub/../../outside/a.flv", root: fixture.root)
+        }
+        #expect(error.reason.contains(".."), "\(error)")
+        let outside = try #require(throws: FileAccessError.self) {
+            try RootFixture.write("x", path: fixture.outside + "/a.flv", root: fixture.root)
+        }
+        #expect(outside.reason.contains("outside the allowed root"), "\(outside)")
+        #expect(fixture.names(in: fixture.outside).isEmpty)
+    }
+
+    @Test("an existing final file is replaced on success and left untouched when the output is discarded")
+    func existingFinalName() throws {
+        let fixture = try RootFixture("existing")
+        let path = fixture.root + "/a.flv"
+        try "old".write(toFile: path, atomically: false, encoding: .utf8)
+        let writer = try TargetWriter(target: .file(path: path), interrupter: Interrupter(), root: fixture.root)
+        try writer.sink.write(Array("half".utf8))
+        writer.discard()
+        #expect(fixture.contents(path) == "old")
+        #expect(fixture.names(in: fixture.root) == ["a.flv"], "the temporary file is gone")
+        try RootFixture.write("new", path: path, root: fixture.root)
+        #expect(fixture.contents(path) == "new")
+    }
+
+    @Test("a symbolic link at the final name is replaced by the file, not written through")
+    func symlinkAtFinalName() throws {
+        let fixture = try RootFixture("finallink")
+        let victim = fixture.outside + "/victim"
+        try "precious".write(toFile: victim, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/a.flv", withDestinationPath: victim)
+        try RootFixture.write("output", path: fixture.root + "/a.flv", root: fixture.root)
+        #expect(fixture.contents(victim) == "precious")
+        let type = try FileManager.default.attributesOfItem(atPath: fixture.root + "/a.flv")[.type] as? FileAttributeType
+        #expect(type == .typeRegular)
+        #expect(fixture.contents(fixture.root + "/a.flv") == "output")
+    }
+
+    @Test("without a root (sluice run) paths are used as given, still through a temporary file")
+    func trusted() throws {
+        let fixture = try RootFixture("trusted")
+        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/linked", withDestinationPath: fixture.outside)
+        let (file, descriptor) = try OutputFile.create(path: fixture.root + "/linked/new/a.flv", root: nil)
+        close(descriptor)
+        #expect(fixture.names(in: fixture.outside + "/new") == [file.temporaryName], "the operator's link is followed")
+        try file.publish()
+        #expect(fixture.names(in: fixture.outside + "/new") == ["a.flv"])
+    }
+
+    @Test("an input under a root is opened without following links; a link swapped in is refused")
+    func inputs() throws {
+        let fixture = try RootFixture("input")
+        try FileManager.default.createDirectory(atPath: fixture.root + "/in", withIntermediateDirectories: true)
+        try "media".write(toFile: fixture.root + "/in/clip.mp4", atomically: false, encoding: .utf8)
+        try "secret".write(toFile: fixture.outside + "/secret", atomically: false, encoding: .utf8)
+        let input = try InputFile(path: fixture.root + "/in/clip.mp4", root: fixture.root)
+        #expect(input.url == "file:/proc/self/fd/\(input.descriptor)")
+        #expect(fixture.contents(String(input.url.dropFirst("file:".count))) == "media")
+
+        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/in/link.mp4", withDestinationPath: fixture.outside + "/secret")
+        let file = try #require(throws: FileAccessError.self) { try InputFile(path: fixture.root + "/in/link.mp4", root: fixture.root) }
+        #expect(file.reason.contains("symbolic link"), "\(file)")
+        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/linkdir", withDestinationPath: fixture.outside)
+        let folder = try #require(throws: FileAccessError.self) { try InputFile(path: fixture.root + "/linkdir/secret", root: fixture.root) }
+        #expect(folder.reason.contains("symbolic link"), "\(folder)")
+        let directory = try #require(throws: FileAccessError.self) { try InputFile(path: fixture.root + "/in", root: fixture.root) }
+        #expect(directory.reason == "is not a regular file")
+        // A FIFO with no writer would block a plain open forever.
+        #expect(mkfifo(fixture.root + "/in/pipe.mp4", 0o644) == 0)
+        let fifo = try #require(throws: FileAccessError.self) { try InputFile(path: fixture.root + "/in/pipe.mp4", root: fixture.root) }
+        #expect(fifo.reason == "is not a regular file")
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// A full disk under an output fails the job with a message naming the output, leaves no file behind,
+/// and (issue #10) never takes the process down.
+@Suite("Full disks", .enabled(if: TinyDisk.shouldRun, TinyDisk.skipReason))
+struct FullDiskTests {
+    /// About 3.5 MB of lossless H.264: more than a 2 MB tmpfs holds in any of the output formats.
+    static func bigInput() throws -> String {
+        try Fixtures.make("big-lossless.mp4", Fixtures.video(size: "640x360") + ["-t", "6"] + Fixtures.x264 + ["-preset", "ultrafast", "-qp", "0"])
+    }
+
+    @Test("sluice run with an output on a 2 MB tmpfs: exit 1, the message names the output, no file is left")
+    func runOnTinyDisk() throws {
+        let folder = Fixtures.scratch("fulldisk")
+        let disk = try TinyDisk(at: folder + "/disk", megabytes: 2)
+        defer { disk.unmount() }
+        let output = disk.path + "/a.flv"
+        let beside = folder + "/beside.h264"
+        let job = folder + "/job.json"
+        try #"{"id": "full-1", "input": "\#(try Self.bigInput())", "outputs": ["\#(output)", "\#(beside)"]}"#
+            .write(toFile: job, atomically: true, encoding: .utf8)
+        let db = folder + "/jobs.sqlite"
+        let run = try Command.run(Command.sluiceBinary, ["run", "--db", db, job], check: false)
+        #expect(run.status == 1, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("output \(output): no space left on device"), "stderr: \(run.stderr)")
+        #expect(disk.names.isEmpty, "left on the full disk: \(disk.names)")
+        #expect(!FileManager.default.fileExists(atPath: beside), "the other output must not be published either")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted().filter { !$0.hasPrefix("jobs.sqlite") } == ["disk", "job.json"])
+        let shell = try Command.run("sqlite3", [db, "SELECT state || '|' || error FROM jobs WHERE id = 'full-1'"])
+        #expect(shell.text.hasPrefix("failed|job full-1: output \(output): no space left on device"), "\(shell.text)")
+
+        // The same disk, emptied by the failure, takes a job that fits.
+        let small = folder + "/small.json"
+        try #"{"id": "full-2", "input": "\#(try Fixtures.mp4BFrames())", "outputs": ["\#(disk.path)/b.flv"]}"#
+            .write(toFile: small, atomically: true, encoding: .utf8)
+        let fits = try Command.run(Command.sluiceBinary, ["run", "--db", db, small], check: false)
+        #expect(fits.status == 0, "stderr: \(fits.stderr)")
+        #expect(disk.names == ["b.flv"])
+    }
+
+    @Test("no inode left for the output's folder or file: the job fails as a full disk, naming the output")
+    func noInodes() throws {
+        let folder = Fixtures.scratch("noinodes")
+        // One inode for the mount's own folder, one for `sub`: the temporary file gets none.
+        let disk = try TinyDisk(at: folder + "/disk", megabytes: 2, inodes: 2)
+        defer { disk.unmount() }
+        let output = disk.path + "/sub/a.flv"
+        let job = folder + "/job.json"
+        try #"{"id": "inodes-1", "input": "\#(try Fixtures.mp4BFrames())", "outputs": ["\#(output)"]}"#
+            .write(toFile: job, atomically: true, encoding: .utf8)
+        let run = try Command.run(Command.sluiceBinary, ["run", "--db", folder + "/jobs.sqlite", job], check: false)
+        #expect(run.status == 1, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("output \(output): no space left on device (output 0, while opening)"), "stderr: \(run.stderr)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: disk.path + "/sub")) ?? [] == [])
+    }
+}

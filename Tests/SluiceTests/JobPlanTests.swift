@@ -1,0 +1,28 @@
+import Foundation
+import MediaEngine
+import Testing
+@testable import Sluice
+
+@Suite("Job plan")
+struct JobPlanTests {
+    static func parse(_ extra: String, input: String = #""in.mp4""#) throws(JobSpecError) -> JobSpec {
+        try JobSpec.parse(Data(#"{"id": "r", "input": \#(input), "outputs": ["rtmp://h/live/k"]\#(extra)}"#.utf8))
+    }
+
+    @Test("the reconnect object becomes the pipeline's policy")
+    func reconnectPolicy() throws {
+        #expect(try Self.parse("").reconnect.policy == ReconnectPolicy(attempts: 10, initialDelay: 0.5, maxDelay: 10))
+        let given = try Self.parse(#", "reconnect": {"attempts": 3, "initial_delay_s": 0.1, "max_delay_s": 2}"#)
+        #expect(given.reconnect.policy == ReconnectPolicy(attempts: 3, initialDelay: 0.1, maxDelay: 2))
+    }
+
+    @Test("a listening job plans FFmpeg's listen option and never `timeout`")
+    func plan() throws {
+        let spec = try Self.parse("", input: #"{"url": "rtmp://127.0.0.1:1935/live/key", "listen": true, "timeout_s": 4}"#)
+        let plan = try JobPlan(spec: spec, paths: .trusted)
+        #expect(plan.options.inputOptions["listen"] == "1")
+        #expect(plan.options.inputOptions["timeout"] == nil)
+        #expect(plan.options.inputOptions["rw_timeout"] == "4000000")
+        #expect(plan.options.liveInput)
+    }
+}
