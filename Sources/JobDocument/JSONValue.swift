@@ -48,7 +48,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
 
     /// The JSON type name used in error messages.
-    var typeName: String {
+    public var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
