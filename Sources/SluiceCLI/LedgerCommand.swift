@@ -51,32 +51,11 @@ struct LedgerCommand: ParsableCommand {
         let ledger = Ledger(broker: connection, store: store, log: log)
         var server: AdminServer?
         if let address = ListenAddress(parsing: http) {
-            let admin = AdminServer(address: address, store: store, registry: MetricsRegistry(), metrics: nil,
-                                    brokerStatus: {
-                                        BrokerStatus(connected: connection.isConnected, generation: connection.generation,
-                                                     channelErrors: connection.channelErrors)
-                                    },
-                                    logger: log.logger)
-            do {
-                let bound = try waitFor { try await admin.start() }
-                log("http: serving /healthz and the admin page of the ledger on http://\(bound)/")
-            } catch {
-                printError("sluice: \(error)")
-                throw ExitCode(1)
-            }
-            server = admin
+            server = try ServiceLoop.start(
+                AdminServer(address: address, store: store, registry: MetricsRegistry(), metrics: nil,
+                            brokerStatus: { ServiceLoop.status(of: connection) }, logger: log.logger),
+                serving: "/healthz and the admin page of the ledger", log: log)
         }
-        let signals = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { ledger.shutdown() }
-            source.resume()
-            return source
-        }
-        defer { for source in signals { source.cancel() } }
-        try waitFor { [server] in
-            await ledger.run()
-            await server?.stop()
-        }
+        try ServiceLoop.run(shutdown: { ledger.shutdown() }, server: server) { await ledger.run() }
     }
 }

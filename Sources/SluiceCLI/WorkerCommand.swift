@@ -164,33 +164,12 @@ struct WorkerCommand: ParsableCommand {
         let worker = Worker(configuration: configuration, store: store, broker: connection, log: log, metrics: metrics)
         var server: AdminServer?
         if let address = ListenAddress(parsing: http) {
-            let admin = AdminServer(address: address, store: store, registry: registry, metrics: metrics,
-                                    brokerStatus: {
-                                        BrokerStatus(connected: connection.isConnected, generation: connection.generation,
-                                                     channelErrors: connection.channelErrors, leasesHeld: connection.leasesHeld)
-                                    },
-                                    logger: log.logger, freeSpaceFloors: freeSpaceFloors(database: store.path))
-            do {
-                let bound = try waitFor { try await admin.start() }
-                log("http: serving /metrics, /healthz and the admin page on http://\(bound)/")
-            } catch {
-                printError("sluice: \(error)")
-                throw ExitCode(1)
-            }
-            server = admin
+            server = try ServiceLoop.start(
+                AdminServer(address: address, store: store, registry: registry, metrics: metrics,
+                            brokerStatus: { ServiceLoop.status(of: connection) }, logger: log.logger,
+                            freeSpaceFloors: freeSpaceFloors(database: store.path)),
+                serving: "/metrics, /healthz and the admin page", log: log)
         }
-
-        let signals = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { worker.shutdown() }
-            source.resume()
-            return source
-        }
-        defer { for source in signals { source.cancel() } }
-        try waitFor { [server] in
-            await worker.run()
-            await server?.stop()
-        }
+        try ServiceLoop.run(shutdown: { worker.shutdown() }, server: server) { await worker.run() }
     }
 }

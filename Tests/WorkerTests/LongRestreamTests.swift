@@ -28,13 +28,7 @@ struct LongRestreamTests {
 
     @Test("kill -9 of the worker that runs a restream: the other resumes it within 30 s; the gap is recorded")
     func takeOverAfterKill() async throws {
-        let fixture = try await LongRestream("kill", seconds: 50)
-        let a = try fixture.startWorker("w-a")
-        let b = try fixture.startWorker("w-b")
-        try await fixture.enqueue()
-        let (holder, other) = try await fixture.holder(of: [a, b])
-        try await Task.sleep(for: .seconds(8))
-        let first = try fixture.publishers(of: fixture.destination)
+        let (fixture, holder, other, first) = try await LongRestream.running("kill")
         let killed = ContinuousClock.now
         holder.process.kill(SIGKILL)
         let watch = try await fixture.watchDestination(until: .seconds(100)) { try fixture.finished(on: other.id) }
@@ -53,13 +47,7 @@ struct LongRestreamTests {
 
     @Test("SIGTERM of the worker that runs a restream: it hands the job over at once; the other resumes within 10 s")
     func handOverOnSigterm() async throws {
-        let fixture = try await LongRestream("term", seconds: 50)
-        let a = try fixture.startWorker("w-a")
-        let b = try fixture.startWorker("w-b")
-        try await fixture.enqueue()
-        let (holder, other) = try await fixture.holder(of: [a, b])
-        try await Task.sleep(for: .seconds(8))
-        let first = try fixture.publishers(of: fixture.destination)
+        let (fixture, holder, other, first) = try await LongRestream.running("term")
         let signalled = ContinuousClock.now
         holder.process.kill(SIGTERM)
         #expect(await holder.process.exitStatus(within: .seconds(15)) == 0, "\(holder.process.log.suffix(2000))")
@@ -142,6 +130,17 @@ final class LongRestream: @unchecked Sendable {
     deinit {
         for worker in lock.withLock({ workers }) { worker.process.kill(SIGKILL) }
         if publisher.isRunning { publisher.terminate() }
+    }
+
+    /// A 50 s restream run by one of two workers for 8 s: the fixture, the worker that holds it, the other one,
+    /// and the destination's publisher ids before the holder is stopped.
+    static func running(_ name: String) async throws -> (LongRestream, Worker, Worker, [String]) {
+        let fixture = try await LongRestream(name, seconds: 50)
+        let pair = [try fixture.startWorker("w-a"), try fixture.startWorker("w-b")]
+        try await fixture.enqueue()
+        let (holder, other) = try await fixture.holder(of: pair)
+        try await Task.sleep(for: .seconds(8))
+        return (fixture, holder, other, try fixture.publishers(of: fixture.destination))
     }
 
     func database(_ worker: String) -> String { folder + "/\(worker).sqlite" }

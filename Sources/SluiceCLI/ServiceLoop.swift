@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import JobQueue
+import Sluice
+import SluiceHTTP
+
+/// What `sluice worker` and `sluice ledger` share around their main loop: the broker's state for the HTTP side,
+/// starting the admin server, and turning SIGINT/SIGTERM into a graceful shutdown.
+enum ServiceLoop {
+    /// The broker connection as `/metrics` and `/healthz` read it.
+    static func status(of connection: BrokerConnection) -> BrokerStatus {
+        BrokerStatus(connected: connection.isConnected, generation: connection.generation,
+                     channelErrors: connection.channelErrors, leasesHeld: connection.leasesHeld)
+    }
+
+    /// Starts the admin server and logs where it listens; a failure to bind exits 1 with the reason.
+    static func start(_ admin: AdminServer, serving what: String, log: WorkerLog) throws -> AdminServer {
+        do {
+            let bound = try waitFor { try await admin.start() }
+            log("http: serving \(what) on http://\(bound)/")
+        } catch {
+            printError("sluice: \(error)")
+            throw ExitCode(1)
+        }
+        return admin
+    }
+
+    /// Runs `body` until it returns; SIGINT and SIGTERM call `shutdown` (the loop then drains and returns).
+    static func run(shutdown: @escaping @Sendable () -> Void, server: AdminServer?,
+                    _ body: @escaping @Sendable () async -> Void) throws {
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { shutdown() }
+            source.resume()
+            return source
+        }
+        defer { for source in signals { source.cancel() } }
+        try waitFor {
+            await body()
+            await server?.stop()
+        }
+    }
+}
