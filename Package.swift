@@ -67,14 +67,16 @@ let package = Package(
         ),
         // Release-mode micro-benchmark for the MediaFormats hot paths (run by scripts/bench).
         .executableTarget(name: "MediaFormatsBench", dependencies: ["MediaFormats"], path: "Benchmarks/MediaFormatsBench", swiftSettings: swiftSettings),
-        .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
+        // Helpers several test targets share (a seeded generator, tmpfs mounts); not a test target itself.
+        .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue"], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument"], swiftSettings: swiftSettings),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaEngine", "JobStore", "MediaFormats", "JobQueue"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaEngine", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The queue worker end to end: the real `sluice worker` binary against the private broker.
-        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The HTTP side in-process on seeded databases, and the admin page rendered in headless Chromium.
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobStore", "MediaEngine"], swiftSettings: swiftSettings),
     ],

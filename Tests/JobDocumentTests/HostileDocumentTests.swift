@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 @testable import JobDocument
 
@@ -222,7 +223,7 @@ struct HostileDocumentTests {
     static let base = #"{"id": "g", "input": {"url": "rtmp://h/live/k", "timeout_s": 5, "fps": 25}, "video": {"mode": "encode", "bitrate_kbps": 2500, "width": 1280, "height": 720, "fps": 30, "gop_s": 2}, "audio": {"mode": "encode", "bitrate_kbps": 128, "sample_rate": 48000, "channels": 2}, "outputs": ["o.flv", {"url": "o.aac"}, "rtmp://a/live/KEY"], "max_duration_s": 60, "priority": 5, "max_attempts": 3, "reconnect": {"attempts": 3, "initial_delay_s": 0.5, "max_delay_s": 5}}"#
 
     /// Replaces one value after a key, inserts a key, or damages bytes of the base document.
-    static func mutate(_ text: String, using random: inout SplitMix64) -> [UInt8] {
+    static func mutate(_ text: String, using random: inout SeededGenerator) -> [UInt8] {
         var bytes = Array(text.utf8)
         switch Int.random(in: 0..<4, using: &random) {
         case 0, 1:
@@ -278,7 +279,7 @@ struct HostileDocumentTests {
 
     @Test("500 mutated documents: each parses to a spec within every limit, or is refused with named problems")
     func sweep() {
-        var random = SplitMix64(seed: 0x5_1_0_1CE)
+        var random = SeededGenerator(seed: 0x5_1_0_1CE)
         var accepted = 0
         var refused = 0
         for round in 0..<500 {
@@ -327,18 +328,5 @@ struct HostileDocumentTests {
         #expect(JobLimits.outputs.contains(spec.outputs.count), "round \(round)")
         #expect(spec.id.unicodeScalars.count <= JobLimits.id.maxLength && spec.input.url.unicodeScalars.count <= JobLimits.inputURL.maxLength)
         #expect(spec.outputs.allSatisfy { $0.url.unicodeScalars.count <= JobLimits.outputURL.maxLength }, "round \(round)")
-    }
-}
-
-/// SplitMix64: a seeded generator so the sweep is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 
 /// A full disk under an output fails the job with a message naming the output, leaves no file behind,

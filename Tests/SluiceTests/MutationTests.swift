@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 
 /// Damaged real media through the real binary: seeded bit flips, truncations, zeroed, duplicated and spliced
@@ -43,21 +44,9 @@ struct MutationTests {
         }, outputs: ["o.aac", "o.flv"]),
     ]
 
-    /// SplitMix64: the same damage on every run and machine.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Named damaged copies of `bytes`; `other` is the next source, for splices.
     static func mutations(of bytes: [UInt8], other: [UInt8], seed: UInt64) -> [(name: String, bytes: [UInt8])] {
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         var result: [(String, [UInt8])] = []
         let count = bytes.count
         for flips in [1, 1, 4, 16, 64, 256] {

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JobStore
+import SluiceTestSupport
 import Testing
 
 /// Full disks under a running worker (issue #10): the output root or the database's volume fills up; the

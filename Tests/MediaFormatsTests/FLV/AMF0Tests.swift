@@ -1,3 +1,4 @@
+import SluiceTestSupport
 import Testing
 @testable import MediaFormats
 

@@ -2,13 +2,12 @@ import Foundation
 import Testing
 
 /// A tmpfs of a few MB mounted for one test, to fill up for real (`mount` needs root, which CI has).
-/// (The same helper lives in SluiceTests and WorkerTests: each test target is its own module.)
-final class TinyDisk: Sendable {
-    let path: String
+public final class TinyDisk: Sendable {
+    public let path: String
 
     /// Whether tmpfs mounts work here, probed once. Under `CI=true` tests run regardless, so a refused
     /// mount fails them instead of skipping them silently.
-    static let isAvailable: Bool = {
+    public static let isAvailable: Bool = {
         let probe = NSTemporaryDirectory() + "sluice-tmpfs-probe-\(getpid())"
         try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: probe) }
@@ -16,15 +15,15 @@ final class TinyDisk: Sendable {
         _ = try? run("/bin/umount", [probe])
         return true
     }()
-    static let shouldRun = isAvailable || ProcessInfo.processInfo.environment["CI"] == "true"
-    static let skipReason: Comment = "mount -t tmpfs is refused here (not root?): full-disk tests skipped; under CI=true they fail instead"
+    public static let shouldRun = isAvailable || ProcessInfo.processInfo.environment["CI"] == "true"
+    public static let skipReason: Comment = "mount -t tmpfs is refused here (not root?): full-disk tests skipped; under CI=true they fail instead"
 
-    struct MountError: Error, CustomStringConvertible {
-        var description: String
+    public struct MountError: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Mounts a tmpfs of `megabytes` at `path` (created if missing); `inodes` caps its files and folders.
-    init(at path: String, megabytes: Int, inodes: Int? = nil) throws {
+    public init(at path: String, megabytes: Int, inodes: Int? = nil) throws {
         self.path = path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let options = "size=\(megabytes)m" + (inodes.map { ",nr_inodes=\($0)" } ?? "")
@@ -33,11 +32,11 @@ final class TinyDisk: Sendable {
     }
 
     /// Unmounts (lazily, in case a process of the test still holds a file there).
-    func unmount() {
+    public func unmount() {
         _ = try? TinyDisk.run("/bin/umount", ["-l", path])
     }
 
-    var names: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+    public var names: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
 
     private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
