@@ -41,7 +41,7 @@ public struct WorkerConfiguration: Sendable {
 /// Consumes `sluice.jobs`, runs each job, records its life in the store, publishes its events, and settles
 /// its message only once the job's outcome is committed (ack, retry queue, dead-letter or requeue).
 public final class Worker: @unchecked Sendable {
-    // Reason: `triage`, `active`, `waiting`, `shutdownRequested` and `interruptNow` are guarded by `lock`;
+    // Reason: `triage`, `active`, `shutdownRequested` and `interruptNow` are guarded by `lock`;
     // everything else is immutable or thread-safe (BrokerConnection, JobStore, JobRunner, EventPublisher).
 
     private let configuration: WorkerConfiguration
@@ -56,8 +56,6 @@ public final class Worker: @unchecked Sendable {
     private var triage = DeliveryTriage()
     /// Attempts running on their own threads, by job id.
     private var active: [String: ActiveJob] = [:]
-    /// Claimed jobs waiting for a free slot (after a reconnect the broker may deliver more than `concurrency`).
-    private var waiting: [ActiveJob] = []
     private var shutdownRequested = false
     private var interruptNow = false
 
@@ -150,7 +148,7 @@ public final class Worker: @unchecked Sendable {
         let arrival: DeliveryTriage.Arrival = lock.withLock {
             let arrival = triage.arrived(id: spec?.id, problem: problem?.description)
             if arrival == .attachToRunning, let id = spec?.id {
-                (active[id] ?? waiting.first { $0.spec.id == id })?.attach(delivery, broker: broker)
+                active[id]?.attach(delivery, broker: broker)
             }
             return arrival
         }
@@ -229,18 +227,22 @@ public final class Worker: @unchecked Sendable {
             broker.ack(delivery)
         case let .run(interrupted):
             let job = ActiveJob(spec: spec, delivery: delivery, interrupted: interrupted, lineage: lineage)
-            let startNow = lock.withLock {
+            // `handle` checked for a free slot, and slots only free up since; a shutdown may have begun meanwhile.
+            let (startNow, full): (Bool, Bool) = lock.withLock {
                 guard active.count < configuration.concurrency, !shutdownRequested else {
-                    waiting.append(job)
-                    return false
+                    triage.finished(id: spec.id)
+                    return (false, false)
                 }
                 active[spec.id] = job
-                return true
+                return (true, active.count >= configuration.concurrency)
             }
-            if startNow {
-                if lock.withLock({ active.count >= configuration.concurrency }) { broker.pauseConsuming(true) }
-                start(job)
+            guard startNow else {
+                log("returned to the queue: not started before shutdown", job: spec.id)
+                broker.requeue(delivery)
+                return
             }
+            if full { broker.pauseConsuming(true) }
+            start(job)
         }
     }
 
@@ -465,19 +467,14 @@ public final class Worker: @unchecked Sendable {
         }
     }
 
-    /// Frees the job's slot and starts the next waiting job, unless the worker is draining.
+    /// Frees the job's slot and takes deliveries again, unless the worker is draining.
     private func finished(_ job: ActiveJob) {
-        let (next, resume): (ActiveJob?, Bool) = lock.withLock {
+        let resume: Bool = lock.withLock {
             triage.finished(id: job.spec.id)
             active[job.spec.id] = nil
-            guard !shutdownRequested else { return (nil, false) }
-            guard !waiting.isEmpty else { return (nil, active.count < configuration.concurrency) }
-            let next = waiting.removeFirst()
-            active[next.spec.id] = next
-            return (next, false)
+            return !shutdownRequested && active.count < configuration.concurrency
         }
         if resume { broker.pauseConsuming(false) }
-        if let next { start(next) }
     }
 
     // MARK: Settling messages
@@ -539,7 +536,7 @@ public final class Worker: @unchecked Sendable {
             case let .cancel(id):
                 let job: ActiveJob? = lock.withLock {
                     switch triage.cancelRequested(id: id) {
-                    case .interrupt: return active[id] ?? waiting.first { $0.spec.id == id }
+                    case .interrupt: return active[id]
                     case .remember: return nil
                     }
                 }
@@ -553,19 +550,9 @@ public final class Worker: @unchecked Sendable {
         }
     }
 
-    /// After consuming stopped: requeue jobs that never started, wait out the grace, interrupt the rest.
+    /// After consuming stopped: hand live jobs over at once, wait out the grace, interrupt the rest.
     private func drain() async {
-        let notStarted = lock.withLock {
-            shutdownRequested = true
-            let jobs = waiting
-            waiting.removeAll()
-            for job in jobs { triage.finished(id: job.spec.id) }
-            return jobs
-        }
-        for job in notStarted {
-            log("returned to the queue: not started before shutdown", job: job.spec.id)
-            for delivery in job.seal(requeueLateDeliveries: true) { broker.requeue(delivery) }
-        }
+        lock.withLock { shutdownRequested = true }
         // A restream has no end to wait for: hand live jobs over now, so another worker resumes them within seconds.
         let live = lock.withLock { active.values.filter { $0.spec.input.isNetwork } }
         for job in live {
