@@ -653,10 +653,16 @@ extension BrokerConnection {
         publishLeaseCount()
     }
 
-    /// Opens a lease channel, declares the job's lease queue and consumes it exclusively.
-    private func attach(jobID: String, connection: AMQPConnection) throws(AMQPError) -> (amqp_channel_t, String) {
+    /// The lowest lease channel number no lease is attached on.
+    private var freeLeaseChannel: amqp_channel_t {
         var channel = AMQPConnection.firstLeaseChannel
         while leaseChannels[channel] != nil { channel += 1 }
+        return channel
+    }
+
+    /// Opens a lease channel, declares the job's lease queue and consumes it exclusively.
+    private func attach(jobID: String, connection: AMQPConnection) throws(AMQPError) -> (amqp_channel_t, String) {
+        let channel = freeLeaseChannel
         try connection.openLeaseChannel(channel)
         let queue = JobLease.queueName(jobID: jobID)
         try connection.declareLeaseQueue(queue, on: channel)
@@ -776,8 +782,7 @@ extension BrokerConnection {
     fileprivate func reattachLeases(_ connection: AMQPConnection) throws(AMQPError) {
         for jobID in pendingLeaseDeletes {
             // Only if nobody consumes it: a worker that has taken the job over keeps its lease.
-            var channel = AMQPConnection.firstLeaseChannel
-            while leaseChannels[channel] != nil { channel += 1 }
+            let channel = freeLeaseChannel
             do throws(AMQPError) {
                 try connection.openLeaseChannel(channel)
                 try connection.deleteLeaseQueue(JobLease.queueName(jobID: jobID), on: channel, ifUnused: true)
