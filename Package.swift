@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         // Named for ServiceGroup, whose graceful shutdown stops the HTTP server cleanly with the worker.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // TLS for rtmps:// pulls and publishes on the live engine.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // Pure Swift bitstream core: no dependencies, no C types, no logging.
@@ -40,13 +42,25 @@ let package = Package(
         .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
         .target(name: "JobQueue", dependencies: ["CRabbitMQ"], swiftSettings: swiftSettings),
         .target(name: "MediaEngine", dependencies: ["MediaFormats", "CFFmpeg"], swiftSettings: swiftSettings),
+        // The RTMP protocol in pure Swift (handshake, chunk stream, messages, AMF0 commands, NetConnection and
+        // NetStream state machines): bytes in, actions out; no I/O, so it is tested byte by byte and fuzzed.
+        .target(name: "RTMP", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
+        // The event-driven live engine: RTMP connections on SwiftNIO (ingest port, pulls, publishes, RTMPS), relaying
+        // live copy jobs on a fixed number of event-loop threads whatever the number of streams.
+        .target(
+            name: "LiveRelay",
+            dependencies: ["RTMP", "MediaFormats", "MediaEngine",
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "JobStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         // The job document (spec, limits, validation, redaction, path policy): Foundation only, so it can be
         // read, tested and turned into a JSON Schema without FFmpeg, SQLite or a broker.
         .target(name: "JobDocument", swiftSettings: swiftSettings),
         .target(
             name: "Sluice",
-            dependencies: ["JobDocument", "MediaFormats", "MediaEngine", "JobStore", "JobQueue",
+            dependencies: ["JobDocument", "MediaFormats", "MediaEngine", "LiveRelay", "JobStore", "JobQueue",
                            .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics")],
             swiftSettings: swiftSettings
         ),
@@ -71,6 +85,11 @@ let package = Package(
         .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "RTMPTests", dependencies: ["RTMP", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        // The live engine against nginx-rtmp, ffmpeg and hostile peers on loopback.
+        .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaEngine", "MediaFormats", "SluiceTestSupport",
+                                                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue"], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore"], swiftSettings: swiftSettings),
         .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
