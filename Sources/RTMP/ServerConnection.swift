@@ -1,0 +1,179 @@
+// NetConnection and NetStream, server side (RTMP specification 1.0, §7.2), answering a publisher the way
+// nginx-rtmp does: connect, releaseStream, FCPublish, createStream, publish, FCUnpublish, deleteStream.
+import MediaFormats
+
+/// What a `ServerConnection` asks its owner to do, in order.
+public enum ServerAction: Sendable, Equatable {
+    /// Write these bytes to the peer.
+    case send([UInt8])
+    /// The peer asked to publish `streamKey` in application `app`: answer with `acceptPublish` or `refusePublish`.
+    case publishRequested(app: String, streamKey: String)
+    /// Audio (8), video (9) or AMF0 data (18, e.g. @setDataFrame onMetaData) of the published stream.
+    case media(Message)
+    /// The publisher stopped (FCUnpublish, deleteStream or closeStream).
+    case unpublished
+}
+
+/// We are the server: one accepted connection from a publisher (ffmpeg, OBS). Bytes in, actions out; no I/O.
+public struct ServerConnection: Sendable {
+    private enum PublishState: Sendable, Equatable {
+        case idle
+        case requested(streamID: UInt32)
+        case publishing(streamID: UInt32)
+        case refused
+    }
+
+    /// The message stream ID createStream hands out (one stream per connection, as nginx-rtmp does).
+    static let publishedStreamID: UInt32 = 1
+
+    private var handshake: ServerHandshake
+    private var chunks: ChunkConnection
+    private let limits: Limits
+    private var app: String?
+    private var publishState = PublishState.idle
+
+    /// A connection enforcing `limits`; `epoch` is the time field of S1/S2; `random` fills S1's random field
+    /// (repeated; fresh system random bytes when empty).
+    public init(limits: Limits = Limits(), epoch: UInt32 = 0, random: [UInt8] = []) {
+        self.limits = limits
+        handshake = ServerHandshake(epoch: epoch, random: random.isEmpty ? HandshakeFormat.randomBytes() : random)
+        chunks = ChunkConnection(limits: limits)
+    }
+
+    /// Whether C0, C1 and C2 have all arrived.
+    public var isHandshakeComplete: Bool { handshake.isComplete }
+
+    /// Whether a publish was accepted and has not ended.
+    public var isPublishing: Bool {
+        if case .publishing = publishState { return true }
+        return false
+    }
+
+    /// Feed bytes as they arrive; returns what to do, in order.
+    public mutating func receive(_ bytes: UnsafeRawBufferPointer) throws(ProtocolError) -> [ServerAction] {
+        var actions = ActionList<ServerAction> { .send($0) }
+        var consumed = 0
+        if !handshake.isComplete {
+            try handshake.receive(bytes, consumed: &consumed, out: &actions.pending)
+        }
+        while consumed < bytes.count,
+              let message = try chunks.nextMessage(from: bytes, consumed: &consumed, out: &actions.pending) {
+            try handle(message, actions: &actions)
+        }
+        return actions.finish()
+    }
+
+    /// Feed bytes as they arrive (an array).
+    public mutating func receive(_ bytes: [UInt8]) throws(ProtocolError) -> [ServerAction] {
+        let result: Result<[ServerAction], ProtocolError> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(ProtocolError) -> [ServerAction] in try receive(buffer) }
+        }
+        return try result.get()
+    }
+
+    /// Answer a `.publishRequested`: StreamBegin, then onStatus NetStream.Publish.Start.
+    public mutating func acceptPublish() -> [ServerAction] {
+        guard case let .requested(streamID) = publishState else { return [] }
+        publishState = .publishing(streamID: streamID)
+        var out: [UInt8] = []
+        chunks.send(UserControlEvent.streamBegin(streamID: streamID).message, on: OutgoingChunkStream.control, into: &out)
+        let status = StatusInfo.object(level: "status", code: "NetStream.Publish.Start", description: "Start publishing")
+        chunks.send(Command(name: "onStatus", transactionID: 0, arguments: [status]), streamID: streamID,
+                    on: OutgoingChunkStream.netStream, into: &out)
+        return [.send(out)]
+    }
+
+    /// Refuse it: onStatus level "error" with `code` (e.g. "NetStream.Publish.BadName"); the caller then closes.
+    public mutating func refusePublish(code: String, description: String) -> [ServerAction] {
+        guard case let .requested(streamID) = publishState else { return [] }
+        publishState = .refused
+        var out: [UInt8] = []
+        let status = StatusInfo.object(level: "error", code: code, description: description)
+        chunks.send(Command(name: "onStatus", transactionID: 0, arguments: [status]), streamID: streamID,
+                    on: OutgoingChunkStream.netStream, into: &out)
+        return [.send(out)]
+    }
+
+    // MARK: - Messages
+
+    private mutating func handle(_ message: Message, actions: inout ActionList<ServerAction>) throws(ProtocolError) {
+        if try chunks.handleControl(message, out: &actions.pending) != nil { return }
+        switch message.type {
+        case .audio, .video, .dataAMF0:
+            // Media before publish start, or on another message stream, is ignored (not an error).
+            if case let .publishing(streamID) = publishState, message.streamID == streamID {
+                actions.append(.media(message))
+            }
+        case .commandAMF0, .commandAMF3:
+            try handle(Command(parsing: message.payload, typeID: message.typeID), streamID: message.streamID, actions: &actions)
+        default:
+            // Unknown and unsupported message types (shared objects, AMF3 data, aggregate) are ignored.
+            break
+        }
+    }
+
+    private mutating func handle(_ command: Command, streamID: UInt32, actions: inout ActionList<ServerAction>) throws(ProtocolError) {
+        switch command.name {
+        case "connect":
+            guard app == nil else { throw ProtocolError(.unexpectedCommand, "a second connect on one connection") }
+            var name = command.commandObject["app"]?.stringValue ?? ""
+            while name.hasSuffix("/") { name.removeLast() }
+            app = name
+            chunks.send(ProtocolControl.windowAcknowledgementSize(limits.windowAcknowledgementSize),
+                        on: OutgoingChunkStream.control, into: &actions.pending)
+            chunks.send(ProtocolControl.setPeerBandwidth(limits.windowAcknowledgementSize, limitType: .dynamic),
+                        on: OutgoingChunkStream.control, into: &actions.pending)
+            chunks.sendChunkSize(into: &actions.pending)
+            let properties = AMF0Value.object([
+                AMF0Property("fmsVer", .string("FMS/3,0,1,123")),
+                AMF0Property("capabilities", .number(31)),
+            ])
+            let information = AMF0Value.object([
+                AMF0Property("level", .string("status")),
+                AMF0Property("code", .string("NetConnection.Connect.Success")),
+                AMF0Property("description", .string("Connection succeeded.")),
+                AMF0Property("objectEncoding", .number(0)),
+            ])
+            reply(Command(name: "_result", transactionID: command.transactionID, commandObject: properties,
+                          arguments: [information]), to: streamID, actions: &actions)
+        case "releaseStream", "FCPublish":
+            if command.transactionID > 0 {
+                reply(Command(name: "_result", transactionID: command.transactionID, arguments: [.undefined]), to: streamID, actions: &actions)
+            }
+        case "createStream":
+            reply(Command(name: "_result", transactionID: command.transactionID,
+                          arguments: [.number(Double(Self.publishedStreamID))]), to: streamID, actions: &actions)
+        case "publish":
+            guard let app else { throw ProtocolError(.unexpectedCommand, "publish before connect") }
+            guard publishState == .idle else { throw ProtocolError(.unexpectedCommand, "a second publish on one connection") }
+            guard let key = command.arguments.first?.stringValue else {
+                throw ProtocolError(.malformedMessage, "publish without a stream name")
+            }
+            let publishStreamID = streamID == 0 ? Self.publishedStreamID : streamID
+            publishState = .requested(streamID: publishStreamID)
+            actions.append(.publishRequested(app: app, streamKey: key))
+        case "FCUnpublish", "deleteStream", "closeStream":
+            if command.name == "FCUnpublish", command.transactionID > 0 {
+                reply(Command(name: "_result", transactionID: command.transactionID, arguments: [.undefined]), to: streamID, actions: &actions)
+            }
+            switch publishState {
+            case .publishing, .requested:
+                publishState = .idle
+                actions.append(.unpublished)
+            case .idle, .refused:
+                break
+            }
+        default:
+            // Answers and notifications (_result, onBWDone...) need no reply; other calls get _error when they ask for one.
+            guard command.transactionID > 0, !command.name.hasPrefix("_"), !command.name.hasPrefix("on") else { return }
+            let information = StatusInfo.object(level: "error", code: "NetConnection.Call.Failed",
+                                                description: "Method not found.")
+            reply(Command(name: "_error", transactionID: command.transactionID, arguments: [information]), to: streamID, actions: &actions)
+        }
+    }
+
+    private mutating func reply(_ command: Command, to streamID: UInt32, actions: inout ActionList<ServerAction>) {
+        let chunkStreamID = streamID == 0 ? OutgoingChunkStream.netConnection : OutgoingChunkStream.netStream
+        chunks.send(command, streamID: streamID, on: chunkStreamID, into: &actions.pending)
+    }
+}
