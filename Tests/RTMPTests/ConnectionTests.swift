@@ -1,3 +1,4 @@
+import Foundation
 import MediaFormats
 import Testing
 @testable import RTMP
@@ -265,5 +266,30 @@ struct ServerEncoder {
 
     mutating func command(_ command: Command, streamID: UInt32 = 0, into out: inout [UInt8]) {
         encoder.encode(command.message(streamID: streamID), chunkStreamID: streamID == 0 ? 3 : 5, into: &out)
+    }
+}
+
+/// Inputs the fuzzers found, kept in Fuzz/corpus and replayed here.
+@Suite struct ServerConnectionRegressionTests {
+    private static func corpus(_ name: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/corpus/RTMPServerConnection/\(name)")
+        return [UInt8](try Data(contentsOf: url))
+    }
+
+    /// Bytes held after publish carried a 7 MB length claim: acceptPublish read them and the error was lost
+    /// when the publisher sent nothing more. The next receive, even of nothing, throws it.
+    @Test func errorInHeldBytesSurfacesAtTheNextReceive() throws {
+        let bytes = try Self.corpus("crash-deferred-error-after-accept")
+        var limits = Limits()
+        limits.maxMessageLength = 1 << 16
+        limits.maxChunkStreams = 8
+        var server = ServerConnection(limits: limits, random: [1])
+        let actions = try server.receive(bytes)
+        #expect(actions.contains { if case .publishRequested = $0 { true } else { false } })
+        _ = server.acceptPublish()
+        #expect(throws: ProtocolError.self) { _ = try server.receive([]) }
+        #expect(try server.receive([]).isEmpty, "thrown once")
     }
 }
