@@ -254,9 +254,13 @@ import Testing
         var sampleAccess: [UInt8] = []
         AMF0Encoding.append(.string("|RtmpSampleAccess"), into: &sampleAccess)
         server.encoder.encode(Message(type: .dataAMF0, timestamp: 0, streamID: 1, payload: sampleAccess), chunkStreamID: 5, into: &bytes)
+        // An aggregate carrying one audio sub-message (type 8, 2 bytes, timestamp 0, stream 0, back pointer 13).
+        let aggregate: [UInt8] = [8, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0xAF, 1, 0, 0, 0, 13]
+        server.encoder.encode(Message(type: .aggregate, timestamp: 7, streamID: 1, payload: aggregate), chunkStreamID: 6, into: &bytes)
         server.encoder.encode(UserControlEvent.streamEOF(streamID: 1).message, chunkStreamID: 2, into: &bytes)
         actions = try client.receive(bytes)
-        #expect(actions == [.ready, .media(Message(type: .video, timestamp: 5, streamID: 1, payload: [0x17, 0])), .streamEnded])
+        #expect(actions == [.ready, .media(Message(type: .video, timestamp: 5, streamID: 1, payload: [0x17, 0])),
+                            .media(Message(type: .audio, timestamp: 7, streamID: 1, payload: [0xAF, 1])), .streamEnded])
     }
 }
 
