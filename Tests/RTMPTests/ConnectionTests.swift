@@ -297,3 +297,40 @@ struct ServerEncoder {
         #expect(try server.receive([]).isEmpty, "thrown once")
     }
 }
+
+/// The ClientConnection fuzz seeds (a server's side written by Fuzz/make-rtmp-corpus) give what they were made for.
+@Suite struct ClientConnectionSeedTests {
+    private static func seed(_ name: String) throws -> (mode: ClientConnection.Mode, bytes: [UInt8]) {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/corpus/RTMPClientConnection/\(name)")
+        let bytes = [UInt8](try Data(contentsOf: url))
+        return (bytes.first == 0 ? .play : .publish, Array(bytes.dropFirst()))
+    }
+
+    private static func events(_ name: String) throws -> [ClientAction] {
+        let (mode, bytes) = try seed(name)
+        var client = ClientConnection(mode: mode, app: "live", tcURL: "rtmp://127.0.0.1/live", streamKey: "key", random: [1])
+        _ = client.start()
+        return try client.receive(bytes).filter { if case .send = $0 { false } else { true } }
+    }
+
+    @Test func playSeed() throws {
+        let events = try Self.events("play")
+        #expect(events.first == .ready)
+        #expect(events.last == .streamEnded)
+        let media = events.compactMap { event -> Message? in
+            if case let .media(message) = event { return message }
+            return nil
+        }
+        #expect(media.map(\.typeID) == [18, 9, 9, 8, 9], "metadata, sequence header, then the aggregate's three")
+        #expect(media.suffix(3).map(\.timestamp) == [40, 50, 73])
+    }
+
+    @Test func refusalSeeds() throws {
+        #expect(try Self.events("play-not-found") == [.refused(code: "NetStream.Play.StreamNotFound", description: "NetStream.Play.StreamNotFound")])
+        #expect(try Self.events("publish-bad-name") == [.refused(code: "NetStream.Publish.BadName", description: "NetStream.Publish.BadName")])
+        #expect(try Self.events("connect-rejected") == [.refused(code: "NetConnection.Connect.Rejected", description: "")])
+        #expect(try Self.events("publish") == [.ready])
+    }
+}
