@@ -90,6 +90,49 @@ import Testing
         #expect(try conversation.server.receive(bytes).isEmpty)
     }
 
+    /// OBS (librtmp): Set Chunk Size 4096 first, then connect, releaseStream, FCPublish and createStream in one
+    /// write; publish once createStream's _result is in; @setDataFrame and media in 4096-byte chunks.
+    @Test func obsLikePublisher() throws {
+        var server = ServerConnection(random: [1])
+        var bytes: [UInt8] = [3] + [UInt8](repeating: 0, count: 1536 * 2)
+        var encoder = ChunkEncoder()
+        encoder.encode(ProtocolControl.setChunkSize(4096), chunkStreamID: 2, into: &bytes)
+        encoder.setChunkSize(4096)
+        let connect = Command(name: "connect", transactionID: 1, commandObject: .object([
+            AMF0Property("app", .string("live/")), AMF0Property("type", .string("nonprivate")),
+            AMF0Property("flashVer", .string("FMLE/3.0 (compatible; FMSc/1.0)")), AMF0Property("swfUrl", .string("rtmp://h/live")),
+            AMF0Property("tcUrl", .string("rtmp://h/live")),
+        ]))
+        encoder.encode(connect.message(), chunkStreamID: 3, into: &bytes)
+        encoder.encode(Command(name: "releaseStream", transactionID: 2, arguments: [.string("obs-key")]).message(), chunkStreamID: 3, into: &bytes)
+        encoder.encode(Command(name: "FCPublish", transactionID: 3, arguments: [.string("obs-key")]).message(), chunkStreamID: 3, into: &bytes)
+        encoder.encode(Command(name: "createStream", transactionID: 4).message(), chunkStreamID: 3, into: &bytes)
+        var sent: [UInt8] = []
+        for case let .send(chunk) in try server.receive(bytes) { sent += chunk }
+        var decoder = ChunkDecoder()
+        let replies = try decoder.decode(Array(sent[3073...]))
+        let results = try replies.filter { $0.type == .commandAMF0 }.map { try Command(parsing: $0.payload) }
+        #expect(results.map(\.name) == ["_result", "_result", "_result", "_result"])
+        #expect(results.map(\.transactionID) == [1, 2, 3, 4])
+        #expect(results.last?.arguments == [.number(1)])
+
+        bytes = []
+        encoder.encode(Command(name: "publish", transactionID: 5, arguments: [.string("obs-key"), .string("live")]).message(streamID: 1),
+                       chunkStreamID: 4, into: &bytes)
+        #expect(try server.receive(bytes) == [.publishRequested(app: "live", streamKey: "obs-key")], "trailing slash of app dropped")
+        _ = server.acceptPublish()
+        bytes = []
+        var metadata: [UInt8] = []
+        AMF0Encoding.append(.string("@setDataFrame"), into: &metadata)
+        AMF0Encoding.append(.string("onMetaData"), into: &metadata)
+        AMF0Encoding.append(.ecmaArray([AMF0Property("encoder", .string("obs-output module"))]), into: &metadata)
+        let sent18 = Message(type: .dataAMF0, timestamp: 0, streamID: 1, payload: metadata)
+        let keyframe = Message(type: .video, timestamp: 0, streamID: 1, payload: [0x17, 1, 0, 0, 0] + [UInt8](repeating: 0x65, count: 9000))
+        encoder.encode(sent18, chunkStreamID: 4, into: &bytes)
+        encoder.encode(keyframe, chunkStreamID: 4, into: &bytes)
+        #expect(try server.receive(bytes) == [.media(sent18), .media(keyframe)])
+    }
+
     @Test func mediaBeforeThePublishCommandIsIgnored() throws {
         var server = ServerConnection(random: [1])
         var bytes: [UInt8] = [3] + [UInt8](repeating: 0, count: 1536 * 2)
