@@ -3,7 +3,7 @@
 # of the private nginx-rtmp. It takes TLS on a loopback port and forwards the plain bytes to the RTMP port.
 #
 #   scripts/lib/rtmps-terminator.sh start DIR PORT RTMP_PORT  # prints rtmps://127.0.0.1:PORT once it accepts
-#   scripts/lib/rtmps-terminator.sh stop  DIR PORT RTMP_PORT  # stops it and removes DIR
+#   scripts/lib/rtmps-terminator.sh stop  DIR PORT RTMP_PORT  # stops it and removes what it wrote in DIR
 #
 # `start` makes a throwaway test CA (DIR/ca.pem) and a server certificate it signs for 127.0.0.1 and localhost
 # (DIR/server.pem, DIR/server.key), each run anew: nothing is trusted beyond the run. Config, pid file and
@@ -113,7 +113,10 @@ stop() {
         while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
         kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
     fi
-    rm -rf "$DIR"
+    # Only what start wrote: DIR comes from the caller.
+    rm -f "$DIR/nginx.conf" "$DIR/error.log" "$DIR/startup.log" "$PIDFILE" "$DIR/ca.pem" "$DIR/ca.key" \
+        "$DIR/server.pem" "$DIR/server.key"
+    rmdir "$DIR" 2>/dev/null || true
 }
 
 case $CMD in
