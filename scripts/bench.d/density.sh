@@ -127,7 +127,7 @@ PY
   # Phase A: one worker, N jobs.
   local slots=(--concurrency "$streams")
   if "$bin/sluice" worker --help 2>&1 | grep -q -- '--live-slots'; then
-    slots=(--live-slots "$streams" --concurrency "$streams")
+    slots=(--live-slots "$streams")  # restreams (RTMP pull inputs) are live jobs; batch slots keep their default
   fi
   echo "bench: phase A, sluice worker ${slots[*]}" >&2
   "$bin/sluice" worker --db "$dir/density.sqlite" --amqp-url "$amqp" "${slots[@]}" --worker-id density \
