@@ -61,7 +61,9 @@ master_process on;
 worker_processes 1;
 pid $PIDFILE;
 error_log $DIR/error.log info;
-events { worker_connections 256; }
+# Density benchmarks hold a publisher, a pull and outputs per stream: hundreds of streams, thousands of connections.
+worker_rlimit_nofile 16384;
+events { worker_connections 8192; }
 http {
     access_log off;
     client_body_temp_path $DIR/tmp/body;
