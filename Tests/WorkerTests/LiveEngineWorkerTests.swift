@@ -86,6 +86,63 @@ struct LiveEngineWorkerTests {
     }
 }
 
+extension LiveEngineWorkerTests {
+    @Test("on the live engine: a failing input is retried then dead-lettered, a cancel ends the job cancelled, a shutdown hands the job back at once")
+    func failureCancelAndHandOver() async throws {
+        let harness = try await QueueHarness("wk-live-engine-ends")
+        let engine = TimedLiveEngine(duration: .seconds(60), tick: .milliseconds(200))
+        var brokerConfiguration = harness.configuration
+        brokerConfiguration.consumesJobs = true
+        brokerConfiguration.consumesControl = true
+        var configuration = WorkerConfiguration(workerID: "w-ends", batchSlots: 1, liveSlots: 4,
+                                                paths: .rooted(inputRoot: Media.inputRoot, outputRoot: harness.outputRoot))
+        configuration.retryBackoff = RetryBackoff(base: .milliseconds(200), cap: .seconds(1))
+        configuration.grace = .seconds(30)
+        brokerConfiguration.classPrefetch = configuration.classPrefetch
+        let broker = BrokerConnection(configuration: brokerConfiguration, logger: { _ in })
+        let lines = LogCollector()
+        let worker = Worker(configuration: configuration, store: harness.store, broker: broker,
+                            log: WorkerLog(format: .text, workerID: "w-ends", write: lines.append), liveEngine: engine)
+        let running = Task { await worker.run() }
+        try #require(await eventually { broker.isConnected }, "\(lines.text)")
+
+        // The engine fails inputs under the application `fail` after a few ticks, with a transient error.
+        try await harness.enqueue(WorkerQueueTests.job("fails", input: "rtmp://127.0.0.1:1935/fail/key-secret-1",
+                                                       outputs: ["f.flv"], extra: #", "max_attempts": 2"#))
+        try await harness.enqueue(WorkerQueueTests.job("cancelled", input: "rtmp://127.0.0.1:1935/live/k2", outputs: ["c.flv"]))
+        try await harness.enqueue(WorkerQueueTests.job("handed", input: "rtmp://127.0.0.1:1935/live/k3", outputs: ["h.flv"]))
+
+        let failed = try await eventually { try harness.job("fails")?.state == .failed }
+        try #require(failed, "\(lines.text.suffix(3000))")
+        let failure = try #require(try harness.job("fails"))
+        #expect(failure.attempts == 2)
+        #expect(failure.error?.contains("attempt 2 of 2: no attempts left") == true, "\(failure.error ?? "")")
+        #expect(try harness.store.events(jobID: "fails").compactMap(\.state) == [.received, .running, .retrying, .running, .failed])
+        #expect(try harness.store.outputs(jobID: "fails").first?.state == .failed)
+        let dead = try await harness.deadLetters(count: 1)
+        #expect(dead.first?.reason?.contains("no attempts left") == true)
+        #expect(!lines.text.contains("key-secret-1") && !(failure.error ?? "").contains("key-secret-1"))
+
+        try #require(try await eventually { try harness.job("cancelled")?.state == .running && harness.job("handed")?.state == .running })
+        try await harness.publisher.publishControl(.cancel(jobID: "cancelled"))
+        let cancelled = try await eventually(timeout: .seconds(5)) { try harness.job("cancelled")?.state == .cancelled }
+        #expect(cancelled, "\(lines.text.suffix(3000))")
+        #expect(try harness.store.outputs(jobID: "cancelled").first?.state == .cancelled)
+
+        // A live job is handed back at once on shutdown, not after the 30 s grace.
+        let stopping = ContinuousClock.now
+        worker.shutdown()
+        await running.value
+        #expect(ContinuousClock.now - stopping < .seconds(10))
+        let handed = try #require(try harness.job("handed"))
+        #expect(handed.state == .retrying && handed.error?.contains("handed over at once") == true, "\(handed.error ?? "")")
+        #expect(try await harness.queued() == 1, "the handed-over job waits in the queues for another worker")
+        #expect(engine.active == 0)
+        let counts = try await harness.counts()
+        #expect(counts.keys.allSatisfy { !$0.contains("lease.") }, "\(counts)")
+    }
+}
+
 /// Collects the worker's log lines.
 final class LogCollector: @unchecked Sendable {
     // Reason: `lines` is guarded by `lock`.
@@ -96,7 +153,8 @@ final class LogCollector: @unchecked Sendable {
 }
 
 /// A live engine that relays nothing: every job "runs" `duration`, reporting progress each `tick` on one serial
-/// queue (its event loop) and then succeeding, or ending cancelled once its interrupter is cancelled. It measures
+/// queue (its event loop) and then succeeding, or ending cancelled once its interrupter is cancelled; an input
+/// under the application `fail` fails after three ticks as an input timeout would. It measures
 /// how long the callers' callbacks hold its event loop.
 final class TimedLiveEngine: LiveJobEngine, @unchecked Sendable {
     // Reason: the counters are guarded by `lock`; `loop` is a serial queue; the rest is immutable.
@@ -130,24 +188,29 @@ final class TimedLiveEngine: LiveJobEngine, @unchecked Sendable {
         }
         let begin = ContinuousClock.now
         let ticks = max(1, Int(duration / tick))
-        step(1, of: ticks, begin: begin, interrupter: interrupter, progress: progress, completion: completion)
+        step(1, of: ticks, begin: begin, fails: options.inputURL.contains("/fail/"), name: options.inputName,
+             interrupter: interrupter, progress: progress, completion: completion)
     }
 
-    private func step(_ index: Int, of ticks: Int, begin: ContinuousClock.Instant, interrupter: Interrupter,
+    private func step(_ index: Int, of ticks: Int, begin: ContinuousClock.Instant, fails: Bool, name: String, interrupter: Interrupter,
                       progress: @escaping @Sendable (PipelineProgress) -> Void,
                       completion: @escaping @Sendable (Result<PipelineResult, PipelineError>) -> Void) {
         let (seconds, attoseconds) = tick.components
         let delay = DispatchTimeInterval.microseconds(Int(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
         loop.asyncAfter(deadline: .now() + delay) { [self] in
             let snapshot = Self.snapshot(fraction: Double(index) / Double(ticks), elapsed: (ContinuousClock.now - begin) / .seconds(1))
-            if index >= ticks || interrupter.isCancelled {
+            if fails, index >= 3 {
+                lock.withLock { activeCount -= 1 }
+                timed { completion(.failure(.inputTimedOut(name: name, seconds: 1))) }
+            } else if index >= ticks || interrupter.isCancelled {
                 lock.withLock { activeCount -= 1 }
                 var result = PipelineResult(progress: snapshot)
                 result.cancelled = index < ticks
                 timed { completion(.success(result)) }
             } else {
                 timed { progress(snapshot) }
-                step(index + 1, of: ticks, begin: begin, interrupter: interrupter, progress: progress, completion: completion)
+                step(index + 1, of: ticks, begin: begin, fails: fails, name: name, interrupter: interrupter,
+                     progress: progress, completion: completion)
             }
         }
     }
