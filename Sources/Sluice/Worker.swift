@@ -134,8 +134,16 @@ public final class Worker: @unchecked Sendable {
         broker.start()
         log("starting: triaging \(Topology.jobsQueue); consuming \(Topology.liveQueue) with \(configuration.liveSlots) slots and \(Topology.batchQueue) with \(configuration.batchSlots) once connected")
         let controls = Task { await consumeControls() }
-        for await delivery in broker.deliveries {
-            await handle(delivery)
+        await withDiscardingTaskGroup { triages in
+            for await delivery in broker.deliveries {
+                if delivery.jobClass == nil {
+                    // The intake's triage waits for a broker confirm: side by side (at most its prefetch), so that
+                    // a burst of new jobs does not hold back the class deliveries behind it in this stream.
+                    triages.addTask { await self.handle(delivery) }
+                } else {
+                    await handle(delivery)
+                }
+            }
         }
         await drain()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in

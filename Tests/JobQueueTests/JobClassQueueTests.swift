@@ -4,7 +4,8 @@ import Testing
 
 /// Issue #12: `sluice.jobs` as an intake triaged into `sluice.jobs.live` and `sluice.jobs.batch`, each consumed
 /// with its own prefetch and paused on its own, so that one class never starves the other.
-@Suite(.enabled(if: TestBroker.isAvailable, TestBroker.unavailableReason), .timeLimit(.minutes(1)))
+// Three minutes: every rabbitmqctl call starts an Erlang VM, which takes seconds on a loaded machine.
+@Suite(.enabled(if: TestBroker.isAvailable, TestBroker.unavailableReason), .timeLimit(.minutes(3)))
 struct JobClassQueueTests {
     private func connected(_ configuration: BrokerConfiguration, log: LogLines = LogLines()) async throws -> BrokerConnection {
         let connection = BrokerConnection(configuration: configuration, logger: log.logger)

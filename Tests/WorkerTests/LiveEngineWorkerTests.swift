@@ -18,7 +18,8 @@ struct LiveEngineWorkerTests {
     @Test("30 live jobs at once on the live engine: threads stay bounded, each job succeeds once with its progress rows and outputs")
     func liveJobsHoldNoThread() async throws {
         let harness = try await QueueHarness("wk-live-engine")
-        let engine = TimedLiveEngine(duration: .seconds(4), tick: .milliseconds(100))
+        // Jobs run at least 2 s and until the test lets them end, so all 30 run at once however slow the machine.
+        let engine = TimedLiveEngine(duration: .seconds(2), tick: .milliseconds(100), held: true)
         var brokerConfiguration = harness.configuration
         brokerConfiguration.consumesJobs = true
         brokerConfiguration.consumesControl = true
@@ -54,6 +55,7 @@ struct LiveEngineWorkerTests {
         }
         #expect(engine.active == 30, "the jobs must still be running while the threads are counted")
         #expect(steady - baseline <= 10, "threads: \(baseline) before, \(steady) with 30 live jobs running")
+        engine.release()
 
         let done = try await eventually(timeout: .seconds(40)) { try harness.store.jobs(state: .succeeded).count == 30 }
         let succeeded = try harness.store.jobs(state: .succeeded).count
@@ -167,11 +169,20 @@ final class TimedLiveEngine: LiveJobEngine, @unchecked Sendable {
     private var activeCount = 0
     private var startedCount = 0
     private var longest: Duration = .zero
+    private var held: Bool
 
-    init(duration: Duration, tick: Duration) {
+    /// - Parameters:
+    ///   - duration: how long each job runs at least.
+    ///   - tick: the progress interval.
+    ///   - held: jobs go on past `duration` until `release()` is called.
+    init(duration: Duration, tick: Duration, held: Bool = false) {
         self.duration = duration
         self.tick = tick
+        self.held = held
     }
+
+    /// Lets held jobs end (each at its next tick past `duration`).
+    func release() { lock.withLock { held = false } }
 
     var active: Int { lock.withLock { activeCount } }
     var started: Int { lock.withLock { startedCount } }
@@ -198,14 +209,14 @@ final class TimedLiveEngine: LiveJobEngine, @unchecked Sendable {
         let (seconds, attoseconds) = tick.components
         let delay = DispatchTimeInterval.microseconds(Int(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
         loop.asyncAfter(deadline: .now() + delay) { [self] in
-            let snapshot = Self.snapshot(fraction: Double(index) / Double(ticks), elapsed: (ContinuousClock.now - begin) / .seconds(1))
+            let snapshot = Self.snapshot(fraction: Double(min(index, ticks)) / Double(ticks), elapsed: (ContinuousClock.now - begin) / .seconds(1))
             if fails, index >= 3 {
                 lock.withLock { activeCount -= 1 }
                 timed { completion(.failure(.inputTimedOut(name: name, seconds: 1))) }
-            } else if index >= ticks || interrupter.isCancelled {
+            } else if (index >= ticks && !lock.withLock({ held })) || interrupter.isCancelled {
                 lock.withLock { activeCount -= 1 }
                 var result = PipelineResult(progress: snapshot)
-                result.cancelled = index < ticks
+                result.cancelled = interrupter.isCancelled
                 timed { completion(.success(result)) }
             } else {
                 timed { progress(snapshot) }
