@@ -25,7 +25,7 @@ extension LiveJobEngine {
     public func runs(_ options: PipelineOptions) -> Bool { Self.supports(options) }
 }
 
-/// The store side of live attempts: one serial queue per worker takes every progress write the engines'
+/// One live attempt's store bookkeeping. The runner's one serial queue takes every progress write the engine's
 /// event loops hand over, in order, so that no live job needs a thread while it runs.
 final class LiveAttemptState: @unchecked Sendable {
     // Reason: every field is read and written only on the runner's serial `liveQueue`.
