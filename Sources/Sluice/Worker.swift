@@ -134,17 +134,21 @@ public final class Worker: @unchecked Sendable {
         broker.start()
         log("starting: triaging \(Topology.jobsQueue); consuming \(Topology.liveQueue) with \(configuration.liveSlots) slots and \(Topology.batchQueue) with \(configuration.batchSlots) once connected")
         let controls = Task { await consumeControls() }
-        await withDiscardingTaskGroup { triages in
-            for await delivery in broker.deliveries {
-                if delivery.jobClass == nil {
-                    // The intake's triage waits for a broker confirm: side by side (at most its prefetch), so that
-                    // a burst of new jobs does not hold back the class deliveries behind it in this stream.
-                    triages.addTask { await self.handle(delivery) }
-                } else {
-                    await handle(delivery)
-                }
+        // The intake's triage waits for a broker confirm per job: on a task of its own, in order (a burst of new
+        // jobs keeps its order within a priority), so that it never holds back the class deliveries in this stream.
+        let (intake, intakeInput) = AsyncStream.makeStream(of: Delivery.self)
+        let triaging = Task {
+            for await delivery in intake { await handle(delivery) }
+        }
+        for await delivery in broker.deliveries {
+            if delivery.jobClass == nil {
+                intakeInput.yield(delivery)
+            } else {
+                await handle(delivery)
             }
         }
+        intakeInput.finish()
+        await triaging.value
         await drain()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             // close() blocks until the owner thread has flushed the mailbox (acks, requeues, events).

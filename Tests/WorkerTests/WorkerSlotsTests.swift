@@ -46,11 +46,12 @@ struct WorkerSlotsTests {
             try await harness.enqueue(WorkerQueueTests.job("listen-\(index)", input: input, outputs: ["l\(index).flv"]))
         }
         try #require(try await eventually { try harness.job("listen-0")?.state == .running }, "\(worker.log.suffix(3000))")
+        // One live slot: the second restream must wait in its queue whatever the batch side does.
         try await harness.enqueue(WorkerQueueTests.job("file", input: clip, outputs: ["f.flv"]))
         let done = try await eventually(timeout: .seconds(20)) { try harness.job("file")?.state == .succeeded }
         try #require(done, "\(worker.log.suffix(3000))")
         #expect(try harness.job("listen-0")?.state == .running)
-        #expect(try harness.job("listen-1") == nil, "one live slot: the second restream must wait")
+        #expect(try harness.job("listen-1") == nil, "one live slot: the second restream must wait (in submission order)")
         #expect(try await harness.counts()["sluice.jobs.live"] == 1)
         worker.kill(SIGTERM)
         #expect(await worker.exitStatus(within: .seconds(15)) == 0, "\(worker.log.suffix(3000))")
