@@ -53,6 +53,7 @@ struct LiveEngineWorkerTests {
             steady = max(steady, Self.threadCount())
             try await Task.sleep(for: .milliseconds(100))
         }
+        print("LiveEngineWorkerTests: \(baseline) threads before, \(steady) with 30 live jobs running")
         #expect(engine.active == 30, "the jobs must still be running while the threads are counted")
         #expect(steady - baseline <= 10, "threads: \(baseline) before, \(steady) with 30 live jobs running")
         engine.release()
