@@ -95,9 +95,9 @@ let package = Package(
         .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaEngine", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The queue worker end to end: the real `sluice worker` binary against the private broker.
-        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "MediaEngine", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The HTTP side in-process on seeded databases, and the admin page rendered in headless Chromium.
-        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobStore", "MediaEngine"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobStore", "JobQueue", "MediaEngine"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

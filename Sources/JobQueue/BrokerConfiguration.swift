@@ -18,6 +18,10 @@ public struct BrokerConfiguration: Sendable {
     public var consumesJobs: Bool
     /// The queue `deliveries` come from when `consumesJobs` is set: `sluice.jobs`, or the ledger's queue.
     public var consumedQueue: ConsumedQueue = .jobs
+    /// A worker's class queues and the prefetch of each (its slots). When not empty (and `consumedQueue` is
+    /// `.jobs`), `sluice.jobs` is the intake the worker triages (prefetch `prefetch`) and each class queue is
+    /// consumed too, paused on its own (`pauseConsuming(_:jobClass:)`); empty: `sluice.jobs` alone, as before.
+    public var classPrefetch: [JobClass: UInt16] = [:]
     /// How `sluice.jobs` is declared; the same on every client of the broker.
     public var jobsQueueType: JobsQueueType = .classic
     /// Whether this connection binds its own queue to `sluice.control` and yields control messages.

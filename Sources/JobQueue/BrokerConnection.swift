@@ -8,7 +8,7 @@ public final class BrokerConnection: @unchecked Sendable {
     // Reason: `shared` is guarded by `lock`; `connection`, `lifecycle`, `confirms` and the consumer fields are
     // touched only by the owner thread; everything else is immutable or thread-safe (Mailbox, continuations).
 
-    /// Job deliveries from `sluice.jobs`; finishes after `stopConsuming()` or `close()`.
+    /// Job deliveries from `sluice.jobs` (and the class queues, see `BrokerConfiguration.classPrefetch`); finishes after `stopConsuming()` or `close()`.
     public let deliveries: AsyncStream<Delivery>
     /// Control messages from `sluice.control`; finishes after `close()`.
     public let controls: AsyncStream<ControlMessage>
@@ -40,6 +40,10 @@ public final class BrokerConnection: @unchecked Sendable {
     private var lifecycle: ConnectionLifecycle
     private var confirms = PublisherConfirms<PublishWaiter?>()
     private var jobsConsumerTag: String?
+    /// The class queues' consumers (when `configuration.classPrefetch` names any), by class.
+    private var classConsumerTags: [JobClass: String] = [:]
+    /// Classes whose slots are all busy: their consumers stay cancelled until one frees.
+    private var pausedClasses: Set<JobClass> = []
     private var controlConsumerTag: String?
     private var wantsJobs: Bool
     /// Every job slot is busy: the jobs consumer is cancelled until one frees (no delivery waits unacked).
@@ -47,7 +51,7 @@ public final class BrokerConnection: @unchecked Sendable {
     /// Leases this worker holds, by job id, and the lease channel each is attached on.
     private var leases: [String: HeldLease] = [:]
     private var leaseChannels: [amqp_channel_t: String] = [:]
-    /// Lease queues of finished jobs that could not be deleted while the connection was down.
+    /// Lease queues (by name) of finished jobs that could not be deleted while the connection was down.
     private var pendingLeaseDeletes: Set<String> = []
 
     /// Creates the connection object; nothing happens on the network until `start()`.
@@ -191,7 +195,30 @@ public final class BrokerConnection: @unchecked Sendable {
     /// and a delivery that waited unacked for a slot could outlive the broker's consumer_timeout.
     /// - Parameter paused: whether to stop taking deliveries.
     public func pauseConsuming(_ paused: Bool) {
-        mailbox.post(.pauseConsuming(paused))
+        mailbox.post(.pauseConsuming(paused, nil))
+    }
+
+    /// Pauses (true) or resumes (false) the consumer of one class queue, while that class's slots are all busy;
+    /// the other class and the intake (`sluice.jobs`) go on.
+    /// - Parameters:
+    ///   - paused: whether to stop taking deliveries of this class.
+    ///   - jobClass: the class.
+    public func pauseConsuming(_ paused: Bool, jobClass: JobClass) {
+        mailbox.post(.pauseConsuming(paused, jobClass))
+    }
+
+    /// Copies a job from the intake (`sluice.jobs`) into its class queue, same body, priority and headers (plus
+    /// `x-sluice-redelivered` when the delivery was a redelivery), confirmed, then acks the delivery.
+    /// - Parameters:
+    ///   - delivery: a delivery from `sluice.jobs`.
+    ///   - jobClass: the class queue it goes to.
+    public func triage(_ delivery: Delivery, to jobClass: JobClass) async throws(AMQPError) {
+        try checkCurrent(delivery)
+        var headers = delivery.headers
+        if delivery.redelivered { headers[Topology.redeliveredHeader] = "1" }
+        try await publish(OutgoingMessage(exchange: "", routingKey: jobClass.queueName, body: delivery.body,
+                                          priority: delivery.priority, headers: headers))
+        ack(delivery)
     }
 
     /// Settles what is queued in the mailbox, closes the connection and stops the owner thread; returns once it
@@ -283,6 +310,7 @@ public final class BrokerConnection: @unchecked Sendable {
             try connection.setPrefetch(configuration.prefetch)
             controlConsumerTag = nil
             jobsConsumerTag = nil
+            classConsumerTags = [:]
             if configuration.consumesControl {
                 let queue = try connection.declareControlQueue()
                 controlConsumerTag = try connection.consume(queue: queue, autoAck: true)
@@ -290,7 +318,12 @@ public final class BrokerConnection: @unchecked Sendable {
             self.connection = connection
             try reattachLeases(connection)
             if wantsJobs && !jobsPaused {
-                jobsConsumerTag = try connection.consume(queue: configuration.consumedQueue.name, autoAck: false)
+                jobsConsumerTag = try consumeJobs(nil, on: connection)
+            }
+            if wantsJobs {
+                for jobClass in classQueues where !pausedClasses.contains(jobClass) {
+                    classConsumerTags[jobClass] = try consumeJobs(jobClass, on: connection)
+                }
             }
             return lifecycle.connectSucceeded()
         } catch {
@@ -299,6 +332,25 @@ public final class BrokerConnection: @unchecked Sendable {
             log("cannot connect to \(configuration.url.redacted) (attempt \(attempt)): \(error)")
             return lifecycle.connectFailed(reason: error.description)
         }
+    }
+
+    /// The class queues this connection consumes besides `sluice.jobs` (a worker's), in a fixed order.
+    private var classQueues: [JobClass] {
+        guard configuration.consumedQueue == .jobs else { return [] }
+        return JobClass.allCases.filter { configuration.classPrefetch[$0] != nil }
+    }
+
+    /// basic.qos then basic.consume: RabbitMQ applies a non-global prefetch to each consumer created after it,
+    /// so the intake and each class queue hold their own number of unacked deliveries.
+    private func consumeJobs(_ jobClass: JobClass?, on connection: AMQPConnection) throws(AMQPError) -> String {
+        if !classQueues.isEmpty {
+            try connection.setPrefetch(jobClass.flatMap { configuration.classPrefetch[$0] } ?? configuration.prefetch)
+        }
+        return try connection.consume(queue: jobClass?.queueName ?? configuration.consumedQueue.name, autoAck: false)
+    }
+
+    private func isJobsConsumer(_ tag: String) -> Bool {
+        tag == jobsConsumerTag || classConsumerTags.values.contains(tag)
     }
 
     /// Runs the live connection until it breaks or `close()` is called.
@@ -350,9 +402,13 @@ public final class BrokerConnection: @unchecked Sendable {
                 try connection.cancel(consumerTag: tag)
                 jobsConsumerTag = nil
             }
+            for (jobClass, tag) in classConsumerTags {
+                try connection.cancel(consumerTag: tag)
+                classConsumerTags[jobClass] = nil
+            }
             deliveriesContinuation.finish()
             log("stopped consuming \(configuration.consumedQueue.name)")
-        case let .pauseConsuming(paused):
+        case let .pauseConsuming(paused, nil):
             guard paused != jobsPaused else { return }
             jobsPaused = paused
             guard wantsJobs else { return }
@@ -360,7 +416,17 @@ public final class BrokerConnection: @unchecked Sendable {
                 try connection.cancel(consumerTag: tag)
                 jobsConsumerTag = nil
             } else if !paused, jobsConsumerTag == nil {
-                jobsConsumerTag = try connection.consume(queue: configuration.consumedQueue.name, autoAck: false)
+                jobsConsumerTag = try consumeJobs(nil, on: connection)
+            }
+        case let .pauseConsuming(paused, jobClass?):
+            guard paused != pausedClasses.contains(jobClass) else { return }
+            if paused { pausedClasses.insert(jobClass) } else { pausedClasses.remove(jobClass) }
+            guard wantsJobs, classQueues.contains(jobClass) else { return }
+            if paused, let tag = classConsumerTags[jobClass] {
+                try connection.cancel(consumerTag: tag)
+                classConsumerTags[jobClass] = nil
+            } else if !paused, classConsumerTags[jobClass] == nil {
+                classConsumerTags[jobClass] = try consumeJobs(jobClass, on: connection)
             }
         case let .acquireLease(request, waiter):
             try acquire(request, waiter: waiter, connection: connection)
@@ -390,9 +456,11 @@ public final class BrokerConnection: @unchecked Sendable {
                 } else {
                     log("ignored an unrecognised control message (\(body.count) bytes)")
                 }
-            } else if consumerTag == jobsConsumerTag, wantsJobs {
+            } else if wantsJobs, isJobsConsumer(consumerTag) {
+                let jobClass = classConsumerTags.first { $0.value == consumerTag }?.key
                 deliveriesContinuation.yield(Delivery(body: body, deliveryTag: deliveryTag, generation: generation,
-                                                      redelivered: redelivered, headers: headers, priority: priority))
+                                                      redelivered: redelivered, headers: headers, priority: priority,
+                                                      jobClass: jobClass))
             } else {
                 // In flight when the consumer was cancelled: give it back for another worker.
                 try connection.reject(deliveryTag: deliveryTag, requeue: true)
@@ -406,7 +474,7 @@ public final class BrokerConnection: @unchecked Sendable {
                     log("the broker refused (basic.nack) an event publish")
                 }
             }
-        case let .consumerCancelled(consumerTag) where consumerTag != jobsConsumerTag && consumerTag != controlConsumerTag:
+        case let .consumerCancelled(consumerTag) where !isJobsConsumer(consumerTag) && consumerTag != controlConsumerTag:
             // A lease consumer: its queue was deleted (by us on release, or by an operator).
             if let (jobID, lease) = leases.first(where: { $0.value.consumerTag == consumerTag }) {
                 leases[jobID] = nil
@@ -461,12 +529,14 @@ public final class BrokerConnection: @unchecked Sendable {
                         wantsJobs = false
                         deliveriesContinuation.finish()
                     }
-                case let .pauseConsuming(paused):
+                case let .pauseConsuming(paused, nil):
                     jobsPaused = paused
+                case let .pauseConsuming(paused, jobClass?):
+                    if paused { pausedClasses.insert(jobClass) } else { pausedClasses.remove(jobClass) }
                 case let .acquireLease(_, waiter):
                     waiter.resume(.failed(reason: "not connected to the broker"))
                 case let .releaseLease(jobID, waiter):
-                    if leases.removeValue(forKey: jobID) != nil { pendingLeaseDeletes.insert(jobID) }
+                    if let lease = leases.removeValue(forKey: jobID) { pendingLeaseDeletes.insert(lease.request.queueName) }
                     publishLeaseCount()
                     waiter?.resume()
                 }
@@ -635,7 +705,7 @@ extension BrokerConnection {
         let channel: amqp_channel_t
         let tag: String
         do throws(AMQPError) {
-            (channel, tag) = try attach(jobID: request.jobID, connection: connection)
+            (channel, tag) = try attach(queue: request.queueName, connection: connection)
         } catch let .channelClosed(function, code, reason) {
             countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
             waiter.resume(.heldElsewhere(reason: "the broker refused the lease of job \(request.jobID): \(code) \(reason)"))
@@ -661,10 +731,9 @@ extension BrokerConnection {
     }
 
     /// Opens a lease channel, declares the job's lease queue and consumes it exclusively.
-    private func attach(jobID: String, connection: AMQPConnection) throws(AMQPError) -> (amqp_channel_t, String) {
+    private func attach(queue: String, connection: AMQPConnection) throws(AMQPError) -> (amqp_channel_t, String) {
         let channel = freeLeaseChannel
         try connection.openLeaseChannel(channel)
-        let queue = JobLease.queueName(jobID: jobID)
         try connection.declareLeaseQueue(queue, on: channel)
         return (channel, try connection.consumeExclusively(queue, on: channel))
     }
@@ -675,7 +744,7 @@ extension BrokerConnection {
         headers[JobLease.tokenHeader] = lease.token
         headers[JobLease.renewedAtHeader] = String(Self.wallClockMilliseconds())
         let (seconds, attoseconds) = timing.orphanAfter.components
-        let message = OutgoingMessage(exchange: "", routingKey: JobLease.queueName(jobID: lease.request.jobID),
+        let message = OutgoingMessage(exchange: "", routingKey: lease.request.queueName,
                                       body: lease.request.body, priority: lease.request.priority,
                                       expirationMilliseconds: seconds * 1000 + attoseconds / 1_000_000_000_000_000,
                                       headers: headers)
@@ -747,12 +816,12 @@ extension BrokerConnection {
         guard let lease = leases.removeValue(forKey: jobID) else { return }
         publishLeaseCount()
         guard let channel = lease.channel else {
-            pendingLeaseDeletes.insert(jobID)
+            pendingLeaseDeletes.insert(lease.request.queueName)
             return
         }
         leaseChannels[channel] = nil
         do throws(AMQPError) {
-            try connection.deleteLeaseQueue(JobLease.queueName(jobID: jobID), on: channel)
+            try connection.deleteLeaseQueue(lease.request.queueName, on: channel)
             try connection.closeLeaseChannel(channel)
         } catch let .channelClosed(function, code, reason) {
             countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
@@ -780,12 +849,12 @@ extension BrokerConnection {
 
     /// After a reconnect: take every lease again, or learn that another worker has taken the job over.
     fileprivate func reattachLeases(_ connection: AMQPConnection) throws(AMQPError) {
-        for jobID in pendingLeaseDeletes {
+        for queue in pendingLeaseDeletes {
             // Only if nobody consumes it: a worker that has taken the job over keeps its lease.
             let channel = freeLeaseChannel
             do throws(AMQPError) {
                 try connection.openLeaseChannel(channel)
-                try connection.deleteLeaseQueue(JobLease.queueName(jobID: jobID), on: channel, ifUnused: true)
+                try connection.deleteLeaseQueue(queue, on: channel, ifUnused: true)
                 try connection.closeLeaseChannel(channel)
             } catch .channelClosed {
                 // In use elsewhere, or already gone: nothing of ours to delete.
@@ -796,7 +865,7 @@ extension BrokerConnection {
         for jobID in Array(leases.keys) {
             guard var lease = leases[jobID] else { continue }
             do throws(AMQPError) {
-                let (channel, tag) = try attach(jobID: jobID, connection: connection)
+                let (channel, tag) = try attach(queue: lease.request.queueName, connection: connection)
                 lease.channel = channel
                 lease.consumerTag = tag
                 lease.lastPublish = nil

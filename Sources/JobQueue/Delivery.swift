@@ -1,4 +1,4 @@
-/// One job message taken from `sluice.jobs`, to be settled exactly once with ack, retry, dead-letter or requeue.
+/// One job message taken from `sluice.jobs` (or a class queue), to be settled exactly once with ack, retry, dead-letter or requeue.
 public struct Delivery: Sendable, Equatable {
     /// The message body (job JSON).
     public var body: [UInt8]
@@ -12,6 +12,8 @@ public struct Delivery: Sendable, Equatable {
     public var headers: [String: String]
     /// The message priority, when the publisher set one.
     public var priority: UInt8?
+    /// The class queue it came from; nil for `sluice.jobs` itself (the intake, which a worker triages).
+    public var jobClass: JobClass?
 
     /// Builds a delivery (the connection does; tests may too).
     /// - Parameters:
@@ -21,13 +23,15 @@ public struct Delivery: Sendable, Equatable {
     ///   - redelivered: the broker's redelivered flag.
     ///   - headers: scalar headers as strings.
     ///   - priority: the message priority, if set.
+    ///   - jobClass: the class queue that delivered it, nil for `sluice.jobs`.
     public init(body: [UInt8], deliveryTag: UInt64, generation: Int, redelivered: Bool,
-                headers: [String: String] = [:], priority: UInt8? = nil) {
+                headers: [String: String] = [:], priority: UInt8? = nil, jobClass: JobClass? = nil) {
         self.body = body
         self.deliveryTag = deliveryTag
         self.generation = generation
         self.redelivered = redelivered
         self.headers = headers
         self.priority = priority
+        self.jobClass = jobClass
     }
 }

@@ -14,8 +14,18 @@
 
 /// Names, headers and timing of job leases.
 public enum JobLease {
-    /// The lease queue of a job id.
-    public static func queueName(jobID: String) -> String { "sluice.lease.\(jobID)" }
+    /// The lease queue of a job id: `sluice.lease.<id>`, or `sluice.live-lease.<id>` for a live job, so that
+    /// running jobs of each class can be counted apart (KEDA scales each class on its own slots).
+    /// - Parameters:
+    ///   - jobID: the job id.
+    ///   - jobClass: the job's class; nil (no class known) names the batch form, as before classes existed.
+    public static func queueName(jobID: String, jobClass: JobClass? = nil) -> String {
+        jobClass == .live ? "\(liveQueuePrefix)\(jobID)" : "\(queuePrefix)\(jobID)"
+    }
+    /// The lease queues of batch (and unclassified) jobs start with this.
+    public static let queuePrefix = "sluice.lease."
+    /// The lease queues of live jobs start with this.
+    public static let liveQueuePrefix = "sluice.live-lease."
 
     /// Header: the worker id that published the claim.
     public static let holderHeader = "x-sluice-lease-holder"
@@ -74,6 +84,11 @@ public struct LeaseRequest: Sendable {
     public var headers: [String: String]
     /// The worker id that holds the lease.
     public var holder: String
+    /// The job's class, which names its lease queue (`JobLease.queueName(jobID:jobClass:)`).
+    public var jobClass: JobClass?
+
+    /// The lease queue.
+    public var queueName: String { JobLease.queueName(jobID: jobID, jobClass: jobClass) }
 
     /// - Parameters:
     ///   - jobID: the job id.
@@ -81,7 +96,10 @@ public struct LeaseRequest: Sendable {
     ///   - priority: the AMQP priority of the job.
     ///   - headers: headers to keep on every claim.
     ///   - holder: this worker's id.
-    public init(jobID: String, body: [UInt8], priority: UInt8?, headers: [String: String], holder: String) {
+    ///   - jobClass: the job's class (names the lease queue).
+    public init(jobID: String, body: [UInt8], priority: UInt8?, headers: [String: String], holder: String,
+                jobClass: JobClass? = nil) {
+        self.jobClass = jobClass
         self.jobID = jobID
         self.body = body
         self.priority = priority

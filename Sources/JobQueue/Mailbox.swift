@@ -13,8 +13,9 @@ enum MailboxCommand {
     case publish(OutgoingMessage, PublishWaiter?)
     /// basic.cancel of the jobs consumer (graceful shutdown).
     case stopConsuming
-    /// basic.cancel of the jobs consumer while every slot is busy (`resume` consumes again); the stream stays open.
-    case pauseConsuming(Bool)
+    /// basic.cancel of a jobs consumer (`sluice.jobs` for nil, else the class queue's) while every slot is busy
+    /// (false consumes again); the stream stays open.
+    case pauseConsuming(Bool, JobClass?)
     /// Take a job's lease (see `JobLease`); the waiter learns the outcome once the first claim is back.
     case acquireLease(LeaseRequest, LeaseWaiter)
     /// Give a job's lease up: delete its queue (claims included); the waiter, if any, is resumed after.

@@ -6,6 +6,13 @@ public enum Topology {
     public static let jobsExchange = "sluice.jobs"
     /// Durable queue of jobs (x-max-priority 9, dead-letters to `sluice.dlx`).
     public static let jobsQueue = "sluice.jobs"
+    /// Durable queue of live jobs (network input), filled by every worker's triage of `sluice.jobs`; declared
+    /// like `sluice.jobs` (same type and arguments).
+    public static let liveQueue = "sluice.jobs.live"
+    /// Durable queue of batch jobs (file input), filled by the triage of `sluice.jobs`; declared like it.
+    public static let batchQueue = "sluice.jobs.batch"
+    /// Header set by the triage when the `sluice.jobs` delivery it moved to a class queue was a redelivery.
+    public static let redeliveredHeader = "x-sluice-redelivered"
     /// Routing key binding `sluice.jobs` exchange to the queue.
     public static let jobsRoutingKey = "sluice.jobs"
     /// Durable fanout exchange for dead jobs.
@@ -79,6 +86,9 @@ enum TopologyDeclaration: Equatable {
         .exchange(name: Topology.controlExchange, type: "fanout"),
         .queue(name: Topology.jobsQueue, arguments: jobsQueueArguments),
         .binding(queue: Topology.jobsQueue, exchange: Topology.jobsExchange, routingKey: Topology.jobsRoutingKey),
+        // The class queues take copies through the default exchange (routing key = queue name), from the triage.
+        .queue(name: Topology.liveQueue, arguments: jobsQueueArguments),
+        .queue(name: Topology.batchQueue, arguments: jobsQueueArguments),
         .queue(name: Topology.deadQueue, arguments: []),
         .binding(queue: Topology.deadQueue, exchange: Topology.deadLetterExchange, routingKey: Topology.deadQueue),
         .queue(name: Topology.retryQueue, arguments: [
@@ -129,6 +139,23 @@ public enum JobsQueueType: Sendable, Equatable, CustomStringConvertible {
             [("x-queue-type", .string("quorum")),
              ("x-delivery-limit", .long(Int64(deliveryLimit))),
              ("x-dead-letter-exchange", .string(Topology.deadLetterExchange))]
+        }
+    }
+}
+
+/// The two kinds of job a worker runs side by side, each from its own queue with its own slots, so that a burst
+/// of one kind never starves the other.
+public enum JobClass: String, Sendable, CaseIterable, Hashable {
+    /// A job whose input is a network stream (an RTMP/RTMPS pull or listen): a restream with no end in sight.
+    case live
+    /// Every other job (a file input): it ends on its own.
+    case batch
+
+    /// The class queue this kind of job waits in.
+    public var queueName: String {
+        switch self {
+        case .live: Topology.liveQueue
+        case .batch: Topology.batchQueue
         }
     }
 }

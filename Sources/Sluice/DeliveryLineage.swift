@@ -85,7 +85,7 @@ public struct DeliveryLineage: Equatable, Sendable {
     static let transientHeaders: Set<String> = [
         JobLease.holderHeader, JobLease.tokenHeader, JobLease.renewedAtHeader, JobLease.handoverHeader,
         JobLease.stoppedAtHeader, JobLease.deathsHeader, JobLease.deliveryCountHeader, JobLease.leaseWaitsHeader,
-        Topology.reasonHeader,
+        Topology.reasonHeader, Topology.redeliveredHeader,
     ]
 
     private static func count(_ text: String?) -> Int {

@@ -51,6 +51,8 @@ public final class JobRunner: Sendable {
     public let storeInterval: Double
     /// Told of every state the runner commits (after the commit), so the worker can publish `job.<state>`.
     public let onTransition: @Sendable (JobRecord) -> Void
+    /// Where live attempts' progress is written (one serial queue, whatever the number of live jobs).
+    let liveQueue = DispatchQueue(label: "sluice-live-progress")
 
     public init(store: JobStore, workerID: String, paths: PathPolicy, storeInterval: Double = 2,
                 onTransition: @escaping @Sendable (JobRecord) -> Void = { _ in }) {
@@ -66,7 +68,9 @@ public final class JobRunner: Sendable {
     ///   - document: the job spec as submitted.
     ///   - interrupter: cancels the job from another thread (signal, control message).
     ///   - progress: called on the input thread with every progress snapshot.
-    public func run(document: Data, interrupter: Interrupter = Interrupter(), progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
+    ///   - engine: runs the job instead of `CopyPipeline` when it supports the job's options.
+    public func run(document: Data, interrupter: Interrupter = Interrupter(), engine: (any LiveJobEngine)? = nil,
+                    progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
         let spec: JobSpec
         do {
             spec = try JobSpec.parse(document)
@@ -75,13 +79,14 @@ public final class JobRunner: Sendable {
             _ = try store.reject(id: id, spec: String(decoding: document, as: UTF8.self), error: error.description, workerID: workerID)
             return .rejected(error)
         }
-        return try run(spec: spec, interrupter: interrupter, progress: progress)
+        return try run(spec: spec, interrupter: interrupter, engine: engine, progress: progress)
     }
 
     /// Runs a validated job: records it, runs the pipeline, records how it ended.
-    public func run(spec: JobSpec, interrupter: Interrupter = Interrupter(), progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
+    public func run(spec: JobSpec, interrupter: Interrupter = Interrupter(), engine: (any LiveJobEngine)? = nil,
+                    progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
         if case let .alreadySucceeded(record) = try receive(spec) { return .alreadySucceeded(record) }
-        return try runAttempt(spec: spec, interrupter: interrupter, progress: progress)
+        return try runAttempt(spec: spec, interrupter: interrupter, engine: engine, progress: progress)
     }
 
     /// Records a delivered job (see `JobStore.receive`) with its secrets redacted.
@@ -103,19 +108,36 @@ public final class JobRunner: Sendable {
     ///   - spec: the validated job, already recorded with `receive`.
     ///   - interrupter: cancels the attempt from another thread.
     ///   - policy: whether transient failures become `retrying` and interrupts may be requeues.
+    ///   - engine: runs the job instead of `CopyPipeline` when it supports its options (blocking `run`).
     ///   - progress: called on the input thread with every progress snapshot.
-    public func runAttempt(spec: JobSpec, interrupter: Interrupter = Interrupter(), policy: AttemptPolicy = .final, progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
-        let attempt = try store.startAttempt(id: spec.id, workerID: workerID)
-        if let record = try store.job(id: spec.id) { onTransition(record) }
-
+    public func runAttempt(spec: JobSpec, interrupter: Interrupter = Interrupter(), policy: AttemptPolicy = .final,
+                           engine: (any LiveJobEngine)? = nil,
+                           progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
         let plan: JobPlan
-        do {
-            plan = try JobPlan(spec: spec, paths: paths)
-        } catch {
-            return try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy)
+        let attempt: Int
+        switch try begin(spec, policy: policy) {
+        case let .ended(outcome): return outcome
+        case let .planned(planned, number): (plan, attempt) = (planned, number)
         }
-        for index in spec.outputs.indices {
-            try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .running))
+        if let engine, engine.runs(plan.options) {
+            var lastStored = Date.distantPast
+            var storeError: JobStoreError?
+            let result: Result<PipelineResult, PipelineError>
+            // `run` calls back on this thread's behalf, one snapshot at a time.
+            let report = UncheckedCallback { [self] (snapshot: PipelineProgress) in
+                progress(spec, snapshot)
+                guard Date().timeIntervalSince(lastStored) >= storeInterval else { return }
+                lastStored = Date()
+                do throws(JobStoreError) { try record(snapshot, for: spec) } catch { storeError = error }
+            }
+            do throws(PipelineError) {
+                result = .success(try engine.run(plan.options, interrupter: interrupter) { report.call($0) })
+            } catch {
+                result = .failure(error)
+            }
+            if case .success = result, let storeError { throw storeError }
+            let requeueReason = interrupter.isCancelled ? policy.requeueReason() : nil
+            return try end(spec, attempt: attempt, policy: policy, result.mapError { $0 as any Error }, requeueReason: requeueReason)
         }
         let pipeline = CopyPipeline(options: plan.options, interrupter: interrupter)
         // Asked once by the pipeline on a cancel: a requeue (shutdown past the grace) publishes nothing.
@@ -129,21 +151,124 @@ public final class JobRunner: Sendable {
         pipeline.encoderSelected = { [self] selection in
             do throws(JobStoreError) { try recordEncoder(selection, for: spec) } catch { storeError = error }
         }
-        let result: PipelineResult
+        let result: Result<PipelineResult, any Error>
         do {
-            result = try pipeline.run { [self] snapshot in
+            result = .success(try pipeline.run { [self] snapshot in
                 progress(spec, snapshot)
                 guard Date().timeIntervalSince(lastStored) >= storeInterval else { return }
                 lastStored = Date()
                 do throws(JobStoreError) { try record(snapshot, for: spec) } catch { storeError = error }
-            }
+            })
         } catch {
+            result = .failure(error)
+        }
+        if case .success = result, let storeError { throw storeError }
+        return try end(spec, attempt: attempt, policy: policy, result, requeueReason: requeueReason)
+    }
+
+    /// Starts one attempt of a received live job on `engine` without keeping a thread for it: the blocking start
+    /// (the store's `running`, the plan, the output rows) runs on the calling thread, then the engine takes the
+    /// job and this returns. Progress is written on the runner's one serial queue; the end is recorded on a
+    /// short-lived thread of its own (it may wait for the store or the broker), which then calls `completion`.
+    /// - Parameters:
+    ///   - spec: the validated job, already recorded with `receive`.
+    ///   - engine: the live engine; the job's options must be ones it `supports` (else `.notStarted`).
+    ///   - interrupter: cancels the attempt from another thread.
+    ///   - policy: whether transient failures become `retrying` and interrupts may be requeues.
+    ///   - progress: called on the serial queue with every progress snapshot (never on an event loop).
+    ///   - completion: the attempt's outcome, or the store's failure, once, on the attempt's closing thread.
+    /// - Returns: `.started`; `.ended` when the attempt ended before the engine had it (e.g. a plan that fails);
+    ///   `.notStarted` when the engine does not run these options (nothing recorded: run the attempt as usual).
+    public func startAttempt(spec: JobSpec, engine: any LiveJobEngine, interrupter: Interrupter, policy: AttemptPolicy,
+                             progress: @escaping @Sendable (JobSpec, PipelineProgress) -> Void,
+                             completion: @escaping @Sendable (Result<JobOutcome, JobStoreError>) -> Void) throws(JobStoreError) -> LiveStart {
+        // Decided before anything is recorded, so `.notStarted` leaves the attempt to `runAttempt` untouched.
+        guard let options = try? JobPlan(spec: spec, paths: paths).options, engine.runs(options) else { return .notStarted }
+        let plan: JobPlan
+        let attempt: Int
+        switch try begin(spec, policy: policy) {
+        case let .ended(outcome): return .ended(outcome)
+        case let .planned(planned, number): (plan, attempt) = (planned, number)
+        }
+        let state = LiveAttemptState()
+        let queue = liveQueue
+        engine.start(plan.options, interrupter: interrupter, progress: { [self] snapshot in
+            queue.async { [self] in
+                guard !state.ended else { return }
+                progress(spec, snapshot)
+                guard Date().timeIntervalSince(state.lastStored) >= storeInterval else { return }
+                state.lastStored = Date()
+                do throws(JobStoreError) { try record(snapshot, for: spec) } catch { state.storeError = error }
+            }
+        }, completion: { [self] result in
+            // Behind every progress write already queued; then off the queue, which must never wait on the broker.
+            queue.async { [self] in
+                state.ended = true
+                let storeError = state.storeError
+                let thread = Thread { [self] in
+                    if case .success = result, let storeError {
+                        completion(.failure(storeError))
+                        return
+                    }
+                    let requeueReason = interrupter.isCancelled ? policy.requeueReason() : nil
+                    do throws(JobStoreError) {
+                        completion(.success(try end(spec, attempt: attempt, policy: policy,
+                                                    result.mapError { $0 as any Error }, requeueReason: requeueReason)))
+                    } catch {
+                        completion(.failure(error))
+                    }
+                }
+                thread.name = "sluice-live-end"
+                thread.start()
+            }
+        })
+        return .started
+    }
+
+    /// How `startAttempt` went.
+    public enum LiveStart: Sendable {
+        /// The engine runs the job; `completion` will be called.
+        case started
+        /// The attempt ended before the engine took it (its outcome is recorded); `completion` is not called.
+        case ended(JobOutcome)
+        /// The engine does not run this job: nothing was recorded.
+        case notStarted
+    }
+
+    private enum Beginning {
+        case ended(JobOutcome)
+        case planned(JobPlan, attempt: Int)
+    }
+
+    /// The blocking start of an attempt: `running`, the plan (a plan that fails ends the attempt), output rows.
+    private func begin(_ spec: JobSpec, policy: AttemptPolicy) throws(JobStoreError) -> Beginning {
+        let attempt = try store.startAttempt(id: spec.id, workerID: workerID)
+        if let record = try store.job(id: spec.id) { onTransition(record) }
+        let plan: JobPlan
+        do {
+            plan = try JobPlan(spec: spec, paths: paths)
+        } catch {
+            return .ended(try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy))
+        }
+        for index in spec.outputs.indices {
+            try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .running))
+        }
+        return .planned(plan, attempt: attempt)
+    }
+
+    /// Records how an attempt ended: a pipeline error fails it, a cancel is a cancel or (with a reason) a requeue.
+    private func end(_ spec: JobSpec, attempt: Int, policy: AttemptPolicy, _ ran: Result<PipelineResult, any Error>,
+                     requeueReason: String?) throws(JobStoreError) -> JobOutcome {
+        let result: PipelineResult
+        switch ran {
+        case let .success(value):
+            result = value
+        case let .failure(error):
             for index in spec.outputs.indices {
                 try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .failed))
             }
             return try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy)
         }
-        if let storeError { throw storeError }
         try record(result.progress, for: spec, final: result.cancelled ? .cancelled : .succeeded)
         if result.cancelled {
             let media = "\(String(format: "%.1f", result.progress.mediaTime)) s of media"
@@ -233,4 +358,11 @@ public final class JobRunner: Sendable {
         formatter.dateFormat = "yyyyMMdd'T'HHmmss"
         return "rejected-\(formatter.string(from: Date()))-\(UInt32.random(in: 0...UInt32.max))"
     }
+}
+
+/// Lets a non-Sendable progress closure be handed to an engine's blocking `run`, which calls it one snapshot at
+/// a time while the caller waits.
+private struct UncheckedCallback<Value>: @unchecked Sendable {
+    // Reason: `run` blocks its caller until the job ended, and calls back sequentially; nothing else holds it.
+    let call: (Value) -> Void
 }

@@ -9,8 +9,15 @@ import MediaEngine
 public struct WorkerConfiguration: Sendable {
     /// Recorded with every attempt; rows this id left `running` are reconciled at start.
     public var workerID: String
-    /// Jobs run at once (also the broker's prefetch).
-    public var concurrency: Int
+    /// Batch jobs (file input) run at once: the prefetch of `sluice.jobs.batch`. 0 takes none.
+    public var batchSlots: Int
+    /// Live jobs (RTMP pull or listen input) run at once: the prefetch of `sluice.jobs.live`. 0 takes none.
+    public var liveSlots: Int
+    /// The older name of `batchSlots` (`--concurrency`), from when every job shared one queue.
+    public var concurrency: Int {
+        get { batchSlots }
+        set { batchSlots = newValue }
+    }
     /// How long running jobs may go on after a shutdown request before they are interrupted and requeued.
     public var grace: Duration
     /// Where job paths may point (the worker always uses `.rooted`).
@@ -22,23 +29,57 @@ public struct WorkerConfiguration: Sendable {
     /// Seconds between progress rows written to the store.
     public var storeInterval: Double
 
+    /// Live slots when none are given: a live engine relays hundreds of restreams on a few event-loop threads,
+    /// and a restream costs little CPU (copy, no decode), so a worker takes many; batch jobs decode and encode.
+    public static let defaultLiveSlots = 100
+
     /// - Parameters:
     ///   - workerID: this worker's id.
-    ///   - concurrency: jobs at once (≥ 1).
+    ///   - batchSlots: batch jobs at once (≥ 0).
+    ///   - liveSlots: live jobs at once (≥ 0; at least one of the two > 0).
     ///   - paths: the input and output roots.
-    public init(workerID: String, concurrency: Int, paths: PathPolicy) {
-        precondition(concurrency >= 1, "concurrency must be at least 1")
+    public init(workerID: String, batchSlots: Int = 1, liveSlots: Int = WorkerConfiguration.defaultLiveSlots, paths: PathPolicy) {
+        precondition(batchSlots >= 0 && liveSlots >= 0 && batchSlots + liveSlots >= 1, "a worker needs a slot")
         self.workerID = workerID
-        self.concurrency = concurrency
+        self.batchSlots = batchSlots
+        self.liveSlots = liveSlots
         self.paths = paths
         grace = .seconds(30)
         retryBackoff = RetryBackoff(base: .seconds(5), cap: .seconds(300))
         progressEventInterval = 5
         storeInterval = 2
     }
+
+    /// The older form: `concurrency` batch slots and the default live slots.
+    public init(workerID: String, concurrency: Int, paths: PathPolicy) {
+        self.init(workerID: workerID, batchSlots: concurrency, paths: paths)
+    }
+
+    /// The slots of one class.
+    public func slots(_ jobClass: JobClass) -> Int {
+        switch jobClass {
+        case .live: liveSlots
+        case .batch: batchSlots
+        }
+    }
+
+    /// The class queues and their prefetch for `BrokerConfiguration.classPrefetch` (a class without slots is not consumed).
+    public var classPrefetch: [JobClass: UInt16] {
+        var prefetch: [JobClass: UInt16] = [:]
+        for jobClass in JobClass.allCases where slots(jobClass) > 0 {
+            prefetch[jobClass] = UInt16(clamping: slots(jobClass))
+        }
+        return prefetch
+    }
 }
 
-/// Consumes `sluice.jobs`, runs each job, records its life in the store, publishes its events, and settles
+extension JobSpec {
+    /// Live when the input is a network stream (an RTMP/RTMPS pull or listen), else batch.
+    public var jobClass: JobClass { input.isNetwork ? .live : .batch }
+}
+
+/// Triages `sluice.jobs` into the class queues, consumes `sluice.jobs.live` and `sluice.jobs.batch` with a
+/// capacity each, runs each job, records its life in the store, publishes its events, and settles
 /// its message only once the job's outcome is committed (ack, retry queue, dead-letter or requeue).
 public final class Worker: @unchecked Sendable {
     // Reason: `triage`, `active`, `shutdownRequested` and `interruptNow` are guarded by `lock`;
@@ -51,11 +92,15 @@ public final class Worker: @unchecked Sendable {
     private let events: EventPublisher
     private let runner: JobRunner
     private let metrics: WorkerMetrics?
+    /// Runs the live jobs it supports without a thread per job (one per process); nil runs every job on `CopyPipeline`.
+    private let liveEngine: (any LiveJobEngine)?
 
     private let lock = NSLock()
     private var triage = DeliveryTriage()
-    /// Attempts running on their own threads, by job id.
+    /// Attempts running (on their own threads, or on the live engine), by job id.
     private var active: [String: ActiveJob] = [:]
+    /// How many of `active` are of each class.
+    private var busy: [JobClass: Int] = [:]
     private var shutdownRequested = false
     private var interruptNow = false
 
@@ -65,9 +110,11 @@ public final class Worker: @unchecked Sendable {
     ///   - broker: a connection that consumes jobs and control messages; the worker starts and closes it.
     ///   - log: where the worker's lines go.
     ///   - metrics: where transitions and progress are counted (`sluice worker --http`); nil counts nothing.
+    ///   - liveEngine: the process's live engine; the jobs it supports run on it without a thread of their own.
     public init(configuration: WorkerConfiguration, store: JobStore, broker: BrokerConnection, log: WorkerLog,
-                metrics: WorkerMetrics? = nil) {
+                metrics: WorkerMetrics? = nil, liveEngine: (any LiveJobEngine)? = nil) {
         self.configuration = configuration
+        self.liveEngine = liveEngine
         self.store = store
         self.broker = broker
         self.log = log
@@ -77,6 +124,7 @@ public final class Worker: @unchecked Sendable {
         self.events = events
         runner = JobRunner(store: store, workerID: configuration.workerID, paths: configuration.paths,
                            storeInterval: configuration.storeInterval, onTransition: { events.transitioned($0) })
+        for jobClass in JobClass.allCases { metrics?.slots(jobClass, capacity: configuration.slots(jobClass), busy: 0) }
     }
 
     /// Reconciles, consumes until `shutdown()`, lets running jobs finish within the grace period (then
@@ -84,11 +132,23 @@ public final class Worker: @unchecked Sendable {
     public func run() async {
         reconcile()
         broker.start()
-        log("starting: consuming \(Topology.jobsQueue) with concurrency \(configuration.concurrency) once connected")
+        log("starting: triaging \(Topology.jobsQueue); consuming \(Topology.liveQueue) with \(configuration.liveSlots) slots and \(Topology.batchQueue) with \(configuration.batchSlots) once connected")
         let controls = Task { await consumeControls() }
-        for await delivery in broker.deliveries {
-            await handle(delivery)
+        // The intake's triage waits for a broker confirm per job: on a task of its own, in order (a burst of new
+        // jobs keeps its order within a priority), so that it never holds back the class deliveries in this stream.
+        let (intake, intakeInput) = AsyncStream.makeStream(of: Delivery.self)
+        let triaging = Task {
+            for await delivery in intake { await handle(delivery) }
         }
+        for await delivery in broker.deliveries {
+            if delivery.jobClass == nil {
+                intakeInput.yield(delivery)
+            } else {
+                await handle(delivery)
+            }
+        }
+        intakeInput.finish()
+        await triaging.value
         await drain()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             // close() blocks until the owner thread has flushed the mailbox (acks, requeues, events).
@@ -145,6 +205,10 @@ public final class Worker: @unchecked Sendable {
         } catch {
             problem = error
         }
+        guard let jobClass = delivery.jobClass else {
+            await classify(delivery, spec: spec, problem: problem)
+            return
+        }
         let arrival: DeliveryTriage.Arrival = lock.withLock {
             let arrival = triage.arrived(id: spec?.id, problem: problem?.description)
             if arrival == .attachToRunning, let id = spec?.id {
@@ -161,12 +225,36 @@ public final class Worker: @unchecked Sendable {
             guard let spec else { return }
             // Jobs are acked when they start, so the prefetch no longer holds deliveries back while every slot is
             // busy: one that arrives then goes back at once (it must not wait unacked past consumer_timeout).
-            if lock.withLock({ active.count >= configuration.concurrency || shutdownRequested }) {
+            if lock.withLock({ (busy[jobClass] ?? 0) >= configuration.slots(jobClass) || shutdownRequested }) {
                 broker.requeue(delivery)
                 return
             }
-            await record(spec, delivery, lineage: DeliveryLineage(headers: delivery.headers, redelivered: delivery.redelivered))
+            await record(spec, delivery, jobClass: jobClass,
+                         lineage: DeliveryLineage(headers: delivery.headers, redelivered: Self.redelivered(delivery)))
         }
+    }
+
+    /// The triage of the intake: a valid job is copied into its class queue (confirmed, then acked here), an
+    /// invalid one is recorded as rejected and dead-lettered. Never paused: it holds no slot.
+    private func classify(_ delivery: Delivery, spec: JobSpec?, problem: JobSpecError?) async {
+        guard let spec else {
+            let reason = problem?.description ?? "the job has no readable id"
+            await reject(delivery, id: problem?.id, reason: reason)
+            return
+        }
+        do throws(AMQPError) {
+            try await broker.triage(delivery, to: spec.jobClass)
+        } catch .staleDelivery {
+            // Its connection is gone: the broker delivers it again.
+        } catch {
+            log("could not move the job to \(spec.jobClass.queueName): \(error); returning it to \(Topology.jobsQueue)", job: spec.id)
+            broker.requeue(delivery)
+        }
+    }
+
+    /// The broker's flag, or the triage's note that the intake delivery it copied was a redelivery.
+    static func redelivered(_ delivery: Delivery) -> Bool {
+        delivery.redelivered || delivery.headers[Topology.redeliveredHeader] == "1"
     }
 
     private func reject(_ delivery: Delivery, id: String?, reason: String) async {
@@ -180,7 +268,7 @@ public final class Worker: @unchecked Sendable {
         await deadLetter([delivery], reason: reason, job: id)
     }
 
-    private func record(_ spec: JobSpec, _ delivery: Delivery, lineage: DeliveryLineage) async {
+    private func record(_ spec: JobSpec, _ delivery: Delivery, jobClass: JobClass, lineage: DeliveryLineage) async {
         let outcome: ReceiveOutcome
         do {
             outcome = try runner.receive(spec)
@@ -206,7 +294,7 @@ public final class Worker: @unchecked Sendable {
                                               workerID: record.workerID, error: record.error)
         }
         let verdict = lock.withLock {
-            triage.recorded(id: spec.id, stored: stored, redelivered: delivery.redelivered, workerID: configuration.workerID,
+            triage.recorded(id: spec.id, stored: stored, redelivered: Self.redelivered(delivery), workerID: configuration.workerID,
                             poison: lineage.poisonReason(id: spec.id, maxAttempts: spec.maxAttempts))
         }
         switch verdict {
@@ -226,22 +314,23 @@ public final class Worker: @unchecked Sendable {
             log("\(reason); acknowledged without running", job: spec.id)
             broker.ack(delivery)
         case let .run(interrupted):
-            let job = ActiveJob(spec: spec, delivery: delivery, interrupted: interrupted, lineage: lineage)
+            let job = ActiveJob(spec: spec, delivery: delivery, jobClass: jobClass, interrupted: interrupted, lineage: lineage)
             // `handle` checked for a free slot, and slots only free up since; a shutdown may have begun meanwhile.
-            let (startNow, full): (Bool, Bool) = lock.withLock {
-                guard active.count < configuration.concurrency, !shutdownRequested else {
+            let startNow: Bool = lock.withLock {
+                guard (busy[jobClass] ?? 0) < configuration.slots(jobClass), !shutdownRequested else {
                     triage.finished(id: spec.id)
-                    return (false, false)
+                    return false
                 }
                 active[spec.id] = job
-                return (true, active.count >= configuration.concurrency)
+                busy[jobClass, default: 0] += 1
+                slotsChanged(jobClass)
+                return true
             }
             guard startNow else {
                 log("returned to the queue: not started before shutdown", job: spec.id)
                 broker.requeue(delivery)
                 return
             }
-            if full { broker.pauseConsuming(true) }
             start(job)
         }
     }
@@ -271,7 +360,9 @@ public final class Worker: @unchecked Sendable {
         thread.start()
     }
 
-    /// The job's own thread: it becomes the pipeline's input thread.
+    /// The job's own thread: it becomes the pipeline's input thread. A live job the live engine supports keeps
+    /// it only for the blocking start (lease, `running`, plan, output rows): then the engine runs the job and this
+    /// thread ends; the end is recorded and settled by `JobRunner.startAttempt`'s closing thread.
     private func execute(_ job: ActiveJob) {
         let spec = job.spec
         guard takeLease(job) else {
@@ -284,33 +375,70 @@ public final class Worker: @unchecked Sendable {
                 events.transitioned(record)
             }
             let policy = AttemptPolicy(retriesTransientFailures: true) { job.requeueReason }
-            var attempt: Int?
-            var lastEvent = Date()
-            let outcome = try runner.runAttempt(spec: spec, interrupter: job.interrupter, policy: policy) { [self] spec, snapshot in
-                metrics?.progressed(spec, snapshot)
-                if snapshot.bytesOut > 0, let lineage = job.takeTakeover() { recordTakeover(of: job, lineage) }
-                guard Date().timeIntervalSince(lastEvent) >= configuration.progressEventInterval else { return }
-                lastEvent = Date()
-                if attempt == nil || metrics != nil {
-                    do {
-                        let record = try store.job(id: spec.id)
-                        attempt = record?.attempts
-                        // Drops, reconnects and the encoder opened are in the store only.
-                        if let metrics, let record { metrics.observed(record, outputs: try store.outputs(jobID: spec.id)) }
-                    } catch {
-                        log("cannot read the job back for its progress: \(error)", job: spec.id, level: .warning)
-                    }
+            let reporter = ProgressReporter()
+            if job.jobClass == .live, let liveEngine {
+                let start = try runner.startAttempt(
+                    spec: spec, engine: liveEngine, interrupter: job.interrupter, policy: policy,
+                    progress: { [self] _, snapshot in progressed(job, reporter, snapshot) },
+                    completion: { [self] result in
+                        switch result {
+                        case let .success(outcome): settle(job, outcome)
+                        case let .failure(error): storeFailed(job, error)
+                        }
+                        finished(job)
+                    })
+                switch start {
+                case .started:
+                    return
+                case let .ended(outcome):
+                    settle(job, outcome)
+                    finished(job)
+                    return
+                case .notStarted:
+                    break
                 }
-                let event = JobEvent(progressOf: spec, attempt: attempt ?? 0, workerID: configuration.workerID, progress: snapshot)
-                broker.publishEvent(routingKey: event.kind, body: event.json)
+            }
+            let outcome = try runner.runAttempt(spec: spec, interrupter: job.interrupter, policy: policy) { [self] _, snapshot in
+                progressed(job, reporter, snapshot)
             }
             settle(job, outcome)
         } catch {
-            log("the job store failed: \(error); returning the job to the queue in 1 s", job: spec.id)
-            Thread.sleep(forTimeInterval: 1)
-            handBack(job, reason: "the job store failed")
+            storeFailed(job, error)
         }
         finished(job)
+    }
+
+    /// The store refused a write of the attempt: the job goes back to the queue (after a pause, so that a store
+    /// that keeps failing does not spin through it).
+    private func storeFailed(_ job: ActiveJob, _ error: any Error) {
+        log("the job store failed: \(error); returning the job to the queue in 1 s", job: job.spec.id)
+        Thread.sleep(forTimeInterval: 1)
+        handBack(job, reason: "the job store failed")
+        blockingWait { [broker] in await broker.releaseLease(jobID: job.spec.id) }
+    }
+
+    /// One progress snapshot of a running attempt: metrics, the take-over's gap at the first output, and a
+    /// `job.progress` event every `progressEventInterval`. Called on the job's thread, or on the runner's live
+    /// queue for a live-engine job, one snapshot at a time.
+    private func progressed(_ job: ActiveJob, _ reporter: ProgressReporter, _ snapshot: PipelineProgress) {
+        let spec = job.spec
+        metrics?.progressed(spec, snapshot)
+        if snapshot.bytesOut > 0, let lineage = job.takeTakeover() { recordTakeover(of: job, lineage) }
+        guard let needsAttempt = reporter.eventDue(interval: configuration.progressEventInterval) else { return }
+        var attempt = reporter.attempt
+        if needsAttempt || metrics != nil {
+            do {
+                let record = try store.job(id: spec.id)
+                attempt = record?.attempts
+                reporter.attempt = attempt
+                // Drops, reconnects and the encoder opened are in the store only.
+                if let metrics, let record { metrics.observed(record, outputs: try store.outputs(jobID: spec.id)) }
+            } catch {
+                log("cannot read the job back for its progress: \(error)", job: spec.id, level: .warning)
+            }
+        }
+        let event = JobEvent(progressOf: spec, attempt: attempt ?? 0, workerID: configuration.workerID, progress: snapshot)
+        broker.publishEvent(routingKey: event.kind, body: event.json)
     }
 
     /// Takes the job's lease (DESIGN §5, long jobs) and acks its message: from here on the lease, not an
@@ -319,7 +447,7 @@ public final class Worker: @unchecked Sendable {
     private func takeLease(_ job: ActiveJob) -> Bool {
         let spec = job.spec
         let request = LeaseRequest(jobID: spec.id, body: job.body, priority: job.priority,
-                                   headers: job.carriedHeaders, holder: configuration.workerID)
+                                   headers: job.carriedHeaders, holder: configuration.workerID, jobClass: job.jobClass)
         let outcome = blockingValue { [broker] in
             await broker.acquireLease(request) { reason in job.leaseLost(reason) }
         }
@@ -467,14 +595,23 @@ public final class Worker: @unchecked Sendable {
         }
     }
 
-    /// Frees the job's slot and takes deliveries again, unless the worker is draining.
+    /// Frees the job's slot and takes deliveries of its class again, unless the worker is draining.
     private func finished(_ job: ActiveJob) {
-        let resume: Bool = lock.withLock {
+        lock.withLock {
             triage.finished(id: job.spec.id)
-            active[job.spec.id] = nil
-            return !shutdownRequested && active.count < configuration.concurrency
+            if active.removeValue(forKey: job.spec.id) != nil { busy[job.jobClass, default: 1] -= 1 }
+            slotsChanged(job.jobClass)
         }
-        if resume { broker.pauseConsuming(false) }
+    }
+
+    /// Pauses a class's consumer while its slots are full, resumes it otherwise (not while draining), and
+    /// reports the slots. Called with `lock` held, so that pauses and resumes reach the broker in the order the
+    /// slots filled and freed (posting is quick and never blocks).
+    private func slotsChanged(_ jobClass: JobClass) {
+        let used = busy[jobClass] ?? 0
+        let capacity = configuration.slots(jobClass)
+        if capacity > 0, !shutdownRequested { broker.pauseConsuming(used >= capacity, jobClass: jobClass) }
+        metrics?.slots(jobClass, capacity: capacity, busy: used)
     }
 
     // MARK: Settling messages
@@ -587,6 +724,8 @@ public final class Worker: @unchecked Sendable {
 final class ActiveJob: @unchecked Sendable {
     // Reason: `state` is guarded by `lock`; the `let`s are immutable or thread-safe.
     let spec: JobSpec
+    /// The class whose slot it holds.
+    let jobClass: JobClass
     /// An earlier attempt left `running` that must be recorded as interrupted before this one starts.
     let interrupted: String?
     let interrupter = Interrupter()
@@ -612,8 +751,9 @@ final class ActiveJob: @unchecked Sendable {
     private let lock = NSLock()
     private var state: State
 
-    init(spec: JobSpec, delivery: Delivery, interrupted: String?, lineage: DeliveryLineage) {
+    init(spec: JobSpec, delivery: Delivery, jobClass: JobClass, interrupted: String?, lineage: DeliveryLineage) {
         self.spec = spec
+        self.jobClass = jobClass
         self.interrupted = interrupted
         self.lineage = lineage
         body = delivery.body
@@ -684,6 +824,29 @@ final class ActiveJob: @unchecked Sendable {
     func interruptForShutdown(reason: String) {
         lock.withLock { state.requeueReason = reason }
         interrupter.cancel()
+    }
+}
+
+/// When a running attempt last published `job.progress`, and its attempt number once read.
+final class ProgressReporter: @unchecked Sendable {
+    // Reason: both fields are guarded by `lock` (snapshots of one attempt come one at a time, but from the job's
+    // thread or the live queue).
+    private let lock = NSLock()
+    private var lastEvent = Date()
+    private var knownAttempt: Int?
+
+    /// nil when no event is due yet; else whether the attempt number still has to be read.
+    func eventDue(interval: Double) -> Bool? {
+        lock.withLock {
+            guard Date().timeIntervalSince(lastEvent) >= interval else { return nil }
+            lastEvent = Date()
+            return knownAttempt == nil
+        }
+    }
+
+    var attempt: Int? {
+        get { lock.withLock { knownAttempt } }
+        set { lock.withLock { knownAttempt = newValue } }
     }
 }
 

@@ -2,6 +2,7 @@
 // (transitions, progress snapshots, output rows); the exposition format lives in SluiceHTTP.
 import CoreMetrics
 import Foundation
+import JobQueue
 import JobStore
 import MediaEngine
 
@@ -41,6 +42,10 @@ public final class WorkerMetrics: @unchecked Sendable {
         public static let brokerChannelErrors = "sluice_broker_channel_errors_total"
         /// Gauge: job leases this worker holds (one per running job).
         public static let leasesHeld = "sluice_job_leases_held"
+        /// Gauge, label `class` (`live`, `batch`): the slots of each class, i.e. the jobs it may run at once.
+        public static let slots = "sluice_worker_slots"
+        /// Gauge, label `class`: the slots in use (`sluice_jobs_running`, which keeps no label, is their sum).
+        public static let slotsBusy = "sluice_worker_slots_busy"
     }
 
     /// Histogram buckets for `sluice_job_duration_seconds`: jobs last from seconds (files) to days (live).
@@ -67,6 +72,7 @@ public final class WorkerMetrics: @unchecked Sendable {
     private var encoderLabels: Set<String> = []
     private var brokerConnectionsCounted = 0
     private var channelErrorsCounted: [UInt16: Int] = [:]
+    private var slotTable: [JobClass: SlotUsage] = [:]
 
     private let running: Gauge
     private let encodeFPS: Gauge
@@ -165,6 +171,22 @@ public final class WorkerMetrics: @unchecked Sendable {
             jobs[job.id] = tracked
             refreshGauges()
         }
+    }
+
+    /// A class's slots changed (the worker started, or a job of the class started or ended).
+    /// - Parameters:
+    ///   - jobClass: the class.
+    ///   - capacity: its slots.
+    ///   - busy: how many are in use.
+    public func slots(_ jobClass: JobClass, capacity: Int, busy: Int) {
+        lock.withLock { slotTable[jobClass] = SlotUsage(jobClass: jobClass, capacity: capacity, busy: busy) }
+        Gauge(label: Name.slots, dimensions: [("class", jobClass.rawValue)], factory: factory).record(capacity)
+        Gauge(label: Name.slotsBusy, dimensions: [("class", jobClass.rawValue)], factory: factory).record(busy)
+    }
+
+    /// Each class's slots as last reported, live first (empty until the worker reported them).
+    public var slotUsage: [SlotUsage] {
+        lock.withLock { JobClass.allCases.compactMap { slotTable[$0] } }
     }
 
     /// The broker connection's state, read when metrics are scraped.
@@ -270,5 +292,21 @@ struct OutputTotals: Equatable {
     func merged(with other: OutputTotals) -> OutputTotals {
         OutputTotals(bytes: max(bytes, other.bytes), frames: max(frames, other.frames),
                      drops: max(drops, other.drops), reconnects: max(reconnects, other.reconnects))
+    }
+}
+
+/// One class's slots: how many jobs of it the worker may run at once, and how many run now.
+public struct SlotUsage: Sendable, Equatable {
+    /// The class.
+    public var jobClass: JobClass
+    /// Its slots.
+    public var capacity: Int
+    /// Slots in use.
+    public var busy: Int
+
+    public init(jobClass: JobClass, capacity: Int, busy: Int) {
+        self.jobClass = jobClass
+        self.capacity = capacity
+        self.busy = busy
     }
 }

@@ -30,7 +30,10 @@ struct RunCommand: ParsableCommand {
         let signals = SignalCancellation(interrupter: interrupter)
         defer { signals.stop() }
         let display = ProgressDisplay(enabled: !quiet)
-        let outcome = try runner.run(document: document, interrupter: interrupter) { spec, progress in
+        // Live jobs the live engine supports run on it (blocking `run`); the others on CopyPipeline.
+        let engine = LiveEngines.make()
+        defer { engine?.shutdown() }
+        let outcome = try runner.run(document: document, interrupter: interrupter, engine: engine) { spec, progress in
             display.show(spec: spec, progress: progress)
         }
         display.finish()

@@ -75,8 +75,13 @@ struct WorkerCommand: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var broker: BrokerOptions
 
-    @Option(help: ArgumentHelp("Jobs run at once (env SLUICE_CONCURRENCY).", valueName: "n"))
-    var concurrency: Int = Int(ProcessInfo.processInfo.environment["SLUICE_CONCURRENCY"] ?? "") ?? 1
+    @Option(name: [.customLong("batch-slots"), .customLong("concurrency")],
+            help: ArgumentHelp("Batch jobs (file input) run at once; --concurrency is its older name; 0 runs none (env SLUICE_BATCH_SLOTS, or SLUICE_CONCURRENCY).", valueName: "n"))
+    var batchSlots: Int = Int(ProcessInfo.processInfo.environment["SLUICE_BATCH_SLOTS"] ?? "")
+        ?? Int(ProcessInfo.processInfo.environment["SLUICE_CONCURRENCY"] ?? "") ?? 1
+
+    @Option(name: .customLong("live-slots"), help: ArgumentHelp("Live jobs (RTMP pull or listen input) run at once, beside the batch jobs; 0 runs none (env SLUICE_LIVE_SLOTS).", valueName: "n"))
+    var liveSlots: Int = Int(ProcessInfo.processInfo.environment["SLUICE_LIVE_SLOTS"] ?? "") ?? WorkerConfiguration.defaultLiveSlots
 
     @Option(name: .customLong("input-root"), help: ArgumentHelp("Input paths must lie under this folder (env SLUICE_INPUT_ROOT).", valueName: "dir"))
     var inputRoot: String = ProcessInfo.processInfo.environment["SLUICE_INPUT_ROOT"] ?? FileManager.default.currentDirectoryPath
@@ -113,7 +118,9 @@ struct WorkerCommand: ParsableCommand {
 
     func validate() throws {
         guard (0...(1 << 30)).contains(minFreeMB) else { throw ValidationError("--min-free-mb must be 0…\(1 << 30), got \(minFreeMB)") }
-        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
+        guard (0...256).contains(batchSlots) else { throw ValidationError("--batch-slots (--concurrency) must be 0…256, got \(batchSlots)") }
+        guard (0...4096).contains(liveSlots) else { throw ValidationError("--live-slots must be 0…4096, got \(liveSlots)") }
+        guard batchSlots + liveSlots > 0 else { throw ValidationError("--batch-slots and --live-slots cannot both be 0") }
         guard graceSeconds >= 0, graceSeconds <= 86_400 else { throw ValidationError("--grace-s must be 0…86400") }
         guard leaseOrphanSeconds >= 2, leaseOrphanSeconds <= 600 else { throw ValidationError("--lease-orphan-s must be 2…600") }
         guard (0...3600).contains(heartbeatSeconds) else { throw ValidationError("--heartbeat-s must be 0…3600") }
@@ -145,23 +152,29 @@ struct WorkerCommand: ParsableCommand {
         WorkerLog.bootstrapLoggingSystem(format: format)
         let log = WorkerLog(format: format, workerID: workerID)
         var brokerConfiguration = try broker.configuration()
-        brokerConfiguration.prefetch = UInt16(concurrency)
+        // The intake (sluice.jobs) is only triaged into the class queues: a few in flight keep it moving.
+        brokerConfiguration.prefetch = 16
         brokerConfiguration.heartbeatSeconds = heartbeatSeconds
         let orphanAfter = Duration.milliseconds(Int64(leaseOrphanSeconds * 1000))
         brokerConfiguration.leaseTiming = LeaseTiming(renewInterval: orphanAfter / 4, orphanAfter: orphanAfter)
         brokerConfiguration.connectionName = "sluice-worker \(workerID)"
-        let connection = BrokerConnection(configuration: brokerConfiguration, logger: { log($0) })
         let store = try database.open()
 
-        var configuration = WorkerConfiguration(workerID: workerID, concurrency: concurrency,
+        var configuration = WorkerConfiguration(workerID: workerID, batchSlots: batchSlots, liveSlots: liveSlots,
                                                 paths: .rooted(inputRoot: inputRoot, outputRoot: outputRoot))
+        brokerConfiguration.classPrefetch = configuration.classPrefetch
         configuration.grace = .milliseconds(ClockConversion.milliseconds(graceSeconds))
         let base = Duration.milliseconds(ClockConversion.milliseconds(retryDelaySeconds))
         configuration.retryBackoff = RetryBackoff(base: base, cap: max(base, .seconds(300)))
         configuration.progressEventInterval = progressSeconds
+        let connection = BrokerConnection(configuration: brokerConfiguration, logger: { log($0) })
         let registry = MetricsRegistry()
         let metrics = WorkerMetrics(factory: registry.factory)
-        let worker = Worker(configuration: configuration, store: store, broker: connection, log: log, metrics: metrics)
+        // One live engine for the whole process, shut down when the worker stopped.
+        let liveEngine = LiveEngines.make()
+        defer { liveEngine?.shutdown() }
+        let worker = Worker(configuration: configuration, store: store, broker: connection, log: log, metrics: metrics,
+                            liveEngine: liveEngine)
         var server: AdminServer?
         if let address = ListenAddress(parsing: http) {
             server = try ServiceLoop.start(

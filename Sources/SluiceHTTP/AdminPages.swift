@@ -67,12 +67,25 @@ struct JobListPage {
     var filter: JobState?
     var limit: Int
     var now: Date
+    /// This worker's slots by class (empty when the server has no worker metrics, e.g. in tests of the list).
+    var slots: [SlotUsage] = []
 
     /// Errors are cut here in the list (the job page shows them whole).
     static let errorPreview = 240
 
     func html() -> String {
-        var body = "<h1>Recent jobs</h1>\n<div class=\"counts\">"
+        var body = ""
+        if !slots.isEmpty {
+            body += "<h1>Slots</h1>\n<table class=\"slots\"><thead><tr><th>Class</th><th class=\"num\">Running</th>"
+            body += "<th class=\"num\">Slots</th><th class=\"num\">Free</th></tr></thead><tbody>\n"
+            for slot in slots {
+                body += "<tr class=\"slot\" data-class=\"\(HTML.escape(slot.jobClass.rawValue))\"><td>\(HTML.escape(slot.jobClass.rawValue))</td>"
+                body += "<td class=\"num\">\(slot.busy)</td><td class=\"num\">\(slot.capacity)</td>"
+                body += "<td class=\"num\">\(max(0, slot.capacity - slot.busy))</td></tr>\n"
+            }
+            body += "</tbody></table>\n"
+        }
+        body += "<h1>Recent jobs</h1>\n<div class=\"counts\">"
         let total = counts.values.reduce(0, +)
         body += "<a href=\"/\"\(filter == nil ? " class=\"active\"" : "")>all <b>\(total)</b></a>"
         for state in JobState.allCases where (counts[state] ?? 0) > 0 || state == filter {

@@ -115,10 +115,12 @@ public final class AdminServer: @unchecked Sendable {
             let query = request.uri.queryParameters
             let filter = query["state"].flatMap { JobState(rawValue: String($0)) }
             let limit = query["limit"].flatMap { Int(String($0)) }.map { min(max($0, 1), Self.maxJobs) } ?? Self.defaultJobs
+            let slots = metrics?.slotUsage ?? []
             return try await page { [store, now] () throws(JobStoreError) -> String? in
                 let jobs = try store.jobs(state: filter, limit: limit)
                 return JobListPage(jobs: jobs, tallies: try store.outputTallies(jobIDs: jobs.map(\.id)),
-                                   counts: try store.stateCounts(), filter: filter, limit: limit, now: now()).html()
+                                   counts: try store.stateCounts(), filter: filter, limit: limit, now: now(),
+                                   slots: slots).html()
             }
         }
         router.get("/jobs/:id") { [self] _, context in

@@ -86,7 +86,8 @@ struct BrokerRestartTests {
                 guard fields.count == 2, let count = Int(fields[1]) else { return nil }
                 return (String(fields[0]), count)
             })
-            return counts["sluice.jobs"] == 0 && counts["sluice.jobs.dead"] == 0
+            return counts["sluice.jobs"] == 0 && counts["sluice.jobs.live"] == 0 && counts["sluice.jobs.batch"] == 0
+                && counts["sluice.jobs.dead"] == 0
         })
     }
 }

@@ -23,7 +23,7 @@ struct WorkerQueueTests {
         }
         let done = try await eventually(timeout: .seconds(60)) { try harness.store.jobs(state: .succeeded).count == 20 }
         try #require(done, "worker log: \(worker.log.suffix(3000))")
-        #expect(try await eventually { try await harness.counts()[ "sluice.jobs"] == 0 })
+        #expect(try await eventually { try await harness.queued() == 0 })
         let jobs = try harness.store.jobs()
         #expect(jobs.count == 20 && jobs.allSatisfy { $0.attempts == 1 && $0.workerID == "w-twenty" })
         let reference = try await Media.videoHashes((Media.inputRoot as NSString).appendingPathComponent(clip))
@@ -75,7 +75,7 @@ struct WorkerQueueTests {
         let malformed = try harness.store.jobs(state: .rejected).filter { $0.id.hasPrefix("rejected-") }
         #expect(malformed.count == 1 && malformed.first?.error?.contains("not valid JSON") == true)
         #expect(!FileManager.default.fileExists(atPath: harness.outputRoot + "/../../escaped.flv"))
-        #expect(try await harness.counts()["sluice.jobs"] == 0)
+        #expect(try await harness.queued() == 0)
         #expect(await eventually { harness.events.of("web").contains { $0.kind == "job.rejected" } })
         #expect(harness.events.of("escape-out").contains { $0.kind == "job.failed" })
     }
@@ -129,7 +129,7 @@ struct WorkerQueueTests {
         #expect(events.contains { $0.kind.rawValue == "job.redelivered" })
         let reference = try await Media.videoHashes((Media.inputRoot as NSString).appendingPathComponent(clip))
         #expect(try await Media.videoHashes(harness.output("k.flv")) == reference)
-        #expect(try await eventually { try await harness.counts()["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await harness.queued() == 0 })
     }
 
     @Test("a job during which workers die: taken over after each death, dead-lettered after max_attempts deaths, workers live")
@@ -163,7 +163,7 @@ struct WorkerQueueTests {
         try await harness.enqueue(Self.job("after-poison", input: try await Media.clip(seconds: 1), outputs: ["ap.flv"]))
         #expect(try await eventually { try harness.job("after-poison")?.state == .succeeded }, "\(survivor.log.suffix(2000))")
         #expect(survivor.isRunning)
-        #expect(try await eventually { try await harness.counts()["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await harness.queued() == 0 })
     }
 
     @Test("the broker closes every connection mid-job: the worker reconnects, the job succeeds once, nothing is lost")
@@ -181,7 +181,7 @@ struct WorkerQueueTests {
         let done = try await eventually(timeout: .seconds(45)) { try harness.job("bounce")?.state == .succeeded }
         try #require(done, "\(worker.log.suffix(3000))")
         #expect(try harness.job("bounce")?.attempts == 1)
-        #expect(try await eventually { try await harness.counts()["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await harness.queued() == 0 })
         // The job's message was acked when its lease was taken: the lease, not a redelivery, carries it across.
         #expect(!worker.log.contains("delivered again while running here"))
         #expect(!worker.log.contains("lease of job bounce lost"), "\(worker.log)")
@@ -231,7 +231,7 @@ struct WorkerQueueTests {
         #expect(try harness.store.events(jobID: "dup").contains { $0.kind == .duplicate })
         let after = try FileManager.default.attributesOfItem(atPath: harness.output("d.flv"))[.modificationDate] as? Date
         #expect(written != nil && after == written)
-        #expect(try await eventually { try await harness.counts()["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await harness.queued() == 0 })
         #expect(try harness.job("x") == nil)
     }
 
@@ -264,7 +264,7 @@ struct WorkerQueueTests {
         #expect(try await eventually { try harness.job("queued-later")?.state == .cancelled }, "\(worker.log.suffix(2000))")
         #expect(try harness.job("queued-later")?.attempts == 0)
         #expect(!FileManager.default.fileExists(atPath: harness.output("q.flv")))
-        #expect(try await eventually { try await harness.counts()["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await harness.queued() == 0 })
     }
 
     @Test("SIGTERM within the grace: the running job finishes, queued jobs stay queued, exit 0")
@@ -279,7 +279,7 @@ struct WorkerQueueTests {
         #expect(await worker.exitStatus(within: .seconds(20)) == 0, "\(worker.log)")
         #expect(try harness.job("graceful")?.state == .succeeded)
         #expect(try harness.job("waits") == nil)
-        #expect(try await harness.counts()["sluice.jobs"] == 1)
+        #expect(try await harness.queued() == 1)
         #expect(worker.log.contains("shutdown requested"))
     }
 
@@ -298,7 +298,7 @@ struct WorkerQueueTests {
         let record = try #require(try harness.job("too-long"))
         #expect(record.state == .retrying)
         #expect(record.error?.contains("grace period of 1 s passed; requeued") == true, "\(record.error ?? "")")
-        #expect(try await harness.counts()["sluice.jobs"] == 1)
+        #expect(try await harness.queued() == 1)
         // Nothing of the interrupted attempt is published: no truncated t.flv, no temporary file left over.
         let left = try FileManager.default.contentsOfDirectory(atPath: harness.outputRoot)
         #expect(left.isEmpty, "left in the output root: \(left)")

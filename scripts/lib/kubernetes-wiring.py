@@ -11,11 +11,14 @@ import sys
 import jsonschema
 import yaml
 
-# The queue and secret the Swift code and the base agree on (Topology.jobsQueue, secret-amqp.yaml).
-JOBS_QUEUE = "sluice.jobs"
+# The queues and secret the Swift code and the base agree on (Topology, JobLease.queueName, secret-amqp.yaml):
+# per class, the queues its waiting and running jobs are in, and the setting that gives a pod's slots.
 AMQP_SECRET = "sluice-amqp"
-# A running job's lease queue (JobLease.queueName), and queues that hold no work a worker must take.
-LEASE_QUEUE_EXAMPLE = "sluice.lease.cam42-restream"
+CLASSES = {
+    "batch": {"slots": "SLUICE_BATCH_SLOTS", "queues": ("sluice.jobs", "sluice.jobs.batch", "sluice.lease.archive-7")},
+    "live": {"slots": "SLUICE_LIVE_SLOTS", "queues": ("sluice.jobs.live", "sluice.live-lease.cam42-restream")},
+}
+# Queues that hold no work a worker must take.
 NOT_JOBS = ("sluice.jobs.dead", "sluice.jobs.retry", "sluice.ledger", "sluice.events", "test.sluice.jobs")
 
 
@@ -77,24 +80,28 @@ def main() -> int:
         need(target.get("kind", "Deployment") == "Deployment" and target["name"] == "sluice-worker",
              "the ScaledObject must scale Deployment sluice-worker")
         rabbit = [t for t in so["spec"]["triggers"] if t["type"] == "rabbitmq"]
-        need(len(rabbit) == 1, "the ScaledObject needs one rabbitmq trigger")
+        need(len(rabbit) == len(CLASSES), f"the ScaledObject needs one rabbitmq trigger per class ({', '.join(CLASSES)})")
+        covered = set()
         for trigger in rabbit:
             meta = trigger["metadata"]
             queue = meta.get("queueName", "")
-            if meta.get("useRegex") == "true":
-                # Waiting jobs (sluice.jobs) plus running ones (a claim in each lease queue), nothing else.
-                need(meta.get("operation") == "sum", "a regex rabbitmq trigger must sum its queues")
-                matches = lambda name: re.fullmatch(queue, name) is not None
-                for name in (JOBS_QUEUE, LEASE_QUEUE_EXAMPLE):
-                    need(matches(name), f"the rabbitmq trigger's queueName {queue} must match {name}")
-                for name in NOT_JOBS:
-                    need(not matches(name), f"the rabbitmq trigger's queueName {queue} must not match {name}")
-            else:
-                need(queue == JOBS_QUEUE, f"the rabbitmq trigger must watch {JOBS_QUEUE}, not {queue}")
+            need(meta.get("useRegex") == "true" and meta.get("operation") == "sum",
+                 "each rabbitmq trigger must sum its class's queues by regex")
+            matches = lambda name: re.fullmatch(queue, name) is not None
+            # The trigger's class: the one whose queues it matches. Waiting plus running jobs of it, nothing else.
+            owners = [name for name, cls in CLASSES.items() if any(matches(q) for q in cls["queues"])]
+            need(len(owners) == 1, f"the rabbitmq trigger's queueName {queue} must match the queues of exactly one class, not {owners}")
+            for owner in owners[:1]:
+                covered.add(owner)
+                cls = CLASSES[owner]
+                for name in cls["queues"]:
+                    need(matches(name), f"the {owner} trigger's queueName {queue} must match {name}")
+                need(meta.get("value") == config.get(cls["slots"]),
+                     f"the {owner} trigger's queue length per pod ({meta.get('value')}) must equal {cls['slots']} ({config.get(cls['slots'])})")
+            for name in NOT_JOBS:
+                need(not matches(name), f"the rabbitmq trigger's queueName {queue} must not match {name}")
             need(meta.get("protocol") == "http", "the rabbitmq trigger must use the http protocol (counts unacked messages too)")
             need(meta.get("mode") == "QueueLength", "the rabbitmq trigger must scale on QueueLength")
-            need(meta.get("value") == config.get("SLUICE_CONCURRENCY"),
-                 f"queue length per pod ({meta.get('value')}) must equal SLUICE_CONCURRENCY ({config.get('SLUICE_CONCURRENCY')})")
             auth = auths.get(trigger.get("authenticationRef", {}).get("name"))
             need(auth is not None, "the rabbitmq trigger's TriggerAuthentication is missing")
             if auth:
@@ -102,6 +109,7 @@ def main() -> int:
                 host = refs.get("host")
                 need(host is not None and host["name"] == AMQP_SECRET and host["key"] in secret_keys,
                      f"the trigger's host must come from a key of Secret {AMQP_SECRET}")
+        need(covered == set(CLASSES), f"no rabbitmq trigger for {', '.join(sorted(set(CLASSES) - covered))}")
 
     need(len(find("PodDisruptionBudget")) >= 1, "no PodDisruptionBudget")
     need(any(p["name"] == "http-metrics" for s in find("Service", "sluice-worker-metrics") for p in s["spec"]["ports"]),

@@ -225,6 +225,12 @@ final class QueueHarness: @unchecked Sendable {
 
     func counts() async throws -> [String: Int] { try await PrivateBroker.messageCounts(vhost: vhost) }
 
+    /// Jobs waiting (ready or unacked) in `sluice.jobs` and in the class queues the workers triage it into.
+    func queued() async throws -> Int {
+        let counts = try await counts()
+        return [Topology.jobsQueue, Topology.liveQueue, Topology.batchQueue].reduce(0) { $0 + (counts[$1] ?? 0) }
+    }
+
     /// Messages in `sluice.jobs.dead`, taken off the queue: each body with its `x-sluice-reason`.
     func deadLetters(count: Int, timeout: Duration = .seconds(10)) async throws -> [(body: String, reason: String?)] {
         let connection = try AMQPConnection(configuration: configuration)
