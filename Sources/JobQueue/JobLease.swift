@@ -14,18 +14,20 @@
 
 /// Names, headers and timing of job leases.
 public enum JobLease {
-    /// The lease queue of a job id: `sluice.lease.<id>`, or `sluice.live-lease.<id>` for a live job, so that
-    /// running jobs of each class can be counted apart (KEDA scales each class on its own slots).
+    /// The lease queue of a job id: `sluice.lease.<id>` for a live (or unclassified) job, `sluice.batch-lease.<id>`
+    /// for a batch job, so that running jobs of each class can be counted apart (KEDA scales each class on its own
+    /// slots). Live jobs keep the name every worker used before classes existed: during a rolling upgrade an old
+    /// and a new worker still exclude each other on a restream, the job whose duplicate would be visible.
     /// - Parameters:
     ///   - jobID: the job id.
-    ///   - jobClass: the job's class; nil (no class known) names the batch form, as before classes existed.
+    ///   - jobClass: the job's class; nil (no class known) names the original form.
     public static func queueName(jobID: String, jobClass: JobClass? = nil) -> String {
-        jobClass == .live ? "\(liveQueuePrefix)\(jobID)" : "\(queuePrefix)\(jobID)"
+        jobClass == .batch ? "\(batchQueuePrefix)\(jobID)" : "\(queuePrefix)\(jobID)"
     }
-    /// The lease queues of batch (and unclassified) jobs start with this.
+    /// The lease queues of live (and unclassified) jobs start with this.
     public static let queuePrefix = "sluice.lease."
-    /// The lease queues of live jobs start with this.
-    public static let liveQueuePrefix = "sluice.live-lease."
+    /// The lease queues of batch jobs start with this.
+    public static let batchQueuePrefix = "sluice.batch-lease."
 
     /// Header: the worker id that published the claim.
     public static let holderHeader = "x-sluice-lease-holder"

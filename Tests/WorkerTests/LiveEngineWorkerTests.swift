@@ -77,7 +77,7 @@ struct LiveEngineWorkerTests {
         // Every lease was given up and nothing waits in any jobs queue.
         let drained = try await eventually {
             let counts = try await harness.counts()
-            return counts.keys.allSatisfy { !$0.hasPrefix("sluice.lease.") && !$0.hasPrefix("sluice.live-lease.") }
+            return counts.keys.allSatisfy { !$0.hasPrefix("sluice.lease.") && !$0.hasPrefix("sluice.batch-lease.") }
                 && counts["sluice.jobs"] == 0 && counts["sluice.jobs.live"] == 0 && counts["sluice.jobs.batch"] == 0
         }
         let queues = try await harness.counts()

@@ -15,8 +15,8 @@ import yaml
 # per class, the queues its waiting and running jobs are in, and the setting that gives a pod's slots.
 AMQP_SECRET = "sluice-amqp"
 CLASSES = {
-    "batch": {"slots": "SLUICE_BATCH_SLOTS", "queues": ("sluice.jobs", "sluice.jobs.batch", "sluice.lease.archive-7")},
-    "live": {"slots": "SLUICE_LIVE_SLOTS", "queues": ("sluice.jobs.live", "sluice.live-lease.cam42-restream")},
+    "batch": {"slots": "SLUICE_BATCH_SLOTS", "queues": ("sluice.jobs", "sluice.jobs.batch", "sluice.batch-lease.archive-7")},
+    "live": {"slots": "SLUICE_LIVE_SLOTS", "queues": ("sluice.jobs.live", "sluice.lease.cam42-restream")},
 }
 # Queues that hold no work a worker must take.
 NOT_JOBS = ("sluice.jobs.dead", "sluice.jobs.retry", "sluice.ledger", "sluice.events", "test.sluice.jobs")
