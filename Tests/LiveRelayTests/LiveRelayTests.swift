@@ -1,0 +1,271 @@
+import Foundation
+import MediaEngine
+import Testing
+@testable import LiveRelay
+
+/// The live engine against a real nginx-rtmp with ffmpeg as publisher, player and framemd5 referee.
+/// Serialized: one test stops and restarts the shared server, another counts threads.
+@Suite("LiveRelay against nginx-rtmp", .serialized, .enabled(if: Live.isAvailable, Live.unavailableReason))
+struct LiveRelayTests {
+    static let engine = LiveEngine(threads: 2)
+
+    @Test("pull from nginx and republish: the player's frames are the published frames from a keyframe on")
+    func pullAndRepublish() throws {
+        let source = try Live.fixture(seconds: 6)
+        let input = try Live.stream("src")
+        let output = try Live.stream("dst")
+        let folder = Live.scratch("pull")
+        let player = try Live.play(output, into: folder + "/played.flv")
+        let publisher = try Live.publish(source, to: input)
+        usleep(700_000)
+        let job = RunningJob(Self.engine, Live.options(input: input, outputs: [output], maxDuration: 3))
+        let outcome = try #require(job.wait(seconds: 20), "the job did not end")
+        let result = try outcome.get()
+        #expect(result.reachedMaxDuration)
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        publisher.wait(seconds: 10)
+
+        let published = try Live.frames(source, "v")
+        let played = try Live.frames(folder + "/played.flv", "v")
+        #expect(played.count >= 80 && played.count <= 92, "played \(played.count) frames")
+        #expect(published.containsContiguous(Array(played.dropLast(2))), "played video is not a run of the published frames")
+        #expect(played.count == result.progress.outputs.first?.videoFrames)
+        let playedAudio = try Live.frames(folder + "/played.flv", "a")
+        #expect(playedAudio.count > 100)
+        #expect(try Live.frames(source, "a").containsContiguous(Array(playedAudio.dropFirst(1))), "played audio is not a run of the published audio")
+        #expect(result.progress.outputs.first?.status == .finished)
+        #expect(result.progress.bytesIn > 0 && result.progress.videoFrames >= played.count)
+    }
+
+    @Test("listen: a wrong key is refused with BadName and the job keeps waiting; the right key flows")
+    func listenRefusesWrongKeyThenFlows() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let output = try Live.stream("ingest")
+        let folder = Live.scratch("listen")
+        let player = try Live.play(output, into: folder + "/played.flv")
+        let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/s3cret", listen: true, outputs: [output],
+                                                       timeout: 8, maxDuration: 2))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let intruder = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/guess")
+        #expect(intruder.wait(seconds: 10) != 0, "the wrong key was not refused")
+        #expect(intruder.stderr.contains("BadName"), "ffmpeg said: \(intruder.stderr)")
+        let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/s3cret")
+        let outcome = try #require(job.wait(seconds: 20), "the job did not end")
+        let result = try outcome.get()
+        #expect(result.reachedMaxDuration)
+        publisher.wait(seconds: 10)
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        let played = try Live.frames(folder + "/played.flv", "v")
+        #expect(played.count >= 55 && played.count <= 61, "played \(played.count) frames")
+        let published = try Live.frames(source, "v")
+        #expect(Array(played.dropLast(2)) == Array(published.prefix(played.count - 2)), "the frames are not the published ones from the first on")
+        // The listener closes with its last job.
+        #expect(Live.wait(seconds: 3) { Self.engine.listeningPorts == 0 })
+    }
+
+    @Test("listen: with only a wrong key before the timeout, the job fails naming the refusal and no key")
+    func listenWrongKeyOnly() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let url = "rtmp://127.0.0.1:\(port)/ingest/s3cret"
+        let job = RunningJob(Self.engine, Live.options(input: url, listen: true, outputs: [try Live.stream("never")], timeout: 3))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let intruder = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/guess")
+        #expect(intruder.wait(seconds: 10) != 0)
+        let outcome = try #require(job.wait(seconds: 15))
+        guard case let .failure(error) = outcome else {
+            Issue.record("the job succeeded")
+            return
+        }
+        #expect("\(error)".contains("refused the publisher: the publisher's stream key does not match the job's URL"), "error: \(error)")
+        #expect(!"\(error)".contains("s3cret") && !"\(error)".contains("guess"))
+    }
+
+    @Test("two listen jobs on one port with different keys both flow; a third claiming a taken key fails")
+    func twoJobsOnePort() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let folder = Live.scratch("two")
+        let outputs = [try Live.stream("one"), try Live.stream("two")]
+        let players = try outputs.enumerated().map { try Live.play($1, into: folder + "/played\($0).flv") }
+        let jobs = ["k1", "k2"].enumerated().map { index, key in
+            RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/\(key)", listen: true, outputs: [outputs[index]],
+                                                 timeout: 8, maxDuration: 2))
+        }
+        let duplicate = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/k1", listen: true,
+                                                             outputs: [try Live.stream("dup")], timeout: 8))
+        let duplicateOutcome = try #require(duplicate.wait(seconds: 5))
+        guard case let .failure(error) = duplicateOutcome else {
+            Issue.record("a second job on the same key started")
+            return
+        }
+        #expect("\(error)".contains("another job already listens"), "error: \(error)")
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let publishers = try ["k1", "k2"].map { try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\($0)") }
+        let published = try Live.frames(source, "v")
+        for (index, job) in jobs.enumerated() {
+            let result = try #require(job.wait(seconds: 20)).get()
+            #expect(result.reachedMaxDuration)
+            #expect(players[index].wait(seconds: 15) == 0)
+            let played = try Live.frames(folder + "/played\(index).flv", "v")
+            #expect(played.count >= 55, "job \(index) played \(played.count) frames")
+            #expect(Array(played.dropLast(2)) == Array(published.prefix(played.count - 2)), "job \(index): not the published frames")
+        }
+        for publisher in publishers { publisher.wait(seconds: 10) }
+    }
+
+    @Test("fan-out 1→3 with a dead destination: it gives up, the two others get the same unbroken frames")
+    func fanOutWithDeadDestination() throws {
+        let source = try Live.fixture(seconds: 6)
+        let input = try Live.stream("fansrc")
+        let dead = "rtmp://127.0.0.1:\(try Live.freePort())/live/deadkey"
+        let working = [try Live.stream("fanA"), try Live.stream("fanB")]
+        let folder = Live.scratch("fan")
+        let players = try working.enumerated().map { try Live.play($1, into: folder + "/played\($0).flv") }
+        let publisher = try Live.publish(source, to: input)
+        usleep(500_000)
+        let job = RunningJob(Self.engine, Live.options(input: input, outputs: [dead] + working, maxDuration: 3,
+                                                       reconnect: ReconnectPolicy(attempts: 3, initialDelay: 0.1, maxDelay: 0.2)))
+        let result = try #require(job.wait(seconds: 20)).get()
+        publisher.wait(seconds: 10)
+        for player in players { #expect(player.wait(seconds: 15) == 0) }
+        let a = try Live.frames(folder + "/played0.flv", "v")
+        let b = try Live.frames(folder + "/played1.flv", "v")
+        #expect(a == b, "the two working destinations differ (\(a.count) and \(b.count) frames)")
+        #expect(a.count >= 80, "played \(a.count) frames")
+        #expect(try Live.frames(source, "v").containsContiguous(Array(a.dropLast(2))))
+        let outputs = result.progress.outputs
+        #expect(outputs[0].status == .failed && outputs[0].reconnects == 3 && outputs[0].bytes == 0)
+        #expect(outputs[0].lastError?.contains("Connection refused") == true, "last error: \(outputs[0].lastError ?? "nil")")
+        #expect(outputs[1].drops == 0 && outputs[2].drops == 0 && outputs[1].reconnects == 0)
+        #expect(outputs[1].videoFrames == a.count && outputs[2].videoFrames == b.count)
+    }
+
+    @Test("nginx killed and restarted mid-stream: the output reconnects and resumes at a keyframe")
+    func serverRestart() throws {
+        let source = try Live.fixture(seconds: 8)
+        let port = try Live.freePort()
+        let output = try Live.stream("restart")
+        let folder = Live.scratch("restart")
+        let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/key", listen: true, outputs: [output],
+                                                       timeout: 5, maxDuration: 6,
+                                                       reconnect: ReconnectPolicy(attempts: 20, initialDelay: 0.2, maxDelay: 0.5)))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/key")
+        usleep(1_500_000)
+        try Live.server("kill")
+        usleep(500_000)
+        try Live.server("start")
+        let late = try Live.play(output, into: folder + "/late.flv")
+        let result = try #require(job.wait(seconds: 25)).get()
+        publisher.wait(seconds: 10)
+        #expect(result.reachedMaxDuration)
+        let out = try #require(result.progress.outputs.first)
+        #expect(out.reconnects >= 1 && out.lastError != nil && out.status == .finished)
+        #expect(late.wait(seconds: 15) == 0, "late player: \(late.stderr)")
+        let played = try Live.frames(folder + "/late.flv", "v")
+        #expect(played.count >= 30, "late player got \(played.count) frames")
+        #expect(try Live.frames(source, "v").containsContiguous(Array(played.dropLast(2))), "not an unbroken run of source frames")
+    }
+
+    @Test("hostile peers on the ingest port: the flowing stream keeps every frame, threads stay bounded")
+    func hostilePeers() throws {
+        let source = try Live.fixture(seconds: 8)
+        let port = try Live.freePort()
+        let output = try Live.stream("hostile")
+        let folder = Live.scratch("hostile")
+        let player = try Live.play(output, into: folder + "/played.flv")
+        let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/key", listen: true, outputs: [output], timeout: 2))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let threadsBefore = Live.threadCount()
+        let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/key")
+        usleep(500_000)
+        for mode in ["random", "chunk0", "chunkhuge", "bigmessage"] {
+            let (closed, _) = try HostilePeer.run(port: port, mode: mode)
+            #expect(closed == 1, "\(mode): the server kept the connection")
+        }
+        // 200 idle connections: beyond 64 not yet publishing, they are closed at accept.
+        let slow = try HostilePeer.run(port: port, mode: "slowloris", arguments: ["200", "1"])
+        #expect(slow.open <= IngestRegistry.maxUnauthenticated && slow.closed >= 200 - IngestRegistry.maxUnauthenticated, "slowloris: \(slow)")
+        let threadsDuring = Live.threadCount()
+        let stalled = try HostilePeer.run(port: port, mode: "nohandshake", arguments: ["10", "0.5"])
+        #expect(stalled.open + stalled.closed == 10)
+        #expect(publisher.wait(seconds: 15) == 0, "publisher: \(publisher.stderr)")
+        let result = try #require(job.wait(seconds: 15)).get()
+        #expect(player.wait(seconds: 15) == 0)
+        let played = try Live.frames(folder + "/played.flv", "v")
+        let published = try Live.frames(source, "v")
+        #expect(played == published, "played \(played.count) of \(published.count) frames")
+        #expect(result.progress.outputs.first?.drops == 0)
+        #expect(threadsDuring - threadsBefore <= 4, "threads went from \(threadsBefore) to \(threadsDuring)")
+    }
+
+    @Test("50 concurrent relays of one stream: every one flows, on a bounded number of threads")
+    func fiftyRelays() throws {
+        let source = try Live.fixture(seconds: 8)
+        let input = try Live.stream("many")
+        let publisher = try Live.publish(source, to: input)
+        usleep(700_000)
+        let engine = LiveEngine(threads: 2)
+        let threadsBefore = Live.threadCount()
+        let jobs = try (0..<50).map { _ in RunningJob(engine, Live.options(input: input, outputs: [try Live.stream("relay")], maxDuration: 3)) }
+        usleep(2_000_000)
+        let threadsDuring = Live.threadCount()
+        #expect(engine.activeRuns == 50)
+        var frames: [Int] = []
+        for job in jobs {
+            let result = try #require(job.wait(seconds: 30)).get()
+            frames.append(result.progress.outputs.first?.videoFrames ?? 0)
+        }
+        publisher.wait(seconds: 10)
+        #expect(frames.allSatisfy { $0 >= 80 }, "frames per relay: \(frames)")
+        // Relays never add threads: the engine's two event loops carry all fifty.
+        #expect(threadsDuring - threadsBefore <= 2, "threads went from \(threadsBefore) to \(threadsDuring)")
+        print("fifty relays: threads before \(threadsBefore), during \(threadsDuring)")
+    }
+
+    @Test("cancel: the engine polls the interrupter and ends the job as cancelled")
+    func cancel() throws {
+        let source = try Live.fixture(seconds: 6)
+        let input = try Live.stream("cancel")
+        let publisher = try Live.publish(source, to: input)
+        usleep(500_000)
+        let job = RunningJob(Self.engine, Live.options(input: input, outputs: [try Live.stream("cancelout")]))
+        usleep(1_500_000)
+        let asked = Date()
+        job.interrupter.cancel()
+        let result = try #require(job.wait(seconds: 5)).get()
+        #expect(Date().timeIntervalSince(asked) < 2.5)
+        #expect(result.cancelled)
+        #expect(result.progress.videoFrames > 10)
+        publisher.wait(seconds: 10)
+    }
+
+    @Test("RTMPS pull and publish through the TLS terminator")
+    func rtmps() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let secureURL = environment["SLUICE_TEST_RTMPS_URL"], let ca = environment["SLUICE_TEST_RTMPS_CA"] else {
+            print("RTMPS test skipped: SLUICE_TEST_RTMPS_URL / SLUICE_TEST_RTMPS_CA are unset (the TLS terminator service provides them)")
+            return
+        }
+        let source = try Live.fixture(seconds: 6)
+        let engine = LiveEngine(threads: 1, rtmpsCAFile: ca)
+        let name = "tls-\(UUID().uuidString.prefix(8))"
+        let plainIn = try Live.stream("tlsin")
+        let folder = Live.scratch("rtmps")
+        let player = try Live.play("\(try #require(Live.url))/\(name)", into: folder + "/played.flv")
+        let publisher = try Live.publish(source, to: plainIn)
+        usleep(700_000)
+        // Pull over TLS from the terminator (which fronts the same nginx) and publish over TLS too.
+        let tlsIn = secureURL + "/" + (plainIn.split(separator: "/").last.map(String.init) ?? "")
+        let result = try #require(RunningJob(engine, Live.options(input: tlsIn, outputs: [secureURL + "/" + name], maxDuration: 2))
+            .wait(seconds: 20)).get()
+        #expect(result.reachedMaxDuration)
+        #expect(player.wait(seconds: 15) == 0)
+        publisher.wait(seconds: 10)
+        let played = try Live.frames(folder + "/played.flv", "v")
+        let published = try Live.frames(source, "v")
+        #expect(played.count >= 50 && published.containsContiguous(Array(played.dropLast(2))))
+    }
+}
