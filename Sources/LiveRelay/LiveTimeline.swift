@@ -29,6 +29,8 @@ struct LiveTimeline: Sendable {
     /// Maps a message's raw timestamp of `typeID` onto the timeline.
     mutating func map(typeID: UInt8, timestamp: UInt32) -> Int64 {
         let kind = typeID == 8 ? 0 : typeID == 9 ? 1 : 2
+        // Data (onMetaData) often carries 0 while the media clock is far along: it never anchors a segment.
+        if kind == 2 && (newSegment || lastMapped[0] == nil && lastMapped[1] == nil) { return furthestEnd ?? 0 }
         let raw = Int64(timestamp)
         if newSegment {
             unwrap = [0, 0, 0]

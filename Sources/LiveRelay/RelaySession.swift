@@ -83,6 +83,11 @@ final class RelaySession: @unchecked Sendable {
     private var reachedMaxDuration = false
     private var tick: RepeatedTask?
     private var scratch: [UInt8] = []
+    /// The current group of pictures, kept only while an output waits to start (see `remember`).
+    private var gop: [Message] = []
+    private var gopBytes = 0
+    /// A few seconds of a high-bitrate stream; a longer group is not kept (the output waits for the next keyframe).
+    static let maxGOPBytes = 4 << 20
 
     // Pull source.
     private var sourceHandler: RTMPClientHandler?
@@ -337,52 +342,104 @@ final class RelaySession: @unchecked Sendable {
             } else if message.isAudioFrame {
                 progress.audioFrames += 1
             }
-            if isFrame { progress.mediaTime = Double(time) / 1000 }
+            if isFrame {
+                progress.mediaTime = Double(time) / 1000
+                remember(message)
+            }
             forward(message, receivedAt: receivedAt)
         }
         flushOutputs(receivedAt: receivedAt)
     }
 
     private func forward(_ message: Message, receivedAt: UInt64) {
-        let isFrame = message.isVideoFrame || message.isAudioFrame
         for output in outputs where output.ready {
-            guard let handler = output.handler else { continue }
-            // A destination that cannot keep up: drop to the next keyframe (and resend the headers there).
-            if !handler.isWritable {
-                output.position = .waitingForStart
-                if isFrame { output.progress.drops += 1 }
-                continue
+            offer(message, to: output, receivedAt: receivedAt)
+        }
+    }
+
+    /// One message for one output, through its keyframe gate.
+    private func offer(_ message: Message, to output: OutputLink, receivedAt: UInt64) {
+        guard let handler = output.handler else { return }
+        let isFrame = message.isVideoFrame || message.isAudioFrame
+        // A destination that cannot keep up: drop to the next keyframe (and resend the headers there).
+        if !handler.isWritable {
+            output.position = .waitingForStart
+            if isFrame { output.progress.drops += 1 }
+            return
+        }
+        switch output.position {
+        case .waitingForStart:
+            guard isFrame else { return }
+            let isStart = sawVideo ? message.isVideoKeyframe : message.isAudioFrame
+            guard isStart else {
+                output.progress.drops += 1
+                return
             }
-            switch output.position {
-            case .waitingForStart:
-                guard isFrame else { continue }
-                let isStart = sawVideo ? message.isVideoKeyframe : message.isAudioFrame
-                guard isStart else {
+            for header in [metadata, videoHeader, audioHeader] {
+                guard var header else { continue }
+                header.timestamp = message.timestamp
+                encode(header, to: output, handler: handler, receivedAt: receivedAt)
+            }
+            encode(message, to: output, handler: handler, receivedAt: receivedAt)
+            output.position = .running(videoStarted: message.isVideoKeyframe)
+        case let .running(videoStarted):
+            if message.isVideoFrame && !videoStarted {
+                guard message.isVideoKeyframe else {
                     output.progress.drops += 1
-                    continue
+                    return
                 }
-                for header in [metadata, videoHeader, audioHeader] {
-                    guard var header else { continue }
+                if var header = videoHeader {
                     header.timestamp = message.timestamp
                     encode(header, to: output, handler: handler, receivedAt: receivedAt)
                 }
-                encode(message, to: output, handler: handler, receivedAt: receivedAt)
-                output.position = .running(videoStarted: message.isVideoKeyframe)
-            case let .running(videoStarted):
-                if message.isVideoFrame && !videoStarted {
-                    guard message.isVideoKeyframe else {
-                        output.progress.drops += 1
-                        continue
-                    }
-                    if var header = videoHeader {
-                        header.timestamp = message.timestamp
-                        encode(header, to: output, handler: handler, receivedAt: receivedAt)
-                    }
-                    output.position = .running(videoStarted: true)
-                }
-                encode(message, to: output, handler: handler, receivedAt: receivedAt)
+                output.position = .running(videoStarted: true)
             }
+            encode(message, to: output, handler: handler, receivedAt: receivedAt)
         }
+    }
+
+    // MARK: Group of pictures for outputs that start late
+
+    /// Whether an output is not relaying yet (connecting, reconnecting, or waiting for a keyframe): only then
+    /// the current group of pictures is kept, so it can start at once from its keyframe.
+    private var someOutputWaits: Bool {
+        outputs.contains { output in
+            guard output.progress.status != .failed else { return false }
+            if case .running = output.position, output.ready { return false }
+            return true
+        }
+    }
+
+    /// Keeps `message` in the current group of pictures (from its keyframe), bounded in bytes.
+    private func remember(_ message: Message) {
+        guard someOutputWaits else {
+            if !gop.isEmpty { gop.removeAll() }
+            gopBytes = 0
+            return
+        }
+        let isStart = sawVideo ? message.isVideoKeyframe : message.isAudioFrame
+        if isStart {
+            gop.removeAll(keepingCapacity: true)
+            gopBytes = 0
+        } else if gop.isEmpty {
+            return
+        }
+        gopBytes += message.payload.count
+        guard gopBytes <= RelaySession.maxGOPBytes else {
+            gop.removeAll()
+            gopBytes = 0
+            return
+        }
+        gop.append(message)
+    }
+
+    /// A ready output starts from the kept keyframe instead of waiting for the next one.
+    private func replayGOP(to output: OutputLink) {
+        guard !gop.isEmpty else { return }
+        for message in gop { offer(message, to: output, receivedAt: 0) }
+        // Frames that waited for the connection are not the relay's latency.
+        output.pendingFrames = 0
+        flushOutputs(receivedAt: 0)
     }
 
     private func encode(_ message: Message, to output: OutputLink, handler: RTMPClientHandler, receivedAt: UInt64) {
@@ -446,6 +503,7 @@ final class RelaySession: @unchecked Sendable {
             output.failures = 0
             output.position = .waitingForStart
             output.progress.status = .running
+            replayGOP(to: output)
         case .media, .streamEnded: break
         case let .refused(text):
             outputLost(index, generation, "the server refused the publish: \(text)")

@@ -109,7 +109,7 @@ struct LiveRelayTests {
             #expect(result.reachedMaxDuration)
             #expect(players[index].wait(seconds: 15) == 0)
             let played = try Live.frames(folder + "/played\(index).flv", "v")
-            #expect(played.count >= 55, "job \(index) played \(played.count) frames")
+            #expect(played.count >= 55, "job \(index) played \(played.count) frames; outputs \(result.progress.outputs), in \(result.progress.videoFrames)")
             #expect(Array(played.dropLast(2)) == Array(published.prefix(played.count - 2)), "job \(index): not the published frames")
         }
         for publisher in publishers { publisher.wait(seconds: 10) }

@@ -9,6 +9,13 @@ import Testing
         #expect(timeline.map(typeID: 9, timestamp: 5033) == 33)
     }
 
+    @Test func metadataBeforeMediaDoesNotAnchorTheClock() {
+        var timeline = LiveTimeline()
+        #expect(timeline.map(typeID: 18, timestamp: 0) == 0)
+        #expect(timeline.map(typeID: 9, timestamp: 700) == 0)
+        #expect(timeline.map(typeID: 9, timestamp: 733) == 33)
+    }
+
     @Test func splicesANewConnectionAfterTheFurthestPoint() {
         var timeline = LiveTimeline()
         for frame in 0..<30 { _ = timeline.map(typeID: 9, timestamp: UInt32(frame * 33)) }

@@ -55,7 +55,7 @@ if mode in ('random', 'chunk0', 'chunkhuge', 'bigmessage'):
         elif mode == 'chunkhuge':
             s.sendall(chunk(2, 4, 1, (0x80000000).to_bytes(4, 'big')))
         else:
-            s.sendall(chunk(4, 16 << 20, 9, bytes(128)))
+            s.sendall(chunk(4, 0xFFFFFF, 9, bytes(128)))  # a 16 MB message claimed
     print('closed %d open %d' % ((1, 0) if closed_within(s, 5) else (0, 1)))
 elif mode in ('slowloris', 'nohandshake'):
     count = int(sys.argv[4])

@@ -86,12 +86,17 @@ enum Live {
         process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        let errorPath = Live.directory + "/run-\(UUID().uuidString.prefix(8)).err"
+        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw LiveTestError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            let message = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+            throw LiveTestError("\(executable) \(arguments.last ?? "") exited \(process.terminationStatus): \(message.suffix(1500))")
+        }
         return String(decoding: data, as: UTF8.self)
     }
 
