@@ -186,6 +186,9 @@ public struct ChunkDecoder: Sendable {
         return position
     }
 
+    /// Capacity held by unfinished messages (what the allocation rule bounds).
+    var pendingPayloadCapacity: Int { streams.reduce(0) { $0 + $1.payload.capacity } }
+
     private func index(of chunkStreamID: UInt32) -> Int? {
         // A handful of chunk streams per connection: a linear scan beats hashing.
         for index in streams.indices where streams[index].id == chunkStreamID { return index }

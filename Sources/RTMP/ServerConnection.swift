@@ -7,6 +7,7 @@ public enum ServerAction: Sendable, Equatable {
     /// Write these bytes to the peer.
     case send([UInt8])
     /// The peer asked to publish `streamKey` in application `app`: answer with `acceptPublish` or `refusePublish`.
+    /// Bytes after the publish command are held meanwhile and read by `acceptPublish` (its actions include them).
     case publishRequested(app: String, streamKey: String)
     /// Audio (8), video (9) or AMF0 data (18, e.g. @setDataFrame onMetaData) of the published stream.
     case media(Message)
@@ -31,6 +32,11 @@ public struct ServerConnection: Sendable {
     private let limits: Limits
     private var app: String?
     private var publishState = PublishState.idle
+    /// Bytes that arrived after publish while the owner decides: a publisher that does not wait for
+    /// NetStream.Publish.Start must not lose its metadata and sequence headers.
+    private var held: [UInt8] = []
+    /// An error found in `held` bytes during `acceptPublish`, thrown by the next `receive`.
+    private var deferredError: ProtocolError?
 
     /// A connection enforcing `limits`; `epoch` is the time field of S1/S2; `random` fills S1's random field
     /// (repeated; fresh system random bytes when empty).
@@ -50,7 +56,16 @@ public struct ServerConnection: Sendable {
     }
 
     /// Feed bytes as they arrive; returns what to do, in order.
+    /// After a `.publishRequested`, later bytes are held (not read) until `acceptPublish` or `refusePublish`.
     public mutating func receive(_ bytes: UnsafeRawBufferPointer) throws(ProtocolError) -> [ServerAction] {
+        if let deferredError {
+            self.deferredError = nil
+            throw deferredError
+        }
+        if case .requested = publishState {
+            try hold(bytes[...])
+            return []
+        }
         var actions = ActionList<ServerAction> { .send($0) }
         var consumed = 0
         if !handshake.isComplete {
@@ -59,8 +74,19 @@ public struct ServerConnection: Sendable {
         while consumed < bytes.count,
               let message = try chunks.nextMessage(from: bytes, consumed: &consumed, out: &actions.pending) {
             try handle(message, actions: &actions)
+            if case .requested = publishState {
+                try hold(bytes[consumed...])
+                break
+            }
         }
         return actions.finish()
+    }
+
+    private mutating func hold(_ bytes: Slice<UnsafeRawBufferPointer>) throws(ProtocolError) {
+        guard held.count + bytes.count <= limits.maxMessageLength else {
+            throw ProtocolError(.unexpectedCommand, "more than \(limits.maxMessageLength) bytes sent before the publish was answered")
+        }
+        held.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes))
     }
 
     /// Feed bytes as they arrive (an array).
@@ -80,13 +106,38 @@ public struct ServerConnection: Sendable {
         let status = StatusInfo.object(level: "status", code: "NetStream.Publish.Start", description: "Start publishing")
         chunks.send(Command(name: "onStatus", transactionID: 0, arguments: [status]), streamID: streamID,
                     on: OutgoingChunkStream.netStream, into: &out)
-        return [.send(out)]
+        var actions: [ServerAction] = [.send(out)]
+        guard !held.isEmpty else { return actions }
+        var bytes: [UInt8] = []
+        swap(&bytes, &held)
+        do {
+            actions += try receive(bytes)
+        } catch {
+            // acceptPublish cannot throw (the owner answers outside its read path): the next receive does.
+            deferredError = error
+        }
+        return mergingSends(actions)
+    }
+
+    private func mergingSends(_ actions: [ServerAction]) -> [ServerAction] {
+        var merged: [ServerAction] = []
+        merged.reserveCapacity(actions.count)
+        for action in actions {
+            if case let .send(bytes) = action, case let .send(previous)? = merged.last {
+                merged[merged.count - 1] = .send(previous + bytes)
+            } else {
+                merged.append(action)
+            }
+        }
+        return merged
     }
 
     /// Refuse it: onStatus level "error" with `code` (e.g. "NetStream.Publish.BadName"); the caller then closes.
     public mutating func refusePublish(code: String, description: String) -> [ServerAction] {
         guard case let .requested(streamID) = publishState else { return [] }
         publishState = .refused
+        // The refused publisher's held media is dropped with it.
+        held = []
         var out: [UInt8] = []
         let status = StatusInfo.object(level: "error", code: code, description: description)
         chunks.send(Command(name: "onStatus", transactionID: 0, arguments: [status]), streamID: streamID,

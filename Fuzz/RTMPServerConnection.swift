@@ -1,0 +1,58 @@
+// libFuzzer target: a ServerConnection (RTMP 1.0 §5.2, §7.2) fed arbitrary bytes; seeds start with a valid handshake.
+// Each publish request is accepted; feeding the same bytes in uneven pieces must give the same actions.
+import RTMP
+
+private let random: [UInt8] = [0x52, 0x54, 0x4D, 0x50]
+
+private func run(_ pieces: [ArraySlice<UInt8>]) -> (actions: [ServerAction], error: ProtocolError?) {
+    var limits = Limits()
+    limits.maxMessageLength = 1 << 16
+    limits.maxChunkStreams = 8
+    limits.windowAcknowledgementSize = 4096
+    var server = ServerConnection(limits: limits, epoch: 1, random: random)
+    var actions: [ServerAction] = []
+    for piece in pieces {
+        do {
+            for action in try server.receive(Array(piece)) {
+                if case let .send(bytes) = action, case let .send(previous)? = actions.last {
+                    actions[actions.count - 1] = .send(previous + bytes)
+                } else {
+                    actions.append(action)
+                }
+                if case .publishRequested = action {
+                    for answer in server.acceptPublish() {
+                        if case let .send(bytes) = answer, case let .send(previous)? = actions.last {
+                            actions[actions.count - 1] = .send(previous + bytes)
+                        } else {
+                            actions.append(answer)
+                        }
+                    }
+                }
+            }
+        } catch {
+            return (actions, error)
+        }
+    }
+    return (actions, nil)
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = FuzzInput(data, size).bytes
+    let whole = run([bytes[...]])
+    var pieces: [ArraySlice<UInt8>] = []
+    var start = 0
+    var length = 1
+    while start < bytes.count {
+        let end = min(bytes.count, start + length)
+        pieces.append(bytes[start..<end])
+        start = end
+        length = length % 97 + 1
+    }
+    let split = run(pieces)
+    // On an error the actions before it may differ by where the input was cut; the error itself may not.
+    guard whole.error == split.error, whole.error != nil || whole.actions == split.actions else {
+        fatalError("server connection behaved differently in pieces: \(String(describing: whole.error)) vs \(String(describing: split.error))")
+    }
+    return 0
+}
