@@ -16,6 +16,8 @@ public final class LiveEngine: Sendable {
 
     let group: MultiThreadedEventLoopGroup
     let ingest: IngestRegistry
+    /// Blocking file work (creating, writing, renaming FLV files) off the event loops.
+    let pool: NIOThreadPool
     private let caFile: String?
     private let tls = Mutex<Result<NIOSSLContext, TLSSetupError>?>(nil)
     private let runs = Atomic<Int>(0)
@@ -28,12 +30,15 @@ public final class LiveEngine: Sendable {
                 rtmpsCAFile: String? = ProcessInfo.processInfo.environment[LiveEngine.caFileEnvironmentVariable]) {
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(threads, 1))
         ingest = IngestRegistry(group: group)
+        pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
         caFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     deinit {
         ingest.closeAll()
         group.shutdownGracefully { _ in }
+        pool.shutdownGracefully { _ in }
     }
 
     /// Runs in flight.
@@ -43,8 +48,7 @@ public final class LiveEngine: Sendable {
     public var listeningPorts: Int { ingest.listeningPorts }
 
     /// Whether this engine runs these pipeline options: a live rtmp(s) pull or rtmp listen, video and audio
-    /// copied or dropped, and every output an FLV publish to rtmp:// or rtmps:// (file outputs stay on
-    /// `CopyPipeline` for now).
+    /// copied or dropped, and every output FLV: a publish to rtmp:// or rtmps://, or a file.
     public static func supports(_ options: PipelineOptions) -> Bool {
         guard options.liveInput, let input = RTMPEndpoint(parsing: options.inputURL) else { return false }
         if options.inputOptions["listen"] == "1" && input.secure { return false }
@@ -52,8 +56,11 @@ public final class LiveEngine: Sendable {
               options.video == .copy || options.audio == .copy else { return false }
         guard !options.outputs.isEmpty else { return false }
         return options.outputs.allSatisfy { output in
-            guard output.kind == .flv, case let .network(url) = output.target else { return false }
-            return RTMPEndpoint(parsing: url) != nil
+            guard output.kind == .flv else { return false }
+            switch output.target {
+            case let .network(url): return RTMPEndpoint(parsing: url) != nil
+            case .file: return true
+            }
         }
     }
 
@@ -72,9 +79,14 @@ public final class LiveEngine: Sendable {
             return
         }
         var outputs: [(Int, String, RTMPEndpoint)] = []
+        var files: [(Int, String, String)] = []
         for (index, output) in options.outputs.enumerated() {
-            guard case let .network(url) = output.target, let endpoint = RTMPEndpoint(parsing: url) else { continue }
-            outputs.append((index, output.name, endpoint))
+            switch output.target {
+            case let .network(url):
+                if let endpoint = RTMPEndpoint(parsing: url) { outputs.append((index, output.name, endpoint)) }
+            case let .file(path):
+                files.append((index, output.name, path))
+            }
         }
         let listens = options.inputOptions["listen"] == "1"
         let session = RelaySession(engine: self, loop: loop, options: options, source: listens ? .listen(input) : .pull(input),
@@ -90,7 +102,7 @@ public final class LiveEngine: Sendable {
                     return
                 }
             }
-            session.begin(outputs: outputs)
+            session.begin(outputs: outputs, files: files)
         }
     }
 

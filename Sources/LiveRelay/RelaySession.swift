@@ -33,6 +33,8 @@ final class OutputLink: @unchecked Sendable {
     var pendingFrames = 0
     var readyTimeout: Scheduled<Void>?
     var retry: Scheduled<Void>?
+    /// When the connection's send buffer last filled up (monotonic ns), 0 while it drains.
+    var unwritableSince: UInt64 = 0
 
     init(index: Int, name: String, endpoint: RTMPEndpoint) {
         self.index = index
@@ -66,6 +68,7 @@ final class RelaySession: @unchecked Sendable {
     private let measuresLatency = LatencyReport.isEnabled
 
     private var outputs: [OutputLink] = []
+    private var fileOutputs: [FileOutputLink] = []
     private var timeline = LiveTimeline()
     private var metadata: Message?
     private var videoHeader: Message?
@@ -125,9 +128,13 @@ final class RelaySession: @unchecked Sendable {
     // MARK: Start
 
     /// On `loop`: opens every output and the source, and starts the 100 ms housekeeping tick.
-    func begin(outputs endpoints: [(Int, String, RTMPEndpoint)]) {
+    func begin(outputs endpoints: [(Int, String, RTMPEndpoint)], files: [(Int, String, String)] = []) {
         loop.preconditionInEventLoop()
         outputs = endpoints.map { OutputLink(index: $0.0, name: $0.1, endpoint: $0.2) }
+        fileOutputs = files.map { index, name, path in
+            FileOutputLink(index: index, name: name, path: path, root: options.fileRoots?.output,
+                           hasAudio: options.audio != .drop, hasVideo: options.video != .drop, pool: engine.pool, loop: loop)
+        }
         for output in outputs { connect(output) }
         if case .pull = source { connectSource() }
         tick = loop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [self] _ in housekeeping() }
@@ -138,6 +145,10 @@ final class RelaySession: @unchecked Sendable {
         if interrupter.isCancelled {
             cancelled = true
             finish(.success(()))
+            return
+        }
+        if let broken = fileOutputs.first(where: { $0.failure != nil }), let error = broken.failure {
+            finish(.failure(.output(index: broken.index, name: broken.name, error)))
             return
         }
         let now = RelaySession.now()
@@ -161,6 +172,19 @@ final class RelaySession: @unchecked Sendable {
             sourceStalledClose = true
             handler.channel?.close(promise: nil)
         }
+        // A destination that takes nothing for the network timeout is lost (a dead peer behind a full window).
+        for output in outputs where output.ready {
+            guard let handler = output.handler, !handler.isWritable else {
+                output.unwritableSince = 0
+                continue
+            }
+            if output.unwritableSince == 0 {
+                output.unwritableSince = now
+            } else if Double(now &- output.unwritableSince) / 1e9 >= networkTimeout {
+                output.unwritableSince = 0
+                outputLost(output.index, output.generation, "the destination accepted no data for \(networkTimeout.formatted(.number.grouping(.never))) s")
+            }
+        }
         if Double(now &- lastProgress) / 1e9 >= 1 {
             lastProgress = now
             progressHandler(snapshot())
@@ -170,7 +194,8 @@ final class RelaySession: @unchecked Sendable {
     private func snapshot() -> PipelineProgress {
         var snapshot = progress
         snapshot.elapsed = Double(RelaySession.now() &- started) / 1e9
-        snapshot.outputs = outputs.map(\.progress)
+        snapshot.outputs = (outputs.map { ($0.index, $0.progress) } + fileOutputs.map { ($0.index, $0.progress) })
+            .sorted { $0.0 < $1.0 }.map(\.1)
         snapshot.inputReconnects = max(sourceConnections - 1, 0)
         return snapshot
     }
@@ -355,6 +380,27 @@ final class RelaySession: @unchecked Sendable {
         for output in outputs where output.ready {
             offer(message, to: output, receivedAt: receivedAt)
         }
+        for file in fileOutputs where file.failure == nil {
+            if !file.started {
+                guard sawVideo ? message.isVideoKeyframe : message.isAudioFrame else { continue }
+                for header in [metadata, videoHeader, audioHeader] {
+                    guard var header else { continue }
+                    header.timestamp = message.timestamp
+                    append(header, to: file)
+                }
+                file.started = true
+            }
+            append(message, to: file)
+        }
+    }
+
+    /// A file takes onMetaData without the @setDataFrame a publish needs.
+    private func append(_ message: Message, to file: FileOutputLink) {
+        if message.typeID == MessageType.dataAMF0.rawValue, message.payload.starts(with: Message.setDataFrameName) {
+            file.append(message, body: message.payload.dropFirst(Message.setDataFrameName.count))
+        } else {
+            file.append(message)
+        }
     }
 
     /// One message for one output, through its keyframe gate.
@@ -458,6 +504,7 @@ final class RelaySession: @unchecked Sendable {
     }
 
     private func flushOutputs(receivedAt: UInt64 = 0) {
+        for file in fileOutputs { file.flush() }
         let now = measuresLatency ? RelaySession.now() : 0
         for output in outputs {
             guard let pending = output.pending, let handler = output.handler else { continue }
@@ -576,11 +623,38 @@ final class RelaySession: @unchecked Sendable {
                 }
             }
         }
-        // Give polite closes a moment to reach the servers, never longer than the network timeout.
-        let deadline = loop.scheduleTask(in: .seconds(2)) { [self] in complete(outcome) }
-        EventLoopFuture.andAllComplete(closing, on: loop).whenComplete { [self] _ in
+        var outcome = outcome
+        if case .success = outcome, !cancelled, let empty = fileOutputs.first(where: { $0.progress.packets == 0 && $0.failure == nil }) {
+            outcome = .failure(.emptyOutput(index: empty.index, name: empty.name))
+        }
+        var commit = false
+        if case .success = outcome { commit = true }
+        // Files are finished whatever happens (published on success, removed otherwise) before the job completes.
+        let files = fileOutputs.map { file in
+            file.finish(commit: commit).flatMapErrorThrowing { error in
+                throw PipelineError.output(index: file.index, name: file.name, error)
+            }
+        }
+        let filesDone = EventLoopFuture.whenAllComplete(files, on: loop)
+        // Give polite closes a moment to reach the servers, never longer than 2 s.
+        let decided = outcome
+        let networkDone = loop.makePromise(of: Void.self)
+        let deadline = loop.scheduleTask(in: .seconds(2)) { networkDone.succeed() }
+        EventLoopFuture.andAllComplete(closing, on: loop).whenComplete { _ in
             deadline.cancel()
-            complete(outcome)
+            networkDone.succeed()
+        }
+        networkDone.futureResult.and(filesDone).whenSuccess { [self] _, results in
+            var final = decided
+            if case .success = decided {
+                for result in results {
+                    if case let .failure(error as PipelineError) = result {
+                        final = .failure(error)
+                        break
+                    }
+                }
+            }
+            complete(final)
         }
     }
 
@@ -594,6 +668,7 @@ final class RelaySession: @unchecked Sendable {
             completion(.failure(error))
         case .success:
             var result = PipelineResult(progress: snapshot())
+            for file in fileOutputs where file.progress.status == .running { file.progress.status = .finished }
             result.cancelled = cancelled
             result.reachedMaxDuration = reachedMaxDuration
             if measuresLatency {

@@ -25,12 +25,14 @@ import MediaEngine
         var dropVideo = live("rtmp://src.example/live/k", outputs: [out])
         dropVideo.video = .drop
         #expect(LiveEngine.supports(dropVideo))
+        let file = OutputDescription(target: .file(path: "/tmp/x.flv"), kind: .flv, name: "x")
+        #expect(LiveEngine.supports(live("rtmp://src.example/live/k", outputs: [out, file])))
     }
 
     @Test func otherLiveJobsAreNotTaken() {
         let out = OutputDescription(target: .network(url: "rtmp://a.example/app/k"), kind: .flv, name: "a")
-        let file = OutputDescription(target: .file(path: "/tmp/x.flv"), kind: .flv, name: "x")
-        #expect(!LiveEngine.supports(live("rtmp://src.example/live/k", outputs: [out, file])))
+        let adts = OutputDescription(target: .file(path: "/tmp/x.aac"), kind: .adts, name: "x")
+        #expect(!LiveEngine.supports(live("rtmp://src.example/live/k", outputs: [out, adts])))
         #expect(!LiveEngine.supports(live("rtmp://src.example/live/k", outputs: [])))
         #expect(!LiveEngine.supports(live("srt://src.example:9000", outputs: [out])))
         var encode = live("rtmp://src.example/live/k", outputs: [out])

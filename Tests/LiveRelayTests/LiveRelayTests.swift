@@ -203,12 +203,14 @@ struct LiveRelayTests {
 
     @Test("50 concurrent relays of one stream: every one flows, on a bounded number of threads")
     func fiftyRelays() throws {
-        let source = try Live.fixture(seconds: 8)
+        let source = try Live.fixture(seconds: 12)
         let input = try Live.stream("many")
         let publisher = try Live.publish(source, to: input)
         usleep(700_000)
         let engine = LiveEngine(threads: 2)
         let threadsBefore = Live.threadCount()
+        let cpuBefore = Live.cpuSeconds()
+        let started = Date()
         let jobs = try (0..<50).map { _ in RunningJob(engine, Live.options(input: input, outputs: [try Live.stream("relay")], maxDuration: 3)) }
         usleep(2_000_000)
         let threadsDuring = Live.threadCount()
@@ -218,11 +220,73 @@ struct LiveRelayTests {
             let result = try #require(job.wait(seconds: 30)).get()
             frames.append(result.progress.outputs.first?.videoFrames ?? 0)
         }
-        publisher.wait(seconds: 10)
+        let cpu = Live.cpuSeconds() - cpuBefore
+        let wall = Date().timeIntervalSince(started)
         #expect(frames.allSatisfy { $0 >= 80 }, "frames per relay: \(frames)")
         // Relays never add threads: the engine's two event loops carry all fifty.
         #expect(threadsDuring - threadsBefore <= 2, "threads went from \(threadsBefore) to \(threadsDuring)")
-        print("fifty relays: threads before \(threadsBefore), during \(threadsDuring)")
+        #expect(engine.activeRuns == 0)
+        // The referee for the CPU figure: one ffmpeg -c copy relay of the same stream for the same 3 s.
+        // (Its CPU is what this process's reaped children used meanwhile; the publisher is still running.)
+        let childrenBefore = Live.cpuSeconds(children: true)
+        let reference = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", input, "-t", "3", "-c", "copy",
+                                                      "-f", "flv", try Live.stream("ffmpegrelay")])
+        #expect(reference.wait(seconds: 20) == 0)
+        let ffmpegCPU = Live.cpuSeconds(children: true) - childrenBefore
+        publisher.wait(seconds: 15)
+        print("fifty relays: threads before \(threadsBefore), during \(threadsDuring); engine CPU \(cpu) s over \(wall) s wall "
+              + "= \(cpu / 50) s per relay; one ffmpeg -c copy relay of the same 3 s: \(ffmpegCPU) s")
+    }
+
+    @Test("file outputs: a listen job archives to FLV under the output root, whole and renamed into place")
+    func listenToFile() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let root = Live.scratch("root")
+        let output = try Live.stream("withfile")
+        var options = Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/s3cret", listen: true, outputs: [output], timeout: 3, maxDuration: 2)
+        options.outputs.append(OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: root + "/out/archive.flv"))
+        options.fileRoots = FileRoots(input: root, output: root)
+        let job = RunningJob(Self.engine, options)
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/s3cret")
+        let result = try #require(job.wait(seconds: 20)).get()
+        publisher.wait(seconds: 10)
+        #expect(result.reachedMaxDuration)
+        let names = try FileManager.default.contentsOfDirectory(atPath: root + "/out")
+        #expect(names == ["archive.flv"], "files: \(names)")
+        let archived = try Live.frames(root + "/out/archive.flv", "v")
+        #expect(archived.count >= 58 && archived.count <= 61, "archived \(archived.count) frames")
+        let published = try Live.frames(source, "v")
+        #expect(Array(archived.dropLast(2)) == Array(published.prefix(archived.count - 2)), "the archive is not the published frames from the first on")
+        #expect(result.progress.outputs.count == 2 && result.progress.outputs[1].videoFrames == archived.count)
+        #expect(result.progress.outputs[1].status == .finished)
+    }
+
+    @Test("a pulled input that stops and comes back: the archive's timestamps are continuous")
+    func pullGapToFile() throws {
+        let source = try Live.fixture(seconds: 6)
+        let input = try Live.stream("gap")
+        let folder = Live.scratch("gap")
+        let first = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", source, "-t", "2",
+                                                  "-c", "copy", "-f", "flv", input])
+        usleep(300_000)
+        var options = Live.options(input: input, outputs: [try Live.stream("gapout")], timeout: 5, maxDuration: 4)
+        options.outputs.append(OutputDescription(target: .file(path: folder + "/gap.flv"), kind: .flv, name: "gap.flv"))
+        let job = RunningJob(Self.engine, options)
+        first.wait(seconds: 20)
+        usleep(1_000_000)
+        let second = try Live.publish(source, to: input)
+        let result = try #require(job.wait(seconds: 25)).get()
+        second.wait(seconds: 15)
+        #expect(result.reachedMaxDuration)
+        #expect(result.progress.inputReconnects >= 1)
+        let times = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts_time",
+                                                     "-of", "csv=p=0", folder + "/gap.flv"])
+        let dts = times.split(separator: "\n").compactMap { Double($0) }
+        let steps = zip(dts.dropFirst(), dts).map { $0 - $1 }
+        #expect((steps.max() ?? 1) < 0.2 && (steps.min() ?? -1) > 0, "video DTS steps from \(steps.min() ?? 0) to \(steps.max() ?? 0) s")
+        #expect((dts.last ?? 0) > 3.5)
     }
 
     @Test("cancel: the engine polls the interrupter and ends the job as cancelled")

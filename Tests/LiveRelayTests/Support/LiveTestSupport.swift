@@ -124,6 +124,13 @@ enum Live {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
     }
 
+    /// User plus system CPU seconds this process (or its reaped children) has used.
+    static func cpuSeconds(children: Bool = false) -> Double {
+        var usage = rusage()
+        getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
     /// Waits until `condition` holds, up to `seconds`.
     static func wait(seconds: Double, until condition: () -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
