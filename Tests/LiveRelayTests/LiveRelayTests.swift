@@ -344,8 +344,9 @@ struct LiveRelayTests {
         let publisher = try Live.publish(source, to: plainIn)
         usleep(700_000)
         // Pull over TLS from the terminator (which fronts the same nginx) and publish over TLS too.
-        let tlsIn = secureURL + "/" + (plainIn.split(separator: "/").last.map(String.init) ?? "")
-        let result = try #require(RunningJob(engine, Live.options(input: tlsIn, outputs: [secureURL + "/" + name], maxDuration: 2))
+        // The terminator's URL has no application: streams are under its /live, as on nginx.
+        let tlsIn = secureURL + "/live/" + (plainIn.split(separator: "/").last.map(String.init) ?? "")
+        let result = try #require(RunningJob(engine, Live.options(input: tlsIn, outputs: [secureURL + "/live/" + name], maxDuration: 2))
             .wait(seconds: 20)).get()
         #expect(result.reachedMaxDuration)
         #expect(player.wait(seconds: 15) == 0)
@@ -353,5 +354,17 @@ struct LiveRelayTests {
         let played = try Live.frames(folder + "/played.flv", "v")
         let published = try Live.frames(source, "v")
         #expect(played.count >= 50 && published.containsContiguous(Array(played.dropLast(2))))
+
+        // Without the test CA the terminator's certificate is not trusted: that output fails, the plain one flows.
+        let untrusting = LiveEngine(threads: 1, rtmpsCAFile: nil)
+        let publisher2 = try Live.publish(source, to: plainIn)
+        usleep(500_000)
+        let mixed = try #require(RunningJob(untrusting, Live.options(input: plainIn, outputs: [try Live.stream("plain"), secureURL + "/live/" + name + "x"],
+                                                                     maxDuration: 1.5, reconnect: ReconnectPolicy(attempts: 1, initialDelay: 0.1, maxDelay: 0.1)))
+            .wait(seconds: 20)).get()
+        publisher2.wait(seconds: 10)
+        #expect(mixed.progress.outputs[0].status == .finished)
+        #expect(mixed.progress.outputs[1].status == .failed)
+        #expect(mixed.progress.outputs[1].lastError?.contains("CERTIFICATE_VERIFY_FAILED") == true, "last error: \(mixed.progress.outputs[1].lastError ?? "nil")")
     }
 }
