@@ -1,5 +1,5 @@
 // libFuzzer target: the RTMP chunk stream decoder (RTMP 1.0 §5.3) on arbitrary bytes, with small limits.
-// Decoding all at once and in uneven pieces must give the same messages (or both fail).
+// Decoding all at once and in uneven pieces must give the same messages (or both fail); aggregates are split.
 import RTMP
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -36,6 +36,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         for message in messages where message.payload.count > limits.maxMessageLength {
             fatalError("message of \(message.payload.count) bytes passed the limit")
+        }
+        // Aggregates split into sub-messages no larger than themselves, or fail cleanly.
+        for message in messages where message.type == .aggregate {
+            guard let parts = try? AggregateMessage.split(message) else { continue }
+            guard parts.reduce(0, { $0 + $1.payload.count }) <= message.payload.count else {
+                fatalError("aggregate split into more bytes than it holds")
+            }
         }
     case let .failure(error):
         guard pieceError == error else {

@@ -33,6 +33,12 @@ private func run(_ pieces: [ArraySlice<UInt8>]) -> (actions: [ServerAction], err
             return (actions, error)
         }
     }
+    // An error in bytes read by acceptPublish surfaces at the next receive.
+    do {
+        actions += try server.receive([])
+    } catch {
+        return (actions, error)
+    }
     return (actions, nil)
 }
 

@@ -56,11 +56,14 @@ public struct ChunkDecoder: Sendable {
                 let carried = headerBytes.count
                 let take = min(ChunkFormat.maxHeaderLength - carried, count - consumed)
                 headerBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed..<(consumed + take)]))
-                let header = headerBytes
                 let remainingAfter = count - consumed - take
+                // Moved out while parsing (parseHeader mutates self), moved back after: no copy of the bytes.
+                var header: [UInt8] = []
+                swap(&header, &headerBytes)
                 let result: Result<Int?, ProtocolError> = header.withUnsafeBytes { buffer in
                     Result { () throws(ProtocolError) -> Int? in try parseHeader(buffer, available: buffer.count + remainingAfter) }
                 }
+                swap(&header, &headerBytes)
                 let parsed = try result.get()
                 guard let length = parsed else {
                     consumed += take

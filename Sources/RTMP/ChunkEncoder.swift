@@ -60,7 +60,9 @@ public struct ChunkEncoder: Sendable {
                 length: length, typeID: message.typeID, streamID: message.streamID))
         }
         let extended = field >= ChunkFormat.extendedTimestampMarker
-        out.reserveCapacity(out.count + length + (length / chunkSize + 1) * 8 + 16)
+        // Geometric growth: reserving the exact size on every call would copy `out` once per message.
+        let needed = out.count + length + (length / chunkSize + 1) * 8 + 16
+        if out.capacity < needed { out.reserveCapacity(max(needed, out.capacity * 2)) }
         ChunkFormat.appendBasicHeader(type: type, chunkStreamID: id, into: &out)
         if type <= 2 { out.appendUInt24BE(extended ? ChunkFormat.extendedTimestampMarker : field) }
         if type <= 1 {

@@ -8,7 +8,7 @@ public enum ClientAction: Sendable, Equatable {
     case send([UInt8])
     /// Publish: NetStream.Publish.Start arrived. Play: NetStream.Play.Start (or the first media) arrived.
     case ready
-    /// Play mode: audio, video or data (@setDataFrame / onMetaData) from the server.
+    /// Play mode: audio, video or data (@setDataFrame / onMetaData) from the server (aggregates already split).
     case media(Message)
     /// The server refused: an error onStatus or an _error (e.g. NetStream.Publish.BadName).
     case refused(code: String, description: String)
@@ -188,6 +188,15 @@ public struct ClientConnection: Sendable {
                 actions.append(.ready)
             }
             actions.append(.media(message))
+        case .aggregate:
+            // FMS and Wowza batch media into aggregates; players get the messages inside.
+            guard mode == .play, state == .starting || state == .ready, message.streamID == streamID else { return }
+            for inner in try AggregateMessage.split(message) {
+                switch inner.type {
+                case .audio, .video, .dataAMF0: try handle(inner, actions: &actions)
+                default: break
+                }
+            }
         case .commandAMF0, .commandAMF3:
             try handle(Command(parsing: message.payload, typeID: message.typeID), actions: &actions)
         default:

@@ -35,12 +35,11 @@ enum HandshakeFormat {
         }
     }
 
-    /// C2 or S2: the peer's time, our time, the peer's random echoed (§5.2.4). A digest ("complex") C1 is
-    /// echoed the same way: its digest is not validated and the clients in use accept the plain echo.
-    static func appendEcho(of peer: ArraySlice<UInt8>, time: UInt32, into out: inout [UInt8]) {
-        out.append(contentsOf: peer[peer.startIndex..<(peer.startIndex + 4)])
-        out.appendUInt32BE(time)
-        out.append(contentsOf: peer[(peer.startIndex + 8)...])
+    /// C2 or S2: the peer's C1/S1 echoed byte for byte (§5.2.4 has time2 be our read time, but librtmp, as in OBS,
+    /// compares the whole echo and FFmpeg sends an exact echo itself). A digest ("complex") C1 is echoed the same
+    /// way: its digest is not validated, and clients fall back to the simple handshake when S1's version is zero.
+    static func appendEcho(of peer: ArraySlice<UInt8>, into out: inout [UInt8]) {
+        out.append(contentsOf: peer)
     }
 
     /// Fresh random bytes for C1/S1 (not secret: the simple handshake only needs them to differ per connection).
@@ -87,7 +86,7 @@ struct ServerHandshake: Sendable {
             case .awaitingC0C1:
                 out.append(HandshakeFormat.version)
                 HandshakeFormat.appendFirstPacket(time: epoch, random: random, into: &out)
-                HandshakeFormat.appendEcho(of: buffer[1...], time: epoch, into: &out)
+                HandshakeFormat.appendEcho(of: buffer[1...], into: &out)
                 buffer.removeAll(keepingCapacity: true)
                 state = .awaitingC2
             case .awaitingC2:
@@ -131,7 +130,7 @@ struct ClientHandshake: Sendable {
         buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed..<(consumed + take)]))
         consumed += take
         guard take == needed else { return }
-        HandshakeFormat.appendEcho(of: buffer[1...HandshakeFormat.packetSize], time: epoch, into: &out)
+        HandshakeFormat.appendEcho(of: buffer[1...HandshakeFormat.packetSize], into: &out)
         buffer = []
         isComplete = true
     }

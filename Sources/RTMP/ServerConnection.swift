@@ -57,6 +57,7 @@ public struct ServerConnection: Sendable {
 
     /// Feed bytes as they arrive; returns what to do, in order.
     /// After a `.publishRequested`, later bytes are held (not read) until `acceptPublish` or `refusePublish`.
+    /// A protocol error in held bytes, found while `acceptPublish` reads them, is thrown here next (even for empty input).
     public mutating func receive(_ bytes: UnsafeRawBufferPointer) throws(ProtocolError) -> [ServerAction] {
         if let deferredError {
             self.deferredError = nil

@@ -61,3 +61,33 @@ import Testing
         #expect(ProtocolControl.setPeerBandwidth(2_500_000, limitType: .dynamic).payload == [0x00, 0x26, 0x25, 0xA0, 2])
     }
 }
+
+/// Aggregate messages (RTMP 1.0 §7.1.6), byte by byte.
+@Suite struct AggregateMessageTests {
+    /// One sub-message: type, size, timestamp (24 bits + extension byte), stream ID 0, data, back pointer.
+    private func subMessage(type: UInt8, timestamp: UInt32, data: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = [type]
+        bytes.appendUInt24(UInt32(data.count))
+        bytes.appendUInt24(timestamp & 0xFF_FFFF)
+        bytes.append(UInt8(timestamp >> 24))
+        bytes.appendUInt24(0)
+        bytes += data
+        bytes.appendUInt32(UInt32(11 + data.count))
+        return bytes
+    }
+
+    @Test func subMessagesTakeTheAggregatesTimestampAsBase() throws {
+        let payload = subMessage(type: 9, timestamp: 0x0100_0000, data: [0x17, 1]) + subMessage(type: 8, timestamp: 0x0100_0014, data: [0xAF, 1, 5])
+        let messages = try AggregateMessage.split(Message(type: .aggregate, timestamp: 500, streamID: 1, payload: payload))
+        #expect(messages == [
+            Message(typeID: 9, timestamp: 500, streamID: 1, payload: [0x17, 1]),
+            Message(typeID: 8, timestamp: 520, streamID: 1, payload: [0xAF, 1, 5]),
+        ])
+    }
+
+    @Test func truncatedSubMessageIsAProtocolError() {
+        let payload = Array(subMessage(type: 9, timestamp: 0, data: [1, 2, 3, 4]).dropLast(6))
+        #expect(throws: ProtocolError.self) { _ = try AggregateMessage.split(Message(type: .aggregate, streamID: 1, payload: payload)) }
+        #expect(throws: ProtocolError.self) { _ = try AggregateMessage.split(Message(type: .aggregate, streamID: 1, payload: [9, 0, 0])) }
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import MediaFormats
 import Testing
 @testable import RTMP
@@ -87,6 +88,49 @@ import Testing
         var bytes: [UInt8] = []
         conversation.client.encodeMedia(audio, into: &bytes)
         #expect(try conversation.server.receive(bytes).isEmpty)
+    }
+
+    /// OBS (librtmp): Set Chunk Size 4096 first, then connect, releaseStream, FCPublish and createStream in one
+    /// write; publish once createStream's _result is in; @setDataFrame and media in 4096-byte chunks.
+    @Test func obsLikePublisher() throws {
+        var server = ServerConnection(random: [1])
+        var bytes: [UInt8] = [3] + [UInt8](repeating: 0, count: 1536 * 2)
+        var encoder = ChunkEncoder()
+        encoder.encode(ProtocolControl.setChunkSize(4096), chunkStreamID: 2, into: &bytes)
+        encoder.setChunkSize(4096)
+        let connect = Command(name: "connect", transactionID: 1, commandObject: .object([
+            AMF0Property("app", .string("live/")), AMF0Property("type", .string("nonprivate")),
+            AMF0Property("flashVer", .string("FMLE/3.0 (compatible; FMSc/1.0)")), AMF0Property("swfUrl", .string("rtmp://h/live")),
+            AMF0Property("tcUrl", .string("rtmp://h/live")),
+        ]))
+        encoder.encode(connect.message(), chunkStreamID: 3, into: &bytes)
+        encoder.encode(Command(name: "releaseStream", transactionID: 2, arguments: [.string("obs-key")]).message(), chunkStreamID: 3, into: &bytes)
+        encoder.encode(Command(name: "FCPublish", transactionID: 3, arguments: [.string("obs-key")]).message(), chunkStreamID: 3, into: &bytes)
+        encoder.encode(Command(name: "createStream", transactionID: 4).message(), chunkStreamID: 3, into: &bytes)
+        var sent: [UInt8] = []
+        for case let .send(chunk) in try server.receive(bytes) { sent += chunk }
+        var decoder = ChunkDecoder()
+        let replies = try decoder.decode(Array(sent[3073...]))
+        let results = try replies.filter { $0.type == .commandAMF0 }.map { try Command(parsing: $0.payload) }
+        #expect(results.map(\.name) == ["_result", "_result", "_result", "_result"])
+        #expect(results.map(\.transactionID) == [1, 2, 3, 4])
+        #expect(results.last?.arguments == [.number(1)])
+
+        bytes = []
+        encoder.encode(Command(name: "publish", transactionID: 5, arguments: [.string("obs-key"), .string("live")]).message(streamID: 1),
+                       chunkStreamID: 4, into: &bytes)
+        #expect(try server.receive(bytes) == [.publishRequested(app: "live", streamKey: "obs-key")], "trailing slash of app dropped")
+        _ = server.acceptPublish()
+        bytes = []
+        var metadata: [UInt8] = []
+        AMF0Encoding.append(.string("@setDataFrame"), into: &metadata)
+        AMF0Encoding.append(.string("onMetaData"), into: &metadata)
+        AMF0Encoding.append(.ecmaArray([AMF0Property("encoder", .string("obs-output module"))]), into: &metadata)
+        let sent18 = Message(type: .dataAMF0, timestamp: 0, streamID: 1, payload: metadata)
+        let keyframe = Message(type: .video, timestamp: 0, streamID: 1, payload: [0x17, 1, 0, 0, 0] + [UInt8](repeating: 0x65, count: 9000))
+        encoder.encode(sent18, chunkStreamID: 4, into: &bytes)
+        encoder.encode(keyframe, chunkStreamID: 4, into: &bytes)
+        #expect(try server.receive(bytes) == [.media(sent18), .media(keyframe)])
     }
 
     @Test func mediaBeforeThePublishCommandIsIgnored() throws {
@@ -253,9 +297,13 @@ import Testing
         var sampleAccess: [UInt8] = []
         AMF0Encoding.append(.string("|RtmpSampleAccess"), into: &sampleAccess)
         server.encoder.encode(Message(type: .dataAMF0, timestamp: 0, streamID: 1, payload: sampleAccess), chunkStreamID: 5, into: &bytes)
+        // An aggregate carrying one audio sub-message (type 8, 2 bytes, timestamp 0, stream 0, back pointer 13).
+        let aggregate: [UInt8] = [8, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0xAF, 1, 0, 0, 0, 13]
+        server.encoder.encode(Message(type: .aggregate, timestamp: 7, streamID: 1, payload: aggregate), chunkStreamID: 6, into: &bytes)
         server.encoder.encode(UserControlEvent.streamEOF(streamID: 1).message, chunkStreamID: 2, into: &bytes)
         actions = try client.receive(bytes)
-        #expect(actions == [.ready, .media(Message(type: .video, timestamp: 5, streamID: 1, payload: [0x17, 0])), .streamEnded])
+        #expect(actions == [.ready, .media(Message(type: .video, timestamp: 5, streamID: 1, payload: [0x17, 0])),
+                            .media(Message(type: .audio, timestamp: 7, streamID: 1, payload: [0xAF, 1])), .streamEnded])
     }
 }
 
@@ -265,5 +313,67 @@ struct ServerEncoder {
 
     mutating func command(_ command: Command, streamID: UInt32 = 0, into out: inout [UInt8]) {
         encoder.encode(command.message(streamID: streamID), chunkStreamID: streamID == 0 ? 3 : 5, into: &out)
+    }
+}
+
+/// Inputs the fuzzers found, kept in Fuzz/corpus and replayed here.
+@Suite struct ServerConnectionRegressionTests {
+    private static func corpus(_ name: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/corpus/RTMPServerConnection/\(name)")
+        return [UInt8](try Data(contentsOf: url))
+    }
+
+    /// Bytes held after publish carried a 7 MB length claim: acceptPublish read them and the error was lost
+    /// when the publisher sent nothing more. The next receive, even of nothing, throws it.
+    @Test func errorInHeldBytesSurfacesAtTheNextReceive() throws {
+        let bytes = try Self.corpus("crash-deferred-error-after-accept")
+        var limits = Limits()
+        limits.maxMessageLength = 1 << 16
+        limits.maxChunkStreams = 8
+        var server = ServerConnection(limits: limits, random: [1])
+        let actions = try server.receive(bytes)
+        #expect(actions.contains { if case .publishRequested = $0 { true } else { false } })
+        _ = server.acceptPublish()
+        #expect(throws: ProtocolError.self) { _ = try server.receive([]) }
+        #expect(try server.receive([]).isEmpty, "thrown once")
+    }
+}
+
+/// The ClientConnection fuzz seeds (a server's side written by Fuzz/make-rtmp-corpus) give what they were made for.
+@Suite struct ClientConnectionSeedTests {
+    private static func seed(_ name: String) throws -> (mode: ClientConnection.Mode, bytes: [UInt8]) {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/corpus/RTMPClientConnection/\(name)")
+        let bytes = [UInt8](try Data(contentsOf: url))
+        return (bytes.first == 0 ? .play : .publish, Array(bytes.dropFirst()))
+    }
+
+    private static func events(_ name: String) throws -> [ClientAction] {
+        let (mode, bytes) = try seed(name)
+        var client = ClientConnection(mode: mode, app: "live", tcURL: "rtmp://127.0.0.1/live", streamKey: "key", random: [1])
+        _ = client.start()
+        return try client.receive(bytes).filter { if case .send = $0 { false } else { true } }
+    }
+
+    @Test func playSeed() throws {
+        let events = try Self.events("play")
+        #expect(events.first == .ready)
+        #expect(events.last == .streamEnded)
+        let media = events.compactMap { event -> Message? in
+            if case let .media(message) = event { return message }
+            return nil
+        }
+        #expect(media.map(\.typeID) == [18, 9, 9, 8, 9], "metadata, sequence header, then the aggregate's three")
+        #expect(media.suffix(3).map(\.timestamp) == [40, 50, 73])
+    }
+
+    @Test func refusalSeeds() throws {
+        #expect(try Self.events("play-not-found") == [.refused(code: "NetStream.Play.StreamNotFound", description: "NetStream.Play.StreamNotFound")])
+        #expect(try Self.events("publish-bad-name") == [.refused(code: "NetStream.Publish.BadName", description: "NetStream.Publish.BadName")])
+        #expect(try Self.events("connect-rejected") == [.refused(code: "NetConnection.Connect.Rejected", description: "")])
+        #expect(try Self.events("publish") == [.ready])
     }
 }
