@@ -82,6 +82,22 @@ struct LiveRelayTests {
         #expect(!"\(error)".contains("s3cret") && !"\(error)".contains("guess"))
     }
 
+    @Test("listen: a publisher to another application is refused, the job's error naming both applications")
+    func listenWrongApplication() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/s3cret", listen: true,
+                                                       outputs: [try Live.stream("never")], timeout: 3))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let intruder = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/other/s3cret")
+        #expect(intruder.wait(seconds: 10) != 0)
+        guard case let .failure(error) = try #require(job.wait(seconds: 15)) else {
+            Issue.record("the job succeeded")
+            return
+        }
+        #expect("\(error)".contains("the publisher connected to application 'other', but the job listens on 'ingest'"), "error: \(error)")
+    }
+
     @Test("two listen jobs on one port with different keys both flow; a third claiming a taken key fails")
     func twoJobsOnePort() throws {
         let source = try Live.fixture(seconds: 4)
