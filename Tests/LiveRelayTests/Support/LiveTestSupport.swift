@@ -131,6 +131,13 @@ enum Live {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
+    /// Resident memory of this process, KiB (VmRSS).
+    static func residentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
     /// Waits until `condition` holds, up to `seconds`.
     static func wait(seconds: Double, until condition: () -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
