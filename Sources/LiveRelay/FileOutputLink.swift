@@ -118,9 +118,10 @@ final class FileOutputLink: @unchecked Sendable {
 
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
         try bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
             var offset = 0
             while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                let written = write(descriptor, base + offset, raw.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw FileAccessError(path: path, reason: String(cString: strerror(errno)), code: errno)

@@ -31,6 +31,7 @@ final class RTMPClientHandler: ChannelInboundHandler {
     /// Connect failures are reported by the connect future; only a connection that was up reports its close.
     private var wasActive = false
     private var failure: String?
+    private var protocolFailed = false
     private(set) var context: ChannelHandlerContext?
 
     init(connection: ClientConnection, onEvent: @escaping (ClientEvent) -> Void) {
@@ -51,6 +52,8 @@ final class RTMPClientHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // After a protocol error the connection is closing: what else arrived is not read.
+        guard !protocolFailed else { return }
         let buffer = unwrapInboundIn(data)
         batchBytes += buffer.readableBytes
         let actions: [ClientAction]
@@ -58,6 +61,7 @@ final class RTMPClientHandler: ChannelInboundHandler {
             actions = try buffer.withUnsafeReadableBytes { try connection.receive($0) }
         } catch {
             failure = "protocol error from the server: \(error)"
+            protocolFailed = true
             context.close(promise: nil)
             return
         }
