@@ -9,6 +9,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     limits.maxChunkSize = 4096
     limits.maxMessageLength = 1 << 16
     limits.maxChunkStreams = 8
+    limits.maxPendingBytes = 1 << 17
 
     var whole = ChunkDecoder(limits: limits)
     let wholeResult = Result { () throws(ProtocolError) -> [Message] in try whole.decode(bytes) }

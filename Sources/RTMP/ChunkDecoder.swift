@@ -27,6 +27,8 @@ public struct ChunkDecoder: Sendable {
     /// The chunk stream whose chunk payload is being read, and how many bytes of that chunk are still due.
     private var current = 0
     private var chunkRemaining = 0
+    /// Payload bytes of unfinished messages on all chunk streams together (bounded by `Limits.maxPendingBytes`).
+    private var pendingBytes = 0
 
     /// A decoder enforcing `limits`.
     public init(limits: Limits = Limits()) {
@@ -40,6 +42,10 @@ public struct ChunkDecoder: Sendable {
         while consumed < count {
             if chunkRemaining > 0 {
                 let take = min(chunkRemaining, count - consumed)
+                pendingBytes += take
+                guard pendingBytes <= limits.maxPendingBytes else {
+                    throw ProtocolError(.messageTooLong, "unfinished messages hold more than \(limits.maxPendingBytes) bytes across chunk streams")
+                }
                 streams[current].payload.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed..<(consumed + take)]))
                 consumed += take
                 chunkRemaining -= take
@@ -181,6 +187,7 @@ public struct ChunkDecoder: Sendable {
             if type <= 2 { streams[index].hasExtendedTimestamp = extended }
             streams[index].inMessage = true
             // Capacity only for bytes that have arrived, never for the peer's length claim alone.
+            pendingBytes -= streams[index].payload.count
             streams[index].payload = []
             streams[index].payload.reserveCapacity(min(streams[index].length, max(0, available - position)))
         }
@@ -205,6 +212,7 @@ public struct ChunkDecoder: Sendable {
         guard streams[current].payload.count == streams[current].length else { return nil }
         var payload: [UInt8] = []
         swap(&payload, &streams[current].payload)
+        pendingBytes -= payload.count
         streams[current].inMessage = false
         let message = Message(
             typeID: streams[current].typeID, timestamp: streams[current].timestamp,
@@ -217,6 +225,7 @@ public struct ChunkDecoder: Sendable {
                 throw ProtocolError(.malformedMessage, "Abort Message of \(message.payload.count) bytes, expected 4")
             }
             if let index = index(of: id) {
+                pendingBytes -= streams[index].payload.count
                 streams[index].payload = []
                 streams[index].inMessage = false
             }

@@ -5,6 +5,9 @@ public struct Limits: Sendable, Equatable {
     public var maxChunkSize = 65_536
     /// Largest message length a chunk message header may claim (§5.3.1.2); a 1080p keyframe is well below 8 MiB.
     public var maxMessageLength = 8 << 20
+    /// Payload bytes of unfinished messages held at once, all chunk streams together: a peer cannot make every
+    /// chunk stream hold a message of `maxMessageLength` (publishers interleave one video and one audio message).
+    public var maxPendingBytes = 16 << 20
     /// Distinct chunk stream IDs a peer may use on one connection (publishers use fewer than ten).
     public var maxChunkStreams = 64
     /// The chunk size we announce with Set Chunk Size and then send with.

@@ -181,6 +181,20 @@ import Testing
         #expect(decodeError(bytes, limits: limits)?.kind == .tooManyChunkStreams)
     }
 
+    @Test func unfinishedMessagesAcrossChunkStreamsAreBounded() {
+        var limits = Limits()
+        limits.maxPendingBytes = 200
+        // Two 1000-byte messages each 128 bytes in: 256 unfinished bytes, over 200.
+        var bytes = type0Header(chunkStream: 4, timestamp: 0, length: 1000, typeID: 9, streamID: 1) + [UInt8](repeating: 1, count: 128)
+        #expect(decodeError(bytes, limits: limits) == nil)
+        bytes += type0Header(chunkStream: 5, timestamp: 0, length: 1000, typeID: 9, streamID: 1) + [UInt8](repeating: 2, count: 128)
+        #expect(decodeError(bytes, limits: limits)?.kind == .messageTooLong)
+        // Finished messages no longer count.
+        var finished: [UInt8] = []
+        for id: UInt8 in 3...9 { finished += type0Header(chunkStream: id, timestamp: 0, length: 100, typeID: 8, streamID: 1) + [UInt8](repeating: id, count: 100) }
+        #expect(decodeError(finished, limits: limits) == nil)
+    }
+
     @Test func continuationHeaderOnAnUnknownChunkStreamIsRefused() {
         #expect(decodeError([0xC9, 0x00])?.kind == .malformedChunk)
         #expect(decodeError([0x49, 0, 0, 0, 0, 0, 1, 8, 0])?.kind == .malformedChunk)
