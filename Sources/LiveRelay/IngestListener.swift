@@ -79,7 +79,7 @@ final class IngestRegistry: @unchecked Sendable {
     }
 
     private func bind(_ listener: IngestListener, host: String, port: Int) {
-        ServerBootstrap(group: group)
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -94,26 +94,27 @@ final class IngestRegistry: @unchecked Sendable {
                     return channel.eventLoop.makeFailedFuture(error)
                 }
             }
-            .bind(host: host, port: port)
-            .whenComplete { [self] result in
-                switch result {
-                case let .success(channel):
-                    let stale = lock.withLock {
-                        if listener.closed { return true }
-                        listener.channel = channel
-                        return false
-                    }
-                    if stale { channel.close(promise: nil) }
-                case let .failure(error):
-                    let routes: [IngestRoute] = lock.withLock {
-                        if listeners[listener.key] === listener { listeners[listener.key] = nil }
-                        listener.closed = true
-                        return listener.routes
-                    }
-                    let reason = "cannot listen on \(listener.key): \(describeNetworkError(error))"
-                    for route in routes { route.session.loop.execute { route.session.failToListen(reason) } }
+        // An address literal is bound without a lookup; a name is resolved by NIO.
+        let bound = (try? SocketAddress(ipAddress: host, port: port)).map { bootstrap.bind(to: $0) } ?? bootstrap.bind(host: host, port: port)
+        bound.whenComplete { [self] result in
+            switch result {
+            case let .success(channel):
+                let stale = lock.withLock {
+                    if listener.closed { return true }
+                    listener.channel = channel
+                    return false
                 }
+                if stale { channel.close(promise: nil) }
+            case let .failure(error):
+                let routes: [IngestRoute] = lock.withLock {
+                    if listeners[listener.key] === listener { listeners[listener.key] = nil }
+                    listener.closed = true
+                    return listener.routes
+                }
+                let reason = "cannot listen on \(listener.key): \(describeNetworkError(error))"
+                for route in routes { route.session.loop.execute { route.session.failToListen(reason) } }
             }
+        }
     }
 
     /// Removes a job's route; the last one closes the listener.

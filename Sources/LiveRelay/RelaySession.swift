@@ -211,7 +211,12 @@ final class RelaySession: @unchecked Sendable {
             case let .failure(error): return loop.makeFailedFuture(error)
             }
         }
-        return bootstrap(endpoint, handler: handler, tls: tls).connect(host: endpoint.host, port: endpoint.port)
+        let bootstrap = bootstrap(endpoint, handler: handler, tls: tls)
+        // An address literal needs no resolver (whose blocking lookups run on a thread pool of their own).
+        if let address = try? SocketAddress(ipAddress: endpoint.host, port: endpoint.port) {
+            return bootstrap.connect(to: address)
+        }
+        return bootstrap.connect(host: endpoint.host, port: endpoint.port)
     }
 
     private func bootstrap(_ endpoint: RTMPEndpoint, handler: RTMPClientHandler, tls: NIOSSLContext?) -> ClientBootstrap {
