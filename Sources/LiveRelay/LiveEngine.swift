@@ -1,12 +1,156 @@
+import Foundation
 import MediaEngine
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
 
-/// The event-driven live engine: live copy jobs (an RTMP pull or listen, RTMP/RTMPS and FLV outputs) relayed on a
+/// The event-driven live engine: live copy jobs (an RTMP pull or listen, RTMP/RTMPS outputs) relayed on a
 /// fixed set of event-loop threads, whatever the number of streams.
 ///
-/// API first: until the relay lands, `supports` answers false and jobs keep running on `CopyPipeline`.
+/// Each job is a `RelaySession` pinned to one event loop with its source and outputs; listen jobs on one
+/// host:port share one ingest listener (`IngestRegistry`).
 public final class LiveEngine: Sendable {
-    public init() {}
+    /// Environment variable naming a PEM file of extra CA certificates trusted for rtmps:// (besides the system's).
+    public static let caFileEnvironmentVariable = "SLUICE_RTMPS_CA_FILE"
 
-    /// Whether this engine runs these pipeline options (a live copy job whose outputs are all FLV).
-    public static func supports(_ options: PipelineOptions) -> Bool { false }
+    let group: MultiThreadedEventLoopGroup
+    let ingest: IngestRegistry
+    /// Blocking file work (creating, writing, renaming FLV files) off the event loops.
+    let pool: NIOThreadPool
+    private let caFile: String?
+    private let tls = Mutex<Result<NIOSSLContext, TLSSetupError>?>(nil)
+    private let runs = Atomic<Int>(0)
+    private let isShutDown = Atomic<Bool>(false)
+
+    /// - Parameters:
+    ///   - threads: event-loop threads for every job of the process.
+    ///   - rtmpsCAFile: extra trusted CA certificates (PEM) for rtmps:// peers; by default `SLUICE_RTMPS_CA_FILE`.
+    public init(threads: Int = System.coreCount,
+                rtmpsCAFile: String? = ProcessInfo.processInfo.environment[LiveEngine.caFileEnvironmentVariable]) {
+        group = MultiThreadedEventLoopGroup(numberOfThreads: max(threads, 1))
+        ingest = IngestRegistry(group: group)
+        pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        caFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    deinit {
+        ingest.closeAll()
+        group.shutdownGracefully { _ in }
+        pool.shutdownGracefully { _ in }
+    }
+
+    /// Runs in flight.
+    public var activeRuns: Int { runs.load(ordering: .relaxed) }
+
+    /// Ingest ports listening now.
+    public var listeningPorts: Int { ingest.listeningPorts }
+
+    /// Whether this engine runs these pipeline options: a live rtmp(s) pull or rtmp listen, video and audio
+    /// copied or dropped, and every output FLV: a publish to rtmp:// or rtmps://, or a file.
+    public static func supports(_ options: PipelineOptions) -> Bool {
+        guard options.liveInput, let input = RTMPEndpoint(parsing: options.inputURL) else { return false }
+        if options.inputOptions["listen"] == "1" && input.secure { return false }
+        guard options.video == .copy || options.video == .drop, options.audio == .copy || options.audio == .drop,
+              options.video == .copy || options.audio == .copy else { return false }
+        guard !options.outputs.isEmpty else { return false }
+        return options.outputs.allSatisfy { output in
+            guard output.kind == .flv else { return false }
+            switch output.target {
+            case let .network(url): return RTMPEndpoint(parsing: url) != nil
+            case .file: return true
+            }
+        }
+    }
+
+    /// Starts a job; never blocks. `progress` about once a second and `completion` exactly once, both on an
+    /// event loop (callers must not block there). Cancel through `interrupter` (polled every 100 ms).
+    public func start(_ options: PipelineOptions, interrupter: Interrupter,
+                      progress: @escaping @Sendable (PipelineProgress) -> Void,
+                      completion: @escaping @Sendable (Result<PipelineResult, PipelineError>) -> Void) {
+        let loop = group.next()
+        guard LiveEngine.supports(options), let input = RTMPEndpoint(parsing: options.inputURL) else {
+            loop.execute { completion(.failure(.liveInput(name: options.inputName, reason: "not a live copy job the live engine runs"))) }
+            return
+        }
+        guard !isShutDown.load(ordering: .acquiring) else {
+            loop.execute { completion(.failure(.liveInput(name: options.inputName, reason: "the live engine is shutting down"))) }
+            return
+        }
+        var outputs: [(Int, String, RTMPEndpoint)] = []
+        var files: [(Int, String, String)] = []
+        for (index, output) in options.outputs.enumerated() {
+            switch output.target {
+            case let .network(url):
+                if let endpoint = RTMPEndpoint(parsing: url) { outputs.append((index, output.name, endpoint)) }
+            case let .file(path):
+                files.append((index, output.name, path))
+            }
+        }
+        let listens = options.inputOptions["listen"] == "1"
+        let session = RelaySession(engine: self, loop: loop, options: options, source: listens ? .listen(input) : .pull(input),
+                                   interrupter: interrupter, progress: progress, completion: completion)
+        runs.add(1, ordering: .relaxed)
+        loop.execute { [self] in
+            if listens {
+                switch ingest.register(input, session: session) {
+                case let .success(route): session.route = route
+                case let .failure(error):
+                    session.begin(outputs: [])
+                    session.fail(error)
+                    return
+                }
+            }
+            session.begin(outputs: outputs, files: files)
+        }
+    }
+
+    /// Blocking convenience for `sluice run`: waits for the job's end (never call on an event loop).
+    public func run(_ options: PipelineOptions, interrupter: Interrupter,
+                    progress: @escaping @Sendable (PipelineProgress) -> Void) throws(PipelineError) -> PipelineResult {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<PipelineResult, PipelineError>?>(nil)
+        start(options, interrupter: interrupter, progress: progress) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        guard let result = outcome.withLock({ $0 }) else {
+            throw .liveInput(name: options.inputName, reason: "the live engine ended without a result")
+        }
+        return try result.get()
+    }
+
+    /// Stops every ingest listener and refuses new jobs; idempotent. Running pulls end through their interrupters.
+    public func shutdown() {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        ingest.closeAll()
+    }
+
+    func sessionEnded() { runs.subtract(1, ordering: .relaxed) }
+
+    /// The TLS client context for rtmps:// (system trust store plus the optional CA file), made once.
+    func tlsContext() -> Result<NIOSSLContext, TLSSetupError> {
+        tls.withLock { cached in
+            if let cached { return cached }
+            let made: Result<NIOSSLContext, TLSSetupError>
+            do {
+                var configuration = TLSConfiguration.makeClientConfiguration()
+                if let caFile {
+                    configuration.additionalTrustRoots = [.file(caFile)]
+                }
+                made = .success(try NIOSSLContext(configuration: configuration))
+            } catch {
+                made = .failure(TLSSetupError(description: "cannot set up TLS for rtmps (CA file \(caFile ?? "none")): \(error)"))
+            }
+            cached = made
+            return made
+        }
+    }
+}
+
+/// The TLS client context could not be made (an unreadable CA file, say).
+struct TLSSetupError: Error, Sendable, CustomStringConvertible {
+    var description: String
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// a link, never over an existing file) in its folder, and renamed onto `NAME` in that same folder only
 /// when the job succeeds. Until then nothing carries the final name; a failure removes the temporary file
 /// and leaves an earlier `NAME` as it was.
-final class OutputFile: @unchecked Sendable {
+public final class OutputFile: @unchecked Sendable {
     // Reason: `directory`, the names and `path` are immutable; `state` is guarded by its mutex.
     let directory: DirectoryHandle
     /// The final name inside `directory`.
@@ -33,7 +33,7 @@ final class OutputFile: @unchecked Sendable {
     /// - Parameters:
     ///   - path: the output, absolute under `root` when there is one.
     ///   - root: the output root; nil uses the path as given (`sluice run`: the operator is trusted).
-    static func create(path: String, root: String?) throws(FileAccessError) -> (OutputFile, descriptor: Int32) {
+    public static func create(path: String, root: String?) throws(FileAccessError) -> (OutputFile, descriptor: Int32) {
         let directory: DirectoryHandle
         let name: String
         if let root {
@@ -71,7 +71,7 @@ final class OutputFile: @unchecked Sendable {
 
     /// Renames the temporary file onto the final name, atomically, in the folder opened at the start (a
     /// link at the final name is replaced, not followed). On failure the temporary file is removed.
-    func publish() throws(FileAccessError) {
+    public func publish() throws(FileAccessError) {
         let publishing = state.withLock { state in
             guard state == .writing else { return false }
             state = .published
@@ -86,7 +86,7 @@ final class OutputFile: @unchecked Sendable {
     }
 
     /// Removes the temporary file (once; nothing after `publish`).
-    func discard() {
+    public func discard() {
         let discarding = state.withLock { state in
             guard state == .writing else { return false }
             state = .discarded

@@ -27,6 +27,8 @@ public struct OutputProgress: Sendable, Equatable {
     public var lastError: String?
     public var status: OutputStatus = .running
     public var failed: Bool { status == .failed }
+
+    public init() {}
 }
 
 /// One output's thread and bounded queue: a slow or failing output never runs on the input thread.

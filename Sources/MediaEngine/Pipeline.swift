@@ -76,6 +76,9 @@ public struct PipelineProgress: Sendable, Equatable {
     /// Times a live input was reopened after a drop.
     public var inputReconnects = 0
     public var outputs: [OutputProgress] = []
+
+    public init() {}
+
     /// Media seconds per wall second.
     public var speed: Double { elapsed > 0 ? mediaTime / elapsed : 0 }
     public var bytesOut: Int64 { outputs.reduce(0) { $0 + $1.bytes } }
@@ -92,6 +95,10 @@ public struct PipelineResult: Sendable, Equatable {
     public var skippedVideoPackets = 0
     /// Cancelled with `discardsOutputsOnCancel`: no file output was published.
     public var outputsDiscarded = false
+
+    public init(progress: PipelineProgress) {
+        self.progress = progress
+    }
 }
 
 /// Why a pipeline failed. Messages name the input or output (already redacted by the caller).
@@ -110,6 +117,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case allOutputsFailed(name: String)
     case publisherRefused(name: String, PublisherRefusal)
     case emptyOutput(index: Int, name: String)
+    /// The live engine could not take or keep its input (a listener that cannot bind, a key another job holds).
+    case liveInput(name: String, reason: String)
 
     public var description: String {
         switch self {
@@ -132,6 +141,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case let .publisherRefused(name, refusal): return "listening on \(name): refused the publisher: \(refusal)"
         case let .emptyOutput(index, name):
             return "output \(index) (\(name)) received no packets: the input ended before any of its stream reached it"
+        case let .liveInput(name, reason): return "live input \(name): \(reason)"
         }
     }
 

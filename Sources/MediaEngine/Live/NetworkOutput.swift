@@ -42,7 +42,7 @@ public enum LatencyReport {
     public static let isEnabled = ProcessInfo.processInfo.environment[environmentVariable] == "1"
 
     /// One line per output: `latency output 0 (name): n=… p50=…ms p99=…ms max=…ms`.
-    static func line(index: Int, name: String, _ histogram: LatencyHistogram) -> String {
+    public static func line(index: Int, name: String, _ histogram: LatencyHistogram) -> String {
         func ms(_ us: UInt64) -> String { String(format: "%.3f", Double(us) / 1000) }
         return "latency output \(index) (\(name)): n=\(histogram.count) p50=\(ms(histogram.percentile(0.5)))ms p99=\(ms(histogram.percentile(0.99)))ms max=\(ms(histogram.maxMicroseconds))ms"
     }

@@ -1,0 +1,157 @@
+import Foundation
+import MediaEngine
+import MediaFormats
+import NIOCore
+import NIOPosix
+import RTMP
+
+/// An FLV file output of a live job: tags assembled on the session's loop (an RTMP audio/video body is an
+/// FLV tag body as is), written on the engine's thread pool in order, into `OutputFile`'s temporary file,
+/// renamed into place only when the job succeeds. `@unchecked Sendable`: touched on the session's loop only.
+final class FileOutputLink: @unchecked Sendable {
+    let index: Int
+    let name: String
+    let path: String
+    var started = false
+    var progress = OutputProgress()
+    /// The first error (opening, writing): it fails the job.
+    var failure: (any Error)?
+    private var file: OutputFile?
+    private var descriptor: Int32 = -1
+    private var pending: [UInt8] = []
+    private var chain: EventLoopFuture<Void>
+    private var inFlight = 0
+    private let pool: NIOThreadPool
+    private let loop: any EventLoop
+
+    /// Bytes written but not yet on disk beyond which the disk counts as too slow (the job fails, nothing is dropped).
+    static let maxInFlight = 64 << 20
+
+    init(index: Int, name: String, path: String, root: String?, hasAudio: Bool, hasVideo: Bool, pool: NIOThreadPool, loop: any EventLoop) {
+        self.index = index
+        self.name = name
+        self.path = path
+        self.pool = pool
+        self.loop = loop
+        progress.status = .running
+        FLVWriter().writeFileHeader(hasAudio: hasAudio, hasVideo: hasVideo, into: &pending)
+        let opened = pool.runIfActive(eventLoop: loop) { () throws -> OpenedFile in
+            let (file, descriptor) = try OutputFile.create(path: path, root: root)
+            return OpenedFile(file: file, descriptor: descriptor)
+        }
+        chain = opened.map { _ in }
+        opened.whenComplete { [self] result in
+            switch result {
+            case let .success(opened):
+                file = opened.file
+                descriptor = opened.descriptor
+            case let .failure(error):
+                fail(error)
+            }
+        }
+    }
+
+    private struct OpenedFile: @unchecked Sendable {
+        let file: OutputFile
+        let descriptor: Int32
+    }
+
+    private func fail(_ error: any Error) {
+        guard failure == nil else { return }
+        failure = error
+        progress.status = .failed
+        progress.lastError = "\(error)"
+    }
+
+    /// Appends one message as an FLV tag (audio 8, video 9, script data 18).
+    func append(_ message: Message, body: ArraySlice<UInt8>? = nil) {
+        let payload = body ?? message.payload[...]
+        let size = payload.count
+        guard size < 1 << 24 else { return }
+        let timestamp = message.timestamp
+        pending.append(message.typeID)
+        pending.append(UInt8(truncatingIfNeeded: size >> 16))
+        pending.append(UInt8(truncatingIfNeeded: size >> 8))
+        pending.append(UInt8(truncatingIfNeeded: size))
+        pending.append(UInt8(truncatingIfNeeded: timestamp >> 16))
+        pending.append(UInt8(truncatingIfNeeded: timestamp >> 8))
+        pending.append(UInt8(truncatingIfNeeded: timestamp))
+        pending.append(UInt8(truncatingIfNeeded: timestamp >> 24))
+        pending.append(contentsOf: [0, 0, 0])
+        pending.append(contentsOf: payload)
+        let tagSize = UInt32(size + 11)
+        pending.append(UInt8(truncatingIfNeeded: tagSize >> 24))
+        pending.append(UInt8(truncatingIfNeeded: tagSize >> 16))
+        pending.append(UInt8(truncatingIfNeeded: tagSize >> 8))
+        pending.append(UInt8(truncatingIfNeeded: tagSize))
+        if message.isVideoFrame || message.isAudioFrame {
+            progress.packets += 1
+            if message.isVideoFrame { progress.videoFrames += 1 }
+        }
+    }
+
+    /// Hands what was appended to the thread pool (one write per source read burst).
+    func flush() {
+        guard !pending.isEmpty, failure == nil else { return }
+        let bytes = pending
+        pending = []
+        pending.reserveCapacity(64 << 10)
+        inFlight += bytes.count
+        if inFlight > FileOutputLink.maxInFlight {
+            fail(FileAccessError(path: path, reason: "the disk does not keep up with the live stream"))
+            return
+        }
+        let pool = pool
+        let loop = loop
+        chain = chain.flatMap { [self] in
+            let descriptor = descriptor
+            return pool.runIfActive(eventLoop: loop) { try FileOutputLink.writeAll(bytes, to: descriptor, path: self.path) }
+        }
+        chain.whenComplete { [self] result in
+            inFlight -= bytes.count
+            switch result {
+            case .success: progress.bytes += Int64(bytes.count)
+            case let .failure(error): fail(error)
+            }
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
+        try bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, base + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw FileAccessError(path: path, reason: String(cString: strerror(errno)), code: errno)
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Writes what is left, closes, and publishes (`commit`) or removes the temporary file. The future fails
+    /// with the output's first error.
+    func finish(commit: Bool) -> EventLoopFuture<Void> {
+        flush()
+        let pool = pool
+        let loop = loop
+        let finished = chain.flatMap { [self] () -> EventLoopFuture<Void> in
+            let descriptor = descriptor
+            let file = file
+            let keep = commit && failure == nil
+            return pool.runIfActive(eventLoop: loop) {
+                if descriptor >= 0 { close(descriptor) }
+                if keep { try file?.publish() } else { file?.discard() }
+            }
+        }
+        return finished.flatMapError { [self] error in
+            file?.discard()
+            return loop.makeFailedFuture(failure ?? error)
+        }.flatMapThrowing { [self] in
+            if let failure { throw failure }
+            progress.status = commit ? .finished : .failed
+        }
+    }
+}

@@ -1,0 +1,348 @@
+import Foundation
+import MediaEngine
+import NIOCore
+import NIOPosix
+import RTMP
+
+/// One listen job's claim on a shared listener: publishers asking for `app` and `streamKey` go to `session`.
+/// `@unchecked Sendable`: `busy` is guarded by the registry's lock; the rest is immutable.
+final class IngestRoute: @unchecked Sendable {
+    let listenerKey: String
+    let app: String
+    let streamKey: String
+    let session: RelaySession
+    /// A publisher holds the route (guarded by `IngestRegistry.lock`).
+    var busy = false
+
+    init(listenerKey: String, app: String, streamKey: String, session: RelaySession) {
+        self.listenerKey = listenerKey
+        self.app = app
+        self.streamKey = streamKey
+        self.session = session
+    }
+}
+
+/// One bound ingest port and the jobs listening on it. Mutable state is guarded by `IngestRegistry.lock`.
+final class IngestListener: @unchecked Sendable {
+    let key: String
+    var routes: [IngestRoute] = []
+    var channel: (any Channel)?
+    var closed = false
+    var connections = 0
+    var unauthenticated = 0
+
+    init(key: String) { self.key = key }
+}
+
+/// Every ingest listener of an engine: all listen jobs naming one host:port share one listener, bound when
+/// the first starts and closed when the last ends. Routing happens once per publisher, under a lock.
+final class IngestRegistry: @unchecked Sendable {
+    /// Connections on one listener, publishing or not.
+    static let maxConnections = 1000
+    /// Connections that have not been accepted as a publisher yet; beyond this, a new one is closed at accept.
+    static let maxUnauthenticated = 64
+    /// Seconds to complete the handshake.
+    static let handshakeTimeout: Int64 = 10
+    /// Seconds without a byte before a publish was accepted.
+    static let prePublishIdleTimeout: Int64 = 30
+
+    private let lock = NSLock()
+    private var listeners: [String: IngestListener] = [:]
+    private var nextToken = 0
+    private let group: any EventLoopGroup
+
+    init(group: any EventLoopGroup) { self.group = group }
+
+    /// Ports listening now.
+    var listeningPorts: Int { lock.withLock { listeners.values.filter { $0.channel != nil }.count } }
+
+    /// Claims `endpoint`'s application and key for `session`, binding the port if no job listens on it yet.
+    func register(_ endpoint: RTMPEndpoint, session: RelaySession) -> Result<IngestRoute, PipelineError> {
+        let key = endpoint.hostAndPort
+        let (route, listener, needsBind): (IngestRoute?, IngestListener, Bool) = lock.withLock {
+            let listener = listeners[key] ?? IngestListener(key: key)
+            if listener.routes.contains(where: { $0.app == endpoint.app && constantTimeEquals($0.streamKey, endpoint.streamKey) }) {
+                return (nil, listener, false)
+            }
+            let isNew = listeners[key] == nil
+            listeners[key] = listener
+            let route = IngestRoute(listenerKey: key, app: endpoint.app, streamKey: endpoint.streamKey, session: session)
+            listener.routes.append(route)
+            return (route, listener, isNew)
+        }
+        guard let route else {
+            return .failure(.liveInput(name: session.options.inputName,
+                                       reason: "another job already listens for this application and stream key on \(key)"))
+        }
+        if needsBind { bind(listener, host: endpoint.host, port: endpoint.port) }
+        return .success(route)
+    }
+
+    private func bind(_ listener: IngestListener, host: String, port: Int) {
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: 64 << 10, high: 256 << 10))
+            .childChannelInitializer { [self] channel in
+                guard admit(listener) else { return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed) }
+                do {
+                    try channel.pipeline.syncOperations.addHandler(IngestHandler(registry: self, listener: listener))
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    closed(listener, wasAuthenticated: false)
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+        // An address literal is bound without a lookup; a name is resolved by NIO.
+        let bound = (try? SocketAddress(ipAddress: host, port: port)).map { bootstrap.bind(to: $0) } ?? bootstrap.bind(host: host, port: port)
+        bound.whenComplete { [self] result in
+            switch result {
+            case let .success(channel):
+                let stale = lock.withLock {
+                    if listener.closed { return true }
+                    listener.channel = channel
+                    return false
+                }
+                if stale { channel.close(promise: nil) }
+            case let .failure(error):
+                let routes: [IngestRoute] = lock.withLock {
+                    if listeners[listener.key] === listener { listeners[listener.key] = nil }
+                    listener.closed = true
+                    return listener.routes
+                }
+                let reason = "cannot listen on \(listener.key): \(describeNetworkError(error))"
+                for route in routes { route.session.loop.execute { route.session.failToListen(reason) } }
+            }
+        }
+    }
+
+    /// Removes a job's route; the last one closes the listener.
+    func unregister(_ route: IngestRoute) {
+        let channel: (any Channel)? = lock.withLock {
+            guard let listener = listeners[route.listenerKey] else { return nil }
+            listener.routes.removeAll { $0 === route }
+            guard listener.routes.isEmpty else { return nil }
+            listeners[route.listenerKey] = nil
+            listener.closed = true
+            return listener.channel
+        }
+        channel?.close(promise: nil)
+    }
+
+    /// Closes every listener (the engine shuts down).
+    func closeAll() {
+        let channels: [any Channel] = lock.withLock {
+            let all = listeners.values.compactMap(\.channel)
+            for listener in listeners.values { listener.closed = true }
+            listeners = [:]
+            return all
+        }
+        for channel in channels { channel.close(promise: nil) }
+    }
+
+    // MARK: Connections
+
+    fileprivate func admit(_ listener: IngestListener) -> Bool {
+        lock.withLock {
+            guard !listener.closed, listener.connections < IngestRegistry.maxConnections,
+                  listener.unauthenticated < IngestRegistry.maxUnauthenticated else { return false }
+            listener.connections += 1
+            listener.unauthenticated += 1
+            return true
+        }
+    }
+
+    fileprivate func closed(_ listener: IngestListener, wasAuthenticated: Bool) {
+        lock.withLock {
+            listener.connections -= 1
+            if !wasAuthenticated { listener.unauthenticated -= 1 }
+        }
+    }
+
+    /// What a publish request on `listener` comes to.
+    fileprivate enum Claim {
+        case accepted(IngestRoute, token: Int)
+        case refused(code: String, notify: [(RelaySession, PublisherRefusal)])
+    }
+
+    fileprivate func claim(_ listener: IngestListener, app: String, streamKey: String) -> Claim {
+        lock.withLock {
+            // Every route is compared, so the time taken does not say which key came close.
+            var match: IngestRoute?
+            for route in listener.routes where route.app == app && constantTimeEquals(route.streamKey, streamKey) { match = route }
+            if let match {
+                guard !match.busy else { return .refused(code: "NetStream.Publish.BadName", notify: []) }
+                match.busy = true
+                listener.unauthenticated -= 1
+                nextToken += 1
+                return .accepted(match, token: nextToken)
+            }
+            let notify = listener.routes.map { route -> (RelaySession, PublisherRefusal) in
+                if app.isEmpty { return (route.session, .missingApplication) }
+                if route.app == app { return (route.session, .wrongStreamKey) }
+                return (route.session, .wrongApplication(requested: app, expected: route.app))
+            }
+            return .refused(code: "NetStream.Publish.BadName", notify: notify)
+        }
+    }
+
+    fileprivate func release(_ route: IngestRoute) {
+        lock.withLock { route.busy = false }
+    }
+}
+
+/// One accepted ingest connection: the pure `ServerConnection` fed from the socket, the publisher routed by
+/// application and key at `publish`, its media handed to the job's session once per read burst.
+final class IngestHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let registry: IngestRegistry
+    private let listener: IngestListener
+    private var connection = ServerConnection(limits: Limits())
+    private var route: IngestRoute?
+    private var token = 0
+    private var outbound: ByteBuffer?
+    private var batch: [Message] = []
+    private var batchBytes = 0
+    private var acceptedAt: NIODeadline = .now()
+    private var lastRead: NIODeadline = .now()
+    private var watchdog: RepeatedTask?
+    private var cleanEnd = true
+    private var closing = false
+    private var counted = true
+
+    init(registry: IngestRegistry, listener: IngestListener) {
+        self.registry = registry
+        self.listener = listener
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        acceptedAt = .now()
+        lastRead = acceptedAt
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        watchdog = context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
+            let (handler, context) = bound.value
+            handler.checkTimeouts(context)
+        }
+        context.fireChannelActive()
+    }
+
+    fileprivate func checkTimeouts(_ context: ChannelHandlerContext) {
+        let now = NIODeadline.now()
+        if !connection.isHandshakeComplete && now - acceptedAt >= .seconds(IngestRegistry.handshakeTimeout) {
+            context.close(promise: nil)
+        } else if route == nil && now - lastRead >= .seconds(IngestRegistry.prePublishIdleTimeout) {
+            context.close(promise: nil)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
+        let buffer = unwrapInboundIn(data)
+        lastRead = .now()
+        batchBytes += buffer.readableBytes
+        do {
+            let actions = try buffer.withUnsafeReadableBytes { try connection.receive($0) }
+            perform(actions, context: context)
+        } catch {
+            cleanEnd = false
+            closing = true
+            deliverBatch()
+            flushOutbound(context)
+            context.close(promise: nil)
+        }
+    }
+
+    private func perform(_ actions: [ServerAction], context: ChannelHandlerContext) {
+        for action in actions {
+            switch action {
+            case let .send(bytes):
+                if outbound == nil { outbound = context.channel.allocator.buffer(capacity: bytes.count) }
+                outbound?.writeBytes(bytes)
+            case let .publishRequested(app, streamKey):
+                guard route == nil else {
+                    perform(connection.refusePublish(code: "NetStream.Publish.BadName", description: "NetStream.Publish.BadName: already publishing"), context: context)
+                    continue
+                }
+                switch registry.claim(listener, app: app, streamKey: streamKey) {
+                case let .accepted(route, token):
+                    self.route = route
+                    self.token = token
+                    let session = route.session
+                    let channel = context.channel
+                    session.loop.execute { session.publisherAttached(token, channel: channel) }
+                    perform(connection.acceptPublish(), context: context)
+                case let .refused(code, notify):
+                    for (session, refusal) in notify { session.loop.execute { session.recordRefusal(refusal) } }
+                    perform(connection.refusePublish(code: code, description: "NetStream.Publish.BadName: no job expects a publisher under this application and stream key"), context: context)
+                    closing = true
+                    flushOutbound(context)
+                    context.close(promise: nil)
+                    return
+                }
+            case let .media(message):
+                if route != nil { batch.append(message) }
+            case .unpublished:
+                deliverBatch()
+                detach(clean: true)
+            }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushOutbound(context)
+        deliverBatch()
+        context.fireChannelReadComplete()
+    }
+
+    private func flushOutbound(_ context: ChannelHandlerContext) {
+        guard let bytes = outbound else { return }
+        outbound = nil
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+    }
+
+    private func deliverBatch() {
+        guard let route, !batch.isEmpty || batchBytes > 0 else {
+            batch.removeAll(keepingCapacity: true)
+            batchBytes = 0
+            return
+        }
+        let messages = batch
+        let bytes = batchBytes
+        let token = self.token
+        batch = []
+        batchBytes = 0
+        let session = route.session
+        let receivedAt = NIODeadline.now().uptimeNanoseconds
+        session.loop.execute { session.publisherMedia(token, messages, receivedAt: receivedAt, bytes: bytes) }
+    }
+
+    private func detach(clean: Bool) {
+        guard let route else { return }
+        self.route = nil
+        let session = route.session
+        let token = self.token
+        session.loop.execute { session.publisherDetached(token, clean: clean) }
+        registry.release(route)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        cleanEnd = false
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        watchdog?.cancel()
+        watchdog = nil
+        deliverBatch()
+        let wasAuthenticated = route != nil || token != 0
+        detach(clean: cleanEnd)
+        if counted {
+            counted = false
+            registry.closed(listener, wasAuthenticated: wasAuthenticated)
+        }
+        context.fireChannelInactive()
+    }
+}

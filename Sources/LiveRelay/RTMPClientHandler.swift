@@ -1,0 +1,164 @@
+import NIOCore
+import NIOPosix
+import RTMP
+
+/// What a client connection tells its owner (the relay session), on the channel's event loop.
+enum ClientEvent {
+    /// Publish: NetStream.Publish.Start; play: NetStream.Play.Start.
+    case ready
+    /// Play: media received in one read burst, with the time the burst arrived (monotonic ns) and its size.
+    case media([Message], receivedAt: UInt64, bytes: Int)
+    /// The server refused (an error onStatus or _error).
+    case refused(String)
+    /// Play: the server says the stream ended.
+    case streamEnded
+    /// The connection is gone; `error` names why when it was not a clean close.
+    case closed(error: String?)
+}
+
+/// A pull (play) or publish connection: bytes in through the pure `ClientConnection`, its answers out as
+/// one write per read burst; media for a publish is encoded by the session through `encode`.
+final class RTMPClientHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private var connection: ClientConnection
+    private let onEvent: (ClientEvent) -> Void
+    private var outbound: ByteBuffer?
+    private var batch: [Message] = []
+    private var batchBytes = 0
+    private var closedReported = false
+    /// Connect failures are reported by the connect future; only a connection that was up reports its close.
+    private var wasActive = false
+    private var failure: String?
+    private var protocolFailed = false
+    private(set) var context: ChannelHandlerContext?
+
+    init(connection: ClientConnection, onEvent: @escaping (ClientEvent) -> Void) {
+        self.connection = connection
+        self.onEvent = onEvent
+    }
+
+    var channel: (any Channel)? { context?.channel }
+    var isWritable: Bool { context?.channel.isWritable ?? false }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func channelActive(context: ChannelHandlerContext) {
+        wasActive = true
+        let hello = connection.start()
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: hello)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // After a protocol error the connection is closing: what else arrived is not read.
+        guard !protocolFailed else { return }
+        let buffer = unwrapInboundIn(data)
+        batchBytes += buffer.readableBytes
+        let actions: [ClientAction]
+        do {
+            actions = try buffer.withUnsafeReadableBytes { try connection.receive($0) }
+        } catch {
+            failure = "protocol error from the server: \(error)"
+            protocolFailed = true
+            context.close(promise: nil)
+            return
+        }
+        for action in actions {
+            switch action {
+            case let .send(bytes):
+                if outbound == nil { outbound = context.channel.allocator.buffer(capacity: bytes.count) }
+                outbound?.writeBytes(bytes)
+            case .ready: deliverBatch(); onEvent(.ready)
+            case let .media(message): batch.append(message)
+            case let .refused(code, description):
+                deliverBatch()
+                failure = "refused: \(code) \(description)"
+                onEvent(.refused("\(code) \(description)"))
+            case .streamEnded: deliverBatch(); onEvent(.streamEnded)
+            }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if let bytes = outbound {
+            outbound = nil
+            context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+        }
+        deliverBatch()
+        context.fireChannelReadComplete()
+    }
+
+    private func deliverBatch() {
+        guard !batch.isEmpty || batchBytes > 0 else { return }
+        let messages = batch
+        let bytes = batchBytes
+        batch = []
+        batchBytes = 0
+        onEvent(.media(messages, receivedAt: NIODeadline.now().uptimeNanoseconds, bytes: bytes))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if failure == nil { failure = describeNetworkError(error) }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deliverBatch()
+        reportClosed()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        reportClosed()
+        self.context = nil
+    }
+
+    private func reportClosed() {
+        guard wasActive, !closedReported else { return }
+        closedReported = true
+        onEvent(.closed(error: failure ?? "the server closed the connection"))
+    }
+
+    // MARK: Publish side, called by the session on this channel's event loop
+
+    /// Appends one media message's chunks to `out`.
+    func encode(_ message: Message, into out: inout [UInt8]) {
+        connection.encodeMedia(message, into: &out)
+    }
+
+    /// Writes (without flushing) bytes for the server.
+    func write(_ buffer: ByteBuffer) {
+        context?.write(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    func flush() { context?.flush() }
+
+    /// FCUnpublish / deleteStream, flushed, then the connection closed.
+    func closePolitely() {
+        guard let context else { return }
+        let goodbye = connection.close()
+        failure = failure ?? "closed by the relay"
+        if !goodbye.isEmpty {
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: goodbye)), promise: nil)
+        }
+        context.close(promise: nil)
+    }
+}
+
+/// A network error in words an operator recognises ("Connection refused"), never a URL.
+func describeNetworkError(_ error: any Error) -> String {
+    if let error = error as? NIOConnectionError {
+        if let first = error.connectionErrors.first { return describeNetworkError(first.error) }
+        if let dns = error.dnsAError ?? error.dnsAAAAError { return "cannot resolve the host: \(dns)" }
+        return "cannot connect to \(error.host):\(error.port)"
+    }
+    if let error = error as? IOError {
+        return "\(error)"
+    }
+    if error is ChannelError, case ChannelError.connectTimeout = error {
+        return "connect timed out"
+    }
+    return "\(error)"
+}

@@ -1,0 +1,432 @@
+import Foundation
+import MediaEngine
+import Testing
+@testable import LiveRelay
+
+/// The live engine against a real nginx-rtmp with ffmpeg as publisher, player and framemd5 referee.
+/// Serialized: one test stops and restarts the shared server, another counts threads.
+@Suite("LiveRelay against nginx-rtmp", .serialized, .enabled(if: Live.isAvailable, Live.unavailableReason))
+struct LiveRelayTests {
+    static let engine = LiveEngine(threads: 2)
+
+    @Test("pull from nginx and republish: the player's frames are the published frames from a keyframe on")
+    func pullAndRepublish() throws {
+        let source = try Live.fixture(seconds: 6)
+        let input = try Live.stream("src")
+        let output = try Live.stream("dst")
+        let folder = Live.scratch("pull")
+        let player = try Live.play(output, into: folder + "/played.flv")
+        let publisher = try Live.publish(source, to: input)
+        usleep(700_000)
+        let job = RunningJob(Self.engine, Live.options(input: input, outputs: [output], maxDuration: 3))
+        let outcome = try #require(job.wait(seconds: 20), "the job did not end")
+        let result = try outcome.get()
+        #expect(result.reachedMaxDuration)
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        publisher.wait(seconds: 10)
+
+        let published = try Live.frames(source, "v")
+        let played = try Live.frames(folder + "/played.flv", "v")
+        #expect(played.count >= 80 && played.count <= 92, "played \(played.count) frames")
+        #expect(published.containsContiguous(Array(played.dropLast(2))), "played video is not a run of the published frames")
+        #expect(played.count == result.progress.outputs.first?.videoFrames)
+        let playedAudio = try Live.frames(folder + "/played.flv", "a")
+        #expect(playedAudio.count > 100)
+        #expect(try Live.frames(source, "a").containsContiguous(Array(playedAudio.dropFirst(1))), "played audio is not a run of the published audio")
+        #expect(result.progress.outputs.first?.status == .finished)
+        #expect(result.progress.bytesIn > 0 && result.progress.videoFrames >= played.count)
+    }
+
+    @Test("listen: a wrong key is refused with BadName and the job keeps waiting; the right key flows")
+    func listenRefusesWrongKeyThenFlows() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let output = try Live.stream("ingest")
+        let folder = Live.scratch("listen")
+        let player = try Live.play(output, into: folder + "/played.flv")
+        let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/s3cret", listen: true, outputs: [output],
+                                                       timeout: 8, maxDuration: 2))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let intruder = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/guess")
+        #expect(intruder.wait(seconds: 10) != 0, "the wrong key was not refused")
+        #expect(intruder.stderr.contains("BadName"), "ffmpeg said: \(intruder.stderr)")
+        let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/s3cret")
+        let outcome = try #require(job.wait(seconds: 20), "the job did not end")
+        let result = try outcome.get()
+        #expect(result.reachedMaxDuration)
+        publisher.wait(seconds: 10)
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        let played = try Live.frames(folder + "/played.flv", "v")
+        #expect(played.count >= 55 && played.count <= 61, "played \(played.count) frames")
+        let published = try Live.frames(source, "v")
+        #expect(Array(played.dropLast(2)) == Array(published.prefix(played.count - 2)), "the frames are not the published ones from the first on")
+        // The listener closes with its last job.
+        #expect(Live.wait(seconds: 3) { Self.engine.listeningPorts == 0 })
+    }
+
+    @Test("listen: with only a wrong key before the timeout, the job fails naming the refusal and no key")
+    func listenWrongKeyOnly() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let url = "rtmp://127.0.0.1:\(port)/ingest/s3cret"
+        let job = RunningJob(Self.engine, Live.options(input: url, listen: true, outputs: [try Live.stream("never")], timeout: 3))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let intruder = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/guess")
+        #expect(intruder.wait(seconds: 10) != 0)
+        let outcome = try #require(job.wait(seconds: 15))
+        guard case let .failure(error) = outcome else {
+            Issue.record("the job succeeded")
+            return
+        }
+        #expect("\(error)".contains("refused the publisher: the publisher's stream key does not match the job's URL"), "error: \(error)")
+        #expect(!"\(error)".contains("s3cret") && !"\(error)".contains("guess"))
+    }
+
+    @Test("listen: a publisher to another application is refused, the job's error naming both applications")
+    func listenWrongApplication() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/s3cret", listen: true,
+                                                       outputs: [try Live.stream("never")], timeout: 3))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let intruder = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/other/s3cret")
+        #expect(intruder.wait(seconds: 10) != 0)
+        guard case let .failure(error) = try #require(job.wait(seconds: 15)) else {
+            Issue.record("the job succeeded")
+            return
+        }
+        #expect("\(error)".contains("the publisher connected to application 'other', but the job listens on 'ingest'"), "error: \(error)")
+    }
+
+    @Test("two listen jobs on one port with different keys both flow; a third claiming a taken key fails")
+    func twoJobsOnePort() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let folder = Live.scratch("two")
+        let outputs = [try Live.stream("one"), try Live.stream("two")]
+        let players = try outputs.enumerated().map { try Live.play($1, into: folder + "/played\($0).flv") }
+        let jobs = ["k1", "k2"].enumerated().map { index, key in
+            RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/\(key)", listen: true, outputs: [outputs[index]],
+                                                 timeout: 8, maxDuration: 2))
+        }
+        let duplicate = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/k1", listen: true,
+                                                             outputs: [try Live.stream("dup")], timeout: 8))
+        let duplicateOutcome = try #require(duplicate.wait(seconds: 5))
+        guard case let .failure(error) = duplicateOutcome else {
+            Issue.record("a second job on the same key started")
+            return
+        }
+        #expect("\(error)".contains("another job already listens"), "error: \(error)")
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let publishers = try ["k1", "k2"].map { try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\($0)") }
+        let published = try Live.frames(source, "v")
+        for (index, job) in jobs.enumerated() {
+            let result = try #require(job.wait(seconds: 20)).get()
+            #expect(result.reachedMaxDuration)
+            #expect(players[index].wait(seconds: 15) == 0)
+            let played = try Live.frames(folder + "/played\(index).flv", "v")
+            #expect(played.count >= 55, "job \(index) played \(played.count) frames; outputs \(result.progress.outputs), in \(result.progress.videoFrames)")
+            #expect(Array(played.dropLast(2)) == Array(published.prefix(played.count - 2)), "job \(index): not the published frames")
+        }
+        for publisher in publishers { publisher.wait(seconds: 10) }
+    }
+
+    @Test("fan-out 1→3 with a dead destination: it gives up, the two others get the same unbroken frames")
+    func fanOutWithDeadDestination() throws {
+        let source = try Live.fixture(seconds: 6)
+        let input = try Live.stream("fansrc")
+        let dead = "rtmp://127.0.0.1:\(try Live.freePort())/live/deadkey"
+        let working = [try Live.stream("fanA"), try Live.stream("fanB")]
+        let folder = Live.scratch("fan")
+        let players = try working.enumerated().map { try Live.play($1, into: folder + "/played\($0).flv") }
+        let publisher = try Live.publish(source, to: input)
+        usleep(500_000)
+        let job = RunningJob(Self.engine, Live.options(input: input, outputs: [dead] + working, maxDuration: 3,
+                                                       reconnect: ReconnectPolicy(attempts: 3, initialDelay: 0.1, maxDelay: 0.2)))
+        let result = try #require(job.wait(seconds: 20)).get()
+        publisher.wait(seconds: 10)
+        for player in players { #expect(player.wait(seconds: 15) == 0) }
+        let a = try Live.frames(folder + "/played0.flv", "v")
+        let b = try Live.frames(folder + "/played1.flv", "v")
+        #expect(a == b, "the two working destinations differ (\(a.count) and \(b.count) frames)")
+        #expect(a.count >= 80, "played \(a.count) frames")
+        #expect(try Live.frames(source, "v").containsContiguous(Array(a.dropLast(2))))
+        let outputs = result.progress.outputs
+        #expect(outputs[0].status == .failed && outputs[0].reconnects == 3 && outputs[0].bytes == 0)
+        #expect(outputs[0].lastError?.contains("Connection refused") == true, "last error: \(outputs[0].lastError ?? "nil")")
+        #expect(outputs[1].drops == 0 && outputs[2].drops == 0 && outputs[1].reconnects == 0)
+        #expect(outputs[1].videoFrames == a.count && outputs[2].videoFrames == b.count)
+    }
+
+    @Test("nginx killed and restarted mid-stream: the output reconnects and resumes at a keyframe")
+    func serverRestart() throws {
+        let source = try Live.fixture(seconds: 8)
+        let port = try Live.freePort()
+        let output = try Live.stream("restart")
+        let folder = Live.scratch("restart")
+        let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/key", listen: true, outputs: [output],
+                                                       timeout: 5, maxDuration: 6,
+                                                       reconnect: ReconnectPolicy(attempts: 20, initialDelay: 0.2, maxDelay: 0.5)))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/key")
+        usleep(1_500_000)
+        try Live.server("kill")
+        usleep(500_000)
+        try Live.server("start")
+        let late = try Live.play(output, into: folder + "/late.flv")
+        let result = try #require(job.wait(seconds: 25)).get()
+        publisher.wait(seconds: 10)
+        #expect(result.reachedMaxDuration)
+        let out = try #require(result.progress.outputs.first)
+        #expect(out.reconnects >= 1 && out.lastError != nil && out.status == .finished)
+        #expect(late.wait(seconds: 15) == 0, "late player: \(late.stderr)")
+        let played = try Live.frames(folder + "/late.flv", "v")
+        #expect(played.count >= 30, "late player got \(played.count) frames")
+        #expect(try Live.frames(source, "v").containsContiguous(Array(played.dropLast(2))), "not an unbroken run of source frames")
+    }
+
+    @Test("hostile peers on the ingest port: the flowing stream keeps every frame, threads stay bounded")
+    func hostilePeers() throws {
+        let source = try Live.fixture(seconds: 8)
+        let port = try Live.freePort()
+        let output = try Live.stream("hostile")
+        let folder = Live.scratch("hostile")
+        let player = try Live.play(output, into: folder + "/played.flv")
+        let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/key", listen: true, outputs: [output], timeout: 2))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let threadsBefore = Live.threadCount()
+        let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/key")
+        usleep(500_000)
+        for mode in ["random", "chunk0", "chunkhuge", "bigmessage"] {
+            let (closed, _) = try HostilePeer.run(port: port, mode: mode)
+            #expect(closed == 1, "\(mode): the server kept the connection")
+        }
+        // 200 idle connections: beyond 64 not yet publishing, they are closed at accept.
+        let slow = try HostilePeer.run(port: port, mode: "slowloris", arguments: ["200", "1"])
+        #expect(slow.open <= IngestRegistry.maxUnauthenticated && slow.closed >= 200 - IngestRegistry.maxUnauthenticated, "slowloris: \(slow)")
+        let threadsDuring = Live.threadCount()
+        let stalled = try HostilePeer.run(port: port, mode: "nohandshake", arguments: ["10", "0.5"])
+        #expect(stalled.open + stalled.closed == 10)
+        #expect(publisher.wait(seconds: 15) == 0, "publisher: \(publisher.stderr)")
+        let result = try #require(job.wait(seconds: 15)).get()
+        #expect(player.wait(seconds: 15) == 0)
+        let played = try Live.frames(folder + "/played.flv", "v")
+        let published = try Live.frames(source, "v")
+        #expect(played == published, "played \(played.count) of \(published.count) frames")
+        #expect(result.progress.outputs.first?.drops == 0)
+        #expect(threadsDuring - threadsBefore <= 4, "threads went from \(threadsBefore) to \(threadsDuring)")
+    }
+
+    @Test("50 concurrent relays of one stream: every one flows, on a bounded number of threads")
+    func fiftyRelays() throws {
+        let source = try Live.fixture(seconds: 12)
+        let input = try Live.stream("many")
+        let publisher = try Live.publish(source, to: input)
+        usleep(700_000)
+        let engine = LiveEngine(threads: 2)
+        let threadsBefore = Live.threadCount()
+        let cpuBefore = Live.cpuSeconds()
+        let started = Date()
+        let jobs = try (0..<50).map { _ in RunningJob(engine, Live.options(input: input, outputs: [try Live.stream("relay")], maxDuration: 3)) }
+        usleep(2_000_000)
+        let threadsDuring = Live.threadCount()
+        #expect(engine.activeRuns == 50)
+        var frames: [Int] = []
+        for job in jobs {
+            let result = try #require(job.wait(seconds: 30)).get()
+            frames.append(result.progress.outputs.first?.videoFrames ?? 0)
+        }
+        let cpu = Live.cpuSeconds() - cpuBefore
+        let wall = Date().timeIntervalSince(started)
+        #expect(frames.allSatisfy { $0 >= 80 }, "frames per relay: \(frames)")
+        // Relays never add threads: the engine's two event loops carry all fifty.
+        #expect(threadsDuring - threadsBefore <= 2, "threads went from \(threadsBefore) to \(threadsDuring)")
+        #expect(engine.activeRuns == 0)
+        // The referee for the CPU figure: one ffmpeg -c copy relay of the same stream for the same 3 s.
+        // (Its CPU is what this process's reaped children used meanwhile; the publisher is still running.)
+        let childrenBefore = Live.cpuSeconds(children: true)
+        let reference = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", input, "-t", "3", "-c", "copy",
+                                                      "-f", "flv", try Live.stream("ffmpegrelay")])
+        #expect(reference.wait(seconds: 20) == 0)
+        let ffmpegCPU = Live.cpuSeconds(children: true) - childrenBefore
+        publisher.wait(seconds: 15)
+        print("fifty relays: threads before \(threadsBefore), during \(threadsDuring); engine CPU \(cpu) s over \(wall) s wall "
+              + "= \(cpu / 50) s per relay; one ffmpeg -c copy relay of the same 3 s: \(ffmpegCPU) s")
+    }
+
+    @Test("density figures at 3 Mb/s (opt-in: SLUICE_LIVE_BENCH=N relays)",
+          .enabled(if: ProcessInfo.processInfo.environment["SLUICE_LIVE_BENCH"] != nil, "set SLUICE_LIVE_BENCH=N to measure N relays"))
+    func density() throws {
+        let count = Int(ProcessInfo.processInfo.environment["SLUICE_LIVE_BENCH"] ?? "") ?? 20
+        let source = Live.directory + "/cbr3m.mp4"
+        if !FileManager.default.fileExists(atPath: source) {
+            try Live.run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                             "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30",
+                                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "14",
+                                             "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "3M", "-minrate", "3M", "-maxrate", "3M",
+                                             "-bufsize", "3M", "-x264-params", "nal-hrd=cbr", "-g", "60", "-pix_fmt", "yuv420p",
+                                             "-c:a", "aac", "-b:a", "128k", "-shortest", source])
+        }
+        let input = try Live.stream("bench")
+        // Looped, so the reference relay after the engine's still has a stream to read.
+        let publisher = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-stream_loop", "-1", "-i", source,
+                                                      "-c", "copy", "-f", "flv", input])
+        usleep(1_000_000)
+        let engine = LiveEngine()
+        let threadsBefore = Live.threadCount()
+        let cpuBefore = Live.cpuSeconds()
+        let jobs = try (0..<count).map { _ in RunningJob(engine, Live.options(input: input, outputs: [try Live.stream("benchout")], maxDuration: 8)) }
+        var peakRSS = 0
+        var peakThreads = 0
+        while engine.activeRuns > 0 {
+            peakRSS = max(peakRSS, Live.residentKiB())
+            peakThreads = max(peakThreads, Live.threadCount())
+            usleep(200_000)
+        }
+        let cpu = Live.cpuSeconds() - cpuBefore
+        var bytes: Int64 = 0
+        for job in jobs { bytes += try #require(job.wait(seconds: 5)).get().progress.outputs.first?.bytes ?? 0 }
+        let childrenBefore = Live.cpuSeconds(children: true)
+        let reference = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-rw_timeout", "5000000", "-i", input,
+                                                      "-t", "8", "-c", "copy", "-f", "flv", try Live.stream("benchffmpeg")])
+        #expect(reference.wait(seconds: 30) == 0)
+        let ffmpegCPU = Live.cpuSeconds(children: true) - childrenBefore
+        // A looping -re publisher does not always stop on SIGTERM.
+        kill(publisher.process.processIdentifier, SIGKILL)
+        publisher.wait(seconds: 5)
+        print("density: \(count) relays of 3 Mb/s for 8 s: engine CPU \(cpu) s (\(cpu / Double(count)) s per relay), "
+              + "one ffmpeg -c copy: \(ffmpegCPU) s, ratio \(cpu / Double(count) / max(ffmpegCPU, 0.001)); peak RSS \(peakRSS / 1024) MiB, "
+              + "threads \(threadsBefore) → peak \(peakThreads); \(bytes / Int64(count) / 1000) kB out per relay")
+        #expect(bytes / Int64(count) > 2_000_000)
+    }
+
+    @Test("file outputs: a listen job archives to FLV under the output root, whole and renamed into place")
+    func listenToFile() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let root = Live.scratch("root")
+        let output = try Live.stream("withfile")
+        var options = Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/s3cret", listen: true, outputs: [output], timeout: 3, maxDuration: 2)
+        options.outputs.append(OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: root + "/out/archive.flv"))
+        options.fileRoots = FileRoots(input: root, output: root)
+        let job = RunningJob(Self.engine, options)
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/s3cret")
+        let result = try #require(job.wait(seconds: 20)).get()
+        publisher.wait(seconds: 10)
+        #expect(result.reachedMaxDuration)
+        let names = try FileManager.default.contentsOfDirectory(atPath: root + "/out")
+        #expect(names == ["archive.flv"], "files: \(names)")
+        let archived = try Live.frames(root + "/out/archive.flv", "v")
+        #expect(archived.count >= 58 && archived.count <= 61, "archived \(archived.count) frames")
+        let published = try Live.frames(source, "v")
+        #expect(Array(archived.dropLast(2)) == Array(published.prefix(archived.count - 2)), "the archive is not the published frames from the first on")
+        #expect(result.progress.outputs.count == 2 && result.progress.outputs[1].videoFrames == archived.count)
+        #expect(result.progress.outputs[1].status == .finished)
+    }
+
+    @Test("a pulled input that stops and comes back: the archive's timestamps are continuous")
+    func pullGapToFile() throws {
+        let source = try Live.fixture(seconds: 6)
+        let input = try Live.stream("gap")
+        let folder = Live.scratch("gap")
+        let first = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", source, "-t", "2",
+                                                  "-c", "copy", "-f", "flv", input])
+        usleep(300_000)
+        var options = Live.options(input: input, outputs: [try Live.stream("gapout")], timeout: 5, maxDuration: 4)
+        options.outputs.append(OutputDescription(target: .file(path: folder + "/gap.flv"), kind: .flv, name: "gap.flv"))
+        let job = RunningJob(Self.engine, options)
+        first.wait(seconds: 20)
+        usleep(1_000_000)
+        let second = try Live.publish(source, to: input)
+        let result = try #require(job.wait(seconds: 25)).get()
+        second.wait(seconds: 15)
+        #expect(result.reachedMaxDuration)
+        #expect(result.progress.inputReconnects >= 1)
+        let times = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=dts_time",
+                                                     "-of", "csv=p=0", folder + "/gap.flv"])
+        let dts = times.split(separator: "\n").compactMap { Double($0) }
+        let steps = zip(dts.dropFirst(), dts).map { $0 - $1 }
+        #expect((steps.max() ?? 1) < 0.2 && (steps.min() ?? -1) > 0, "video DTS steps from \(steps.min() ?? 0) to \(steps.max() ?? 0) s")
+        #expect((dts.last ?? 0) > 3.5)
+    }
+
+    @Test("an OBS-like publisher (chunk size 4096, releaseStream/FCPublish, @setDataFrame) is relayed frame for frame")
+    func obsLikePublisher() throws {
+        let source = try Live.fixture(seconds: 4)
+        let folder = Live.scratch("obs")
+        let flv = folder + "/source.flv"
+        try Live.run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", source, "-c", "copy", "-f", "flv", flv])
+        let port = try Live.freePort()
+        let output = try Live.stream("obs")
+        let player = try Live.play(output, into: folder + "/played.flv")
+        let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/obskey", listen: true, outputs: [output], timeout: 2))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let said = try OBSLikePublisher.run(port: port, app: "ingest", key: "obskey", flv: flv)
+        #expect(said.contains("published"))
+        let result = try #require(job.wait(seconds: 15)).get()
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        let played = try Live.frames(folder + "/played.flv", "v")
+        let published = try Live.frames(source, "v")
+        #expect(played == published, "played \(played.count) of \(published.count) frames")
+        #expect(result.progress.videoFrames == published.count)
+    }
+
+    @Test("cancel: the engine polls the interrupter and ends the job as cancelled")
+    func cancel() throws {
+        let source = try Live.fixture(seconds: 6)
+        let input = try Live.stream("cancel")
+        let publisher = try Live.publish(source, to: input)
+        usleep(500_000)
+        let job = RunningJob(Self.engine, Live.options(input: input, outputs: [try Live.stream("cancelout")]))
+        usleep(1_500_000)
+        let asked = Date()
+        job.interrupter.cancel()
+        let result = try #require(job.wait(seconds: 5)).get()
+        #expect(Date().timeIntervalSince(asked) < 2.5)
+        #expect(result.cancelled)
+        #expect(result.progress.videoFrames > 10)
+        publisher.wait(seconds: 10)
+    }
+
+    @Test("RTMPS pull and publish through the TLS terminator",
+          .enabled(if: ProcessInfo.processInfo.environment["SLUICE_TEST_RTMPS_URL"] != nil
+                       && ProcessInfo.processInfo.environment["SLUICE_TEST_RTMPS_CA"] != nil,
+                   "SLUICE_TEST_RTMPS_URL / SLUICE_TEST_RTMPS_CA are unset: the TLS terminator test service provides them"))
+    func rtmps() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let secureURL = try #require(environment["SLUICE_TEST_RTMPS_URL"])
+        let ca = try #require(environment["SLUICE_TEST_RTMPS_CA"])
+        let source = try Live.fixture(seconds: 6)
+        let engine = LiveEngine(threads: 1, rtmpsCAFile: ca)
+        let name = "tls-\(UUID().uuidString.prefix(8))"
+        let plainIn = try Live.stream("tlsin")
+        let folder = Live.scratch("rtmps")
+        let player = try Live.play("\(try #require(Live.url))/\(name)", into: folder + "/played.flv")
+        let publisher = try Live.publish(source, to: plainIn)
+        usleep(700_000)
+        // Pull over TLS from the terminator (which fronts the same nginx) and publish over TLS too.
+        // The terminator's URL has no application: streams are under its /live, as on nginx.
+        let tlsIn = secureURL + "/live/" + (plainIn.split(separator: "/").last.map(String.init) ?? "")
+        let result = try #require(RunningJob(engine, Live.options(input: tlsIn, outputs: [secureURL + "/live/" + name], maxDuration: 2))
+            .wait(seconds: 20)).get()
+        #expect(result.reachedMaxDuration)
+        #expect(player.wait(seconds: 15) == 0)
+        publisher.wait(seconds: 10)
+        let played = try Live.frames(folder + "/played.flv", "v")
+        let published = try Live.frames(source, "v")
+        #expect(played.count >= 50 && published.containsContiguous(Array(played.dropLast(2))))
+
+        // Without the test CA the terminator's certificate is not trusted: that output fails, the plain one flows.
+        let untrusting = LiveEngine(threads: 1, rtmpsCAFile: nil)
+        let publisher2 = try Live.publish(source, to: plainIn)
+        usleep(500_000)
+        let mixed = try #require(RunningJob(untrusting, Live.options(input: plainIn, outputs: [try Live.stream("plain"), secureURL + "/live/" + name + "x"],
+                                                                     maxDuration: 1.5, reconnect: ReconnectPolicy(attempts: 1, initialDelay: 0.1, maxDelay: 0.1)))
+            .wait(seconds: 20)).get()
+        publisher2.wait(seconds: 10)
+        #expect(mixed.progress.outputs[0].status == .finished)
+        #expect(mixed.progress.outputs[1].status == .failed)
+        #expect(mixed.progress.outputs[1].lastError?.contains("CERTIFICATE_VERIFY_FAILED") == true, "last error: \(mixed.progress.outputs[1].lastError ?? "nil")")
+    }
+}

@@ -1,0 +1,51 @@
+import Testing
+@testable import LiveRelay
+
+@Suite struct LiveTimelineTests {
+    @Test func startsAtZeroAndKeepsSteps() {
+        var timeline = LiveTimeline()
+        #expect(timeline.map(typeID: 9, timestamp: 5000) == 0)
+        #expect(timeline.map(typeID: 8, timestamp: 5010) == 10)
+        #expect(timeline.map(typeID: 9, timestamp: 5033) == 33)
+    }
+
+    @Test func metadataBeforeMediaDoesNotAnchorTheClock() {
+        var timeline = LiveTimeline()
+        #expect(timeline.map(typeID: 18, timestamp: 0) == 0)
+        #expect(timeline.map(typeID: 9, timestamp: 700) == 0)
+        #expect(timeline.map(typeID: 9, timestamp: 733) == 33)
+    }
+
+    @Test func splicesANewConnectionAfterTheFurthestPoint() {
+        var timeline = LiveTimeline()
+        for frame in 0..<30 { _ = timeline.map(typeID: 9, timestamp: UInt32(frame * 33)) }
+        timeline.beginSegment()
+        let resumed = timeline.map(typeID: 9, timestamp: 0)
+        #expect(resumed == 29 * 33 + 33)
+        #expect(timeline.map(typeID: 9, timestamp: 33) == resumed + 33)
+    }
+
+    @Test func unwrapsThe32And31BitClocks() {
+        for period: Int64 in [1 << 32, 1 << 31] {
+            var timeline = LiveTimeline()
+            let start = UInt32(truncatingIfNeeded: period - 66)
+            #expect(timeline.map(typeID: 9, timestamp: start) == 0)
+            #expect(timeline.map(typeID: 9, timestamp: start &+ 33) == 33)
+            // The raw clock wrapped to 0: the timeline goes on.
+            #expect(timeline.map(typeID: 9, timestamp: 0) == 66)
+            #expect(timeline.wraps == 1 && timeline.splices == 0)
+        }
+    }
+
+    @Test func parsesEndpoints() throws {
+        let plain = try #require(RTMPEndpoint(parsing: "rtmp://example.com/live/abc?x=1"))
+        #expect(plain.port == 1935 && plain.app == "live" && plain.streamKey == "abc?x=1" && !plain.secure)
+        #expect(plain.tcURL == "rtmp://example.com:1935/live")
+        let secure = try #require(RTMPEndpoint(parsing: "rtmps://[::1]:8443/app/k"))
+        #expect(secure.port == 8443 && secure.host == "::1" && secure.secure)
+        #expect(RTMPEndpoint(parsing: "rtmps://h/app/k")?.port == 443)
+        #expect(RTMPEndpoint(parsing: "rtmp://h/app") == nil)
+        #expect(RTMPEndpoint(parsing: "rtmp://h:99999/app/k") == nil)
+        #expect(constantTimeEquals("abc", "abc") && !constantTimeEquals("abc", "abd") && !constantTimeEquals("abc", "abcd"))
+    }
+}
