@@ -1,6 +1,7 @@
 // Issue #12: live jobs on an event-driven engine, without a thread per running job.
 import Foundation
 import JobStore
+import LiveRelay
 import MediaEngine
 
 /// What the worker and `sluice run` need of a live engine: LiveRelay's `LiveEngine` (whose methods have exactly
@@ -34,3 +35,6 @@ final class LiveAttemptState: @unchecked Sendable {
     /// Set when the completion arrived: a progress report after it is not recorded.
     var ended = false
 }
+
+/// LiveRelay's engine is the one the worker and `sluice run` use.
+extension LiveEngine: LiveJobEngine {}

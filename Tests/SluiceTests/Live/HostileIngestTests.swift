@@ -43,10 +43,10 @@ enum HostilePeers {
 
 /// Issue #12, item 6: anyone can reach an ingest port. A listen job (`sluice run`, `listen: true`) is attacked in
 /// every mode before its publisher comes, while the publisher flows and after it left, and must carry every
-/// published frame and never die. Today's libavformat listener takes one connection at a time: before the publisher each attack
-/// waits until the port listens again (so every one reaches the listener), and while a publisher is connected
-/// it does not listen at all (the OS refuses the attacks). The shared ingest listener must take the same
-/// attacks beside the flowing publisher. Either way the publisher's stream must be untouched.
+/// published frame and never die. The live engine's shared ingest listener takes the attacks beside the flowing
+/// publisher, and refuses the wrong key at `publish` with NetStream.Publish.BadName. (libavformat's listener took
+/// one connection at a time, so the attacks waited for the port to listen again, and it did not listen at all
+/// while its publisher was connected.) Either way the publisher's stream must be untouched.
 @Suite("Hostile peers on a listen job's port", .serialized)
 struct HostileIngestTests {
     let folder = Fixtures.scratch("hostile")
@@ -79,6 +79,8 @@ struct HostileIngestTests {
 
         usleep(800_000)
         let during = try HostilePeers.attack(HostilePeers.modes, port: port, app: "ingest", holdSeconds: 1.5, connections: 10)
+        #expect(during.joined(separator: "\n").contains("NetStream.Publish.BadName"),
+                "the wrong key was not refused at publish beside the flowing publisher: \(during)")
         let status = sluice.wait(seconds: 40)
         // Exited by itself with success (not killed by a signal, nor hung): the process never died.
         #expect(status == 0 && sluice.process.terminationReason == .exit, "sluice: \(String(describing: status)) \(sluice.stderr)\n\(before)\n\(during)")
@@ -102,11 +104,9 @@ struct HostileIngestTests {
         #expect(record.state == .succeeded, "job \(record.state): \(record.error ?? "")")
     }
 
-    /// Attacks after the publisher left, while the job waits `timeout_s` for it to come back. Today's LiveInput
-    /// fails this job: a publisher that leaves is taken for a lost input (libavformat reports no clean end, so
-    /// "sent no data for 5 s"; after a publisher LiveInput refused for its key, `publisherRefused` instead), and
-    /// the failed job's output is deleted. The known issue keeps the suite green until the shared ingest
-    /// listener lands and fails the test once that is fixed (no known issue recorded): the wrapper goes then.
+    /// Attacks after the publisher left, while the job waits `timeout_s` for it to come back: the job ends with
+    /// every frame. (libavformat's listener failed it: a publisher that left was a lost input, "sent no data for
+    /// 5 s", or `publisherRefused` after an earlier refusal, and the output was deleted.)
     @Test("a wrong-key peer before the publisher and attacks after it left: the job ends with every frame")
     func publisherLeavesAfterHostilePeers() throws {
         let source = try Fixtures.live(seconds: 3)
@@ -132,10 +132,8 @@ struct HostileIngestTests {
             #expect(!text.contains(key), "the job's stream key leaked: \(text)")
         }
         let record = try #require(try JobStore(path: db).job(id: "leaves"))
-        withKnownIssue("today's listen input fails the job when its publisher leaves (a lost input, or publisherRefused after a refusal)") {
-            #expect(status == 0 && record.state == .succeeded, "job \(record.state): \(record.error ?? "")")
-            let received = try FrameHashes.of(output, .video)
-            #expect(received == (try FrameHashes.of(source, .video)), "received \(received.count) frames, not the published ones")
-        }
+        #expect(status == 0 && record.state == .succeeded, "job \(record.state): \(record.error ?? "")")
+        let received = try FrameHashes.of(output, .video)
+        #expect(received == (try FrameHashes.of(source, .video)), "received \(received.count) frames, not the published ones")
     }
 }
