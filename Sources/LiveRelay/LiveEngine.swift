@@ -65,7 +65,7 @@ public final class LiveEngine: Sendable {
     }
 
     /// Starts a job; never blocks. `progress` about once a second and `completion` exactly once, both on an
-    /// event loop (callers must not block there). Cancel through `interrupter` (polled every 100 ms).
+    /// event loop (callers must not block there). Cancel through `interrupter` (polled every 250 ms).
     public func start(_ options: PipelineOptions, interrupter: Interrupter,
                       progress: @escaping @Sendable (PipelineProgress) -> Void,
                       completion: @escaping @Sendable (Result<PipelineResult, PipelineError>) -> Void) {

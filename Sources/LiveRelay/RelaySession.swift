@@ -127,7 +127,7 @@ final class RelaySession: @unchecked Sendable {
 
     // MARK: Start
 
-    /// On `loop`: opens every output and the source, and starts the 100 ms housekeeping tick.
+    /// On `loop`: opens every output and the source, and starts the housekeeping tick.
     func begin(outputs endpoints: [(Int, String, RTMPEndpoint)], files: [(Int, String, String)] = []) {
         loop.preconditionInEventLoop()
         outputs = endpoints.map { OutputLink(index: $0.0, name: $0.1, endpoint: $0.2) }
@@ -137,8 +137,13 @@ final class RelaySession: @unchecked Sendable {
         }
         for output in outputs { connect(output) }
         if case .pull = source { connectSource() }
-        tick = loop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [self] _ in housekeeping() }
+        // Cancel, stalls and dead destinations are looked at 4 times a second: each tick wakes the event loop, and
+        // with hundreds of sessions per loop the ticks are a visible share of its wake-ups.
+        tick = loop.scheduleRepeatedTask(initialDelay: RelaySession.housekeepingInterval, delay: RelaySession.housekeepingInterval) { [self] _ in housekeeping() }
     }
+
+    /// How often `housekeeping` runs.
+    static let housekeepingInterval = TimeAmount.milliseconds(250)
 
     private func housekeeping() {
         guard !ending else { return }
