@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import MediaEngine
 import Testing
 @testable import LiveRelay
@@ -87,7 +88,9 @@ enum Live {
         let out = Pipe()
         process.standardOutput = out
         let errorPath = Live.directory + "/run-\(UUID().uuidString.prefix(8)).err"
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        guard FileManager.default.createFile(atPath: errorPath, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: errorPath])
+        }
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         process.standardInput = FileHandle.nullDevice
         try process.run()
@@ -184,48 +187,5 @@ final class RunningJob: @unchecked Sendable {
     var latestProgress: PipelineProgress? { lock.withLock { snapshots.last } }
 }
 
-/// A child process (ffmpeg) running beside the test; its standard error goes to a file.
-final class Child: @unchecked Sendable {
-    let process = Process()
-    private let errorFile: String
-
-    init(_ executable: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        errorFile = Live.scratch("stderr") + "/stderr.txt"
-        FileManager.default.createFile(atPath: errorFile, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-        try process.run()
-    }
-
-    @discardableResult
-    func wait(seconds: Double) -> Int32? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        guard !process.isRunning else {
-            process.terminate()
-            process.waitUntilExit()
-            return nil
-        }
-        return process.terminationStatus
-    }
-
-    var stderr: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
-
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-}
-
-extension Array where Element == String {
-    /// True when `part` occurs in this array as one unbroken run.
-    func containsContiguous(_ part: [String]) -> Bool {
-        guard !part.isEmpty, part.count <= count else { return part.isEmpty }
-        return firstRange(of: part) != nil
-    }
-}
+/// A child process (ffmpeg) running beside the test (SluiceTestSupport).
+typealias Child = BackgroundProcess

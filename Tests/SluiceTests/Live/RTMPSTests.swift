@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 
 /// The TLS terminator `scripts/test` starts in front of nginx-rtmp (scripts/lib/test-services.d/25-rtmps-terminator.sh),

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 
 /// The private nginx-rtmp `scripts/test` starts (scripts/lib/test-services.d/20-nginx-rtmp.sh), and
@@ -41,52 +42,3 @@ enum TestRTMP {
     }
 }
 
-/// A child process running while the test goes on (publishers, players, `sluice run`).
-final class BackgroundProcess: @unchecked Sendable {
-    let process = Process()
-    private let errorFile: String
-
-    init(_ executable: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        // A file, not a pipe: nobody drains a pipe while the test waits, and a full one would block the child.
-        errorFile = Fixtures.scratch("stderr") + "/stderr.txt"
-        guard FileManager.default.createFile(atPath: errorFile, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: errorFile])
-        }
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-        try process.run()
-    }
-
-    /// Waits up to `seconds` for the exit; returns the status, or nil (and kills the process) on timeout.
-    @discardableResult
-    func wait(seconds: Double) -> Int32? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        guard !process.isRunning else {
-            process.terminate()
-            process.waitUntilExit()
-            return nil
-        }
-        return process.terminationStatus
-    }
-
-    var stderr: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
-
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-}
-
-extension Array where Element == String {
-    /// True when `part` occurs in this array as one unbroken run (a player that joined at a keyframe).
-    func containsContiguous(_ part: [String]) -> Bool {
-        guard !part.isEmpty, part.count <= count else { return part.isEmpty }
-        return firstRange(of: part) != nil
-    }
-}

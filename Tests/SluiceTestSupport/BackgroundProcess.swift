@@ -1,0 +1,58 @@
+import Foundation
+
+/// A child process running while the test goes on (publishers, players, `sluice run`). Its standard error goes to a
+/// file, not a pipe: nobody drains a pipe while the test waits, and a full one would block the child.
+public final class BackgroundProcess: @unchecked Sendable {
+    // Reason: `process` is set up before `run()` and then only read; `errorFile` never changes.
+    public let process = Process()
+    private let errorFile: String
+
+    /// Starts `executable` (a bare name is looked up in /usr/bin) with `arguments`; standard error is kept in a
+    /// file of its own under `SLUICE_TEST_WORK` (or the temporary folder).
+    public init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let base = ProcessInfo.processInfo.environment["SLUICE_TEST_WORK"] ?? NSTemporaryDirectory()
+        let folder = (base as NSString).appendingPathComponent("stderr-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        errorFile = folder + "/stderr.txt"
+        guard FileManager.default.createFile(atPath: errorFile, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: errorFile])
+        }
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        try process.run()
+    }
+
+    /// Waits up to `seconds` for the exit; returns the status, or nil (and kills the process) on timeout.
+    @discardableResult
+    public func wait(seconds: Double) -> Int32? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        guard !process.isRunning else {
+            process.terminate()
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    /// What the process wrote to standard error so far.
+    public var stderr: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+extension Array where Element == String {
+    /// True when `part` occurs in this array as one unbroken run (a player that joined at a keyframe).
+    public func containsContiguous(_ part: [String]) -> Bool {
+        guard !part.isEmpty, part.count <= count else { return part.isEmpty }
+        return firstRange(of: part) != nil
+    }
+}
