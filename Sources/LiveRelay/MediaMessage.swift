@@ -3,6 +3,18 @@ import RTMP
 /// What a relay needs to know about an audio (8), video (9) or data (18) message, read from the first
 /// bytes of its FLV tag body without copying it.
 extension Message {
+    /// Long enough for its FLV video tag header: 1 byte (frame type, codec), 5 for AVC (codec 7).
+    var hasVideoTagHeader: Bool {
+        guard let first = payload.first else { return false }
+        return first & 0x0F != 7 || payload.count >= 5
+    }
+
+    /// Long enough for its FLV audio tag header: 1 byte (format, rate, size, type), 2 for AAC (format 10).
+    var hasAudioTagHeader: Bool {
+        guard let first = payload.first else { return false }
+        return first >> 4 != 10 || payload.count >= 2
+    }
+
     /// A video message carrying the AVC sequence header (AVCDecoderConfigurationRecord).
     var isVideoSequenceHeader: Bool {
         typeID == MessageType.video.rawValue && payload.count >= 2 && payload[0] & 0x0F == 7 && payload[1] == 0

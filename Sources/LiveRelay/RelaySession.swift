@@ -96,6 +96,9 @@ final class RelaySession: @unchecked Sendable {
     private var sourceHandler: RTMPClientHandler?
     private var sourceGeneration = 0
     private var sourceFailures = 0
+    /// Why the pull's latest connection failed or was refused (a TLS verification, a refused play), for the
+    /// message when the input times out.
+    private var lastSourceError: String?
     private var sourceConnections = 0
     private var sourceStalledClose = false
     private var sourceRetry: Scheduled<Void>?
@@ -145,6 +148,12 @@ final class RelaySession: @unchecked Sendable {
     /// How often `housekeeping` runs.
     static let housekeepingInterval = TimeAmount.milliseconds(250)
 
+    /// The input sent nothing for the timeout: with the pull's last connection error when there was one.
+    private func inputTimedOut() -> PipelineError {
+        guard let lastSourceError else { return .inputTimedOut(name: options.inputName, seconds: inputTimeout) }
+        return .inputLost(name: options.inputName, seconds: inputTimeout, lastError: lastSourceError)
+    }
+
     private func housekeeping() {
         guard !ending else { return }
         if interrupter.isCancelled {
@@ -163,12 +172,12 @@ final class RelaySession: @unchecked Sendable {
                 if let refusal = refusals.last {
                     finish(.failure(.publisherRefused(name: options.inputName, refusal)))
                 } else {
-                    finish(.failure(.inputTimedOut(name: options.inputName, seconds: inputTimeout)))
+                    finish(.failure(inputTimedOut()))
                 }
             } else if lastEndClean {
                 finish(.success(()))
             } else {
-                finish(.failure(.inputTimedOut(name: options.inputName, seconds: inputTimeout)))
+                finish(.failure(inputTimedOut()))
             }
             return
         }
@@ -262,8 +271,8 @@ final class RelaySession: @unchecked Sendable {
         let handler = RTMPClientHandler(connection: connection) { [self] event in sourceEvent(generation, event) }
         sourceHandler = handler
         open(endpoint, handler: handler).whenFailure { [self] error in
+            if generation == sourceGeneration { lastSourceError = describeNetworkError(error) }
             sourceLost(generation, clean: false)
-            _ = error
         }
     }
 
@@ -272,11 +281,15 @@ final class RelaySession: @unchecked Sendable {
         switch event {
         case .ready: break
         case let .media(messages, receivedAt, bytes): deliver(messages, receivedAt: receivedAt, bytes: bytes)
-        case .refused: sourceHandler?.channel?.close(promise: nil)
+        case let .refused(reason):
+            lastSourceError = "the server refused to play: \(reason)"
+            sourceHandler?.channel?.close(promise: nil)
         case .streamEnded:
             lastEndClean = true
             sourceHandler?.channel?.close(promise: nil)
-        case .closed: sourceLost(generation, clean: lastEndClean)
+        case let .closed(error):
+            if !lastEndClean, let error, lastSourceError?.hasPrefix("the server refused") != true { lastSourceError = error }
+            sourceLost(generation, clean: lastEndClean)
         }
     }
 
@@ -340,11 +353,15 @@ final class RelaySession: @unchecked Sendable {
         everData = true
         lastEndClean = false
         sourceFailures = 0
+        lastSourceError = nil
         let maxMilliseconds = options.maxDuration.map { ClockConversion.milliseconds($0) }
         for var message in messages {
             switch message.typeID {
-            case MessageType.audio.rawValue: if options.audio == .drop { continue }
-            case MessageType.video.rawValue: if options.video == .drop { continue }
+            // An audio or video message too short for its FLV tag header carries no frame, and readers refuse the
+            // tag (FFmpeg's and ours): never forwarded. AVC video needs 5 bytes (frame type/codec, packet type,
+            // composition time), AAC audio 2.
+            case MessageType.audio.rawValue: if options.audio == .drop || !message.hasAudioTagHeader { continue }
+            case MessageType.video.rawValue: if options.video == .drop || !message.hasVideoTagHeader { continue }
             case MessageType.dataAMF0.rawValue: break
             default: continue
             }

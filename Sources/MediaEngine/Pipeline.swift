@@ -108,6 +108,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case inputFile(name: String, FileAccessError)
     case readInput(name: String, FFmpegError)
     case inputTimedOut(name: String, seconds: Double)
+    /// A live input that sent nothing for `seconds` while its connections kept failing: the last failure says why.
+    case inputLost(name: String, seconds: Double, lastError: String)
     case noStreams(name: String)
     case unsupportedCodec(kind: String, stream: Int, codec: String)
     case invalidStream(kind: String, stream: Int, MediaFormatError)
@@ -125,6 +127,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case let .openInput(name, error): return "cannot open input \(name): \(error.message) (\(error.function))"
         case let .inputFile(name, error): return "cannot open input \(name): \(error.reason)"
         case let .readInput(name, error): return "reading input \(name) failed: \(error.message) (\(error.function))"
+        case let .inputLost(name, seconds, lastError):
+            return "input \(name) sent no data for \(PipelineError.format(seconds)) s (last error: \(lastError))"
         case let .inputTimedOut(name, seconds): return "input \(name) sent no data for \(PipelineError.format(seconds)) s"
         case let .noStreams(name): return "input \(name) has no H.264 video or AAC audio stream to use"
         case let .unsupportedCodec(kind, stream, codec):

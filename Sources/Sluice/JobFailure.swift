@@ -36,7 +36,7 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
         if error is JobPlan.PlanError { return false }
         guard let error = error as? PipelineError else { return false }
         switch error {
-        case .openInput, .readInput, .inputTimedOut:
+        case .openInput, .readInput, .inputTimedOut, .inputLost:
             return spec.input.isNetwork
         case let .openOutput(index, _, _), let .output(index, _, _):
             return spec.outputs.indices.contains(index) && spec.outputs[index].isNetwork

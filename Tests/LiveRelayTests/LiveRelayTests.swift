@@ -254,52 +254,6 @@ struct LiveRelayTests {
               + "= \(cpu / 50) s per relay; one ffmpeg -c copy relay of the same 3 s: \(ffmpegCPU) s")
     }
 
-    @Test("density figures at 3 Mb/s (opt-in: SLUICE_LIVE_BENCH=N relays)",
-          .enabled(if: ProcessInfo.processInfo.environment["SLUICE_LIVE_BENCH"] != nil, "set SLUICE_LIVE_BENCH=N to measure N relays"))
-    func density() throws {
-        let count = Int(ProcessInfo.processInfo.environment["SLUICE_LIVE_BENCH"] ?? "") ?? 20
-        let source = Live.directory + "/cbr3m.mp4"
-        if !FileManager.default.fileExists(atPath: source) {
-            try Live.run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-                                             "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30",
-                                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "14",
-                                             "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "3M", "-minrate", "3M", "-maxrate", "3M",
-                                             "-bufsize", "3M", "-x264-params", "nal-hrd=cbr", "-g", "60", "-pix_fmt", "yuv420p",
-                                             "-c:a", "aac", "-b:a", "128k", "-shortest", source])
-        }
-        let input = try Live.stream("bench")
-        // Looped, so the reference relay after the engine's still has a stream to read.
-        let publisher = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-stream_loop", "-1", "-i", source,
-                                                      "-c", "copy", "-f", "flv", input])
-        usleep(1_000_000)
-        let engine = LiveEngine()
-        let threadsBefore = Live.threadCount()
-        let cpuBefore = Live.cpuSeconds()
-        let jobs = try (0..<count).map { _ in RunningJob(engine, Live.options(input: input, outputs: [try Live.stream("benchout")], maxDuration: 8)) }
-        var peakRSS = 0
-        var peakThreads = 0
-        while engine.activeRuns > 0 {
-            peakRSS = max(peakRSS, Live.residentKiB())
-            peakThreads = max(peakThreads, Live.threadCount())
-            usleep(200_000)
-        }
-        let cpu = Live.cpuSeconds() - cpuBefore
-        var bytes: Int64 = 0
-        for job in jobs { bytes += try #require(job.wait(seconds: 5)).get().progress.outputs.first?.bytes ?? 0 }
-        let childrenBefore = Live.cpuSeconds(children: true)
-        let reference = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-rw_timeout", "5000000", "-i", input,
-                                                      "-t", "8", "-c", "copy", "-f", "flv", try Live.stream("benchffmpeg")])
-        #expect(reference.wait(seconds: 30) == 0)
-        let ffmpegCPU = Live.cpuSeconds(children: true) - childrenBefore
-        // A looping -re publisher does not always stop on SIGTERM.
-        kill(publisher.process.processIdentifier, SIGKILL)
-        publisher.wait(seconds: 5)
-        print("density: \(count) relays of 3 Mb/s for 8 s: engine CPU \(cpu) s (\(cpu / Double(count)) s per relay), "
-              + "one ffmpeg -c copy: \(ffmpegCPU) s, ratio \(cpu / Double(count) / max(ffmpegCPU, 0.001)); peak RSS \(peakRSS / 1024) MiB, "
-              + "threads \(threadsBefore) → peak \(peakThreads); \(bytes / Int64(count) / 1000) kB out per relay")
-        #expect(bytes / Int64(count) > 2_000_000)
-    }
-
     @Test("file outputs: a listen job archives to FLV under the output root, whole and renamed into place")
     func listenToFile() throws {
         let source = try Live.fixture(seconds: 4)
@@ -370,6 +324,21 @@ struct LiveRelayTests {
         let published = try Live.frames(source, "v")
         #expect(played == published, "played \(played.count) of \(published.count) frames")
         #expect(result.progress.videoFrames == published.count)
+    }
+
+    @Test("a pull that never connects times out naming why its connections failed, without the key")
+    func pullNeverConnects() throws {
+        let port = try Live.freePort()
+        let input = "rtmp://127.0.0.1:\(port)/live/k3y-never"
+        let job = RunningJob(Self.engine, Live.options(input: input, outputs: [try Live.stream("neverout")], timeout: 1))
+        let result = try #require(job.wait(seconds: 10))
+        guard case let .failure(error) = result else {
+            Issue.record("a pull from a closed port succeeded: \(result)")
+            return
+        }
+        let text = "\(error)"
+        #expect(text.contains("sent no data for 1 s (last error:") && text.lowercased().contains("refused"), "\(text)")
+        #expect(!text.contains("k3y-never"), "the key leaked: \(text)")
     }
 
     @Test("cancel: the engine polls the interrupter and ends the job as cancelled")

@@ -7,11 +7,15 @@ public final class BackgroundProcess: @unchecked Sendable {
     public let process = Process()
     private let errorFile: String
 
-    /// Starts `executable` (a bare name is looked up in /usr/bin) with `arguments`; standard error is kept in a
-    /// file of its own under `SLUICE_TEST_WORK` (or the temporary folder).
-    public init(_ executable: String, _ arguments: [String]) throws {
+    /// Starts `executable` (a bare name is looked up in /usr/bin) with `arguments` and this process's environment
+    /// plus `environment`; standard error is kept in a file of its own under `SLUICE_TEST_WORK` (or the temporary
+    /// folder).
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         let base = ProcessInfo.processInfo.environment["SLUICE_TEST_WORK"] ?? NSTemporaryDirectory()

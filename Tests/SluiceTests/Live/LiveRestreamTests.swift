@@ -1,6 +1,7 @@
 import Foundation
 import SluiceTestSupport
 import JobStore
+import MediaEngine
 import Testing
 @testable import Sluice
 
@@ -45,6 +46,41 @@ struct LiveRestreamTests {
         #expect(rows.first?.state == .succeeded)
         #expect(rows.first?.frames == played.count)
         #expect(rows.first?.url.hasSuffix("/live/***") == true, "stream key in the listing: \(rows.first?.url ?? "")")
+    }
+
+    @Test("SLUICE_LATENCY_HISTOGRAM=1: sluice run prints each RTMP output's latency line, counting its frames, key redacted")
+    func latencyHistogram() throws {
+        let source = try Fixtures.live(seconds: 6)
+        let input = try TestRTMP.stream("lat-src")
+        let output = try TestRTMP.stream("lat-dst")
+        let harness = try JobHarness("latency")
+        let job = harness.path("job.json")
+        try """
+            {"id": "latency", "input": {"url": "\(input)", "timeout_s": 5}, "outputs": ["\(output)"], "max_duration_s": 3}
+            """.write(toFile: job, atomically: true, encoding: .utf8)
+        let publisher = try TestRTMP.publish(source, to: input)
+        usleep(700_000)
+        let sluice = try BackgroundProcess(Command.sluiceBinary, ["run", "--quiet", "--db", harness.path("run.sqlite"), job],
+                                           environment: [LatencyReport.environmentVariable: "1"])
+        #expect(sluice.wait(seconds: 30) == 0, "sluice run: \(sluice.stderr)")
+        publisher.wait(seconds: 10)
+        let lines = sluice.stderr.split(separator: "\n").filter { $0.hasPrefix("latency output 0 (") }
+        let line = try #require(lines.first.map(String.init), "no latency line in: \(sluice.stderr)")
+        #expect(lines.count == 1, "\(lines)")
+        // `latency output 0 (rtmp://…/live/***): n=… p50=…ms p99=…ms max=…ms`, the key redacted.
+        #expect(line.contains("/live/***): n="), "\(line)")
+        let key = output.split(separator: "/").last.map(String.init) ?? output
+        #expect(!line.contains(key), "the stream key leaked: \(line)")
+        let fields = Dictionary(uniqueKeysWithValues: line.split(separator: " ").compactMap { field -> (String, Double)? in
+            let parts = field.split(separator: "=")
+            guard parts.count == 2 else { return nil }
+            return (String(parts[0]), Double(parts[1].replacingOccurrences(of: "ms", with: "")) ?? -1)
+        })
+        // Every frame written while the output was connected is counted: at least the video frames of 3 s.
+        let count = try #require(fields["n"])
+        #expect(count >= 85, "n=\(count)")
+        let p50 = try #require(fields["p50"]), p99 = try #require(fields["p99"]), max = try #require(fields["max"])
+        #expect(p50 >= 0 && p50 <= p99 && p99 <= max, "\(line)")
     }
 
     @Test("fan-out: a destination that refuses connections gives up; the working one gets every frame")

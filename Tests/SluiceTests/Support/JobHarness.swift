@@ -1,10 +1,16 @@
 import Foundation
 import JobStore
+import LiveRelay
 import MediaEngine
 @testable import Sluice
 
-/// Runs jobs in-process against a real SQLite store in a scratch folder.
+/// Runs jobs in-process against a real SQLite store in a scratch folder, as `sluice run` does: live copy jobs on
+/// the LiveRelay engine (one for the whole test process), everything else on `CopyPipeline`.
 struct JobHarness {
+    /// Trusts the test CA of the RTMPS terminator (scripts/lib/test-services.d), as an operator's
+    /// `SLUICE_RTMPS_CA_FILE` would.
+    static let liveEngine = LiveEngine(rtmpsCAFile: ProcessInfo.processInfo.environment["SLUICE_TEST_RTMPS_CA"])
+
     let folder: String
     let store: JobStore
     let runner: JobRunner
@@ -19,11 +25,11 @@ struct JobHarness {
 
     /// Runs a job document given as a JSON value.
     func run(_ document: JSONValue) throws -> JobOutcome {
-        try runner.run(document: Data(document.jsonText().utf8))
+        try runner.run(document: Data(document.jsonText().utf8), engine: JobHarness.liveEngine)
     }
 
     func run(json: String) throws -> JobOutcome {
-        try runner.run(document: Data(json.utf8))
+        try runner.run(document: Data(json.utf8), engine: JobHarness.liveEngine)
     }
 }
 
