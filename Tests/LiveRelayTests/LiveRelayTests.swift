@@ -1,5 +1,6 @@
 import Foundation
 import MediaEngine
+import RTMP
 import Testing
 @testable import LiveRelay
 
@@ -156,6 +157,72 @@ struct LiveRelayTests {
         #expect(outputs[0].lastError?.contains("Connection refused") == true, "last error: \(outputs[0].lastError ?? "nil")")
         #expect(outputs[1].drops == 0 && outputs[2].drops == 0 && outputs[1].reconnects == 0)
         #expect(outputs[1].videoFrames == a.count && outputs[2].videoFrames == b.count)
+    }
+
+    @Test("a stuck destination drops to the next keyframe (drops counted, no reconnect before the network timeout); the other output gets every frame")
+    func stuckDestinationDropsToKeyframe() throws {
+        let source = try Live.highBitrateFixture(seconds: 10)
+        let stuck = try StuckDestination()
+        defer { stuck.close() }
+        let input = try Live.stream("fastsrc")
+        let normal = try Live.stream("fastdst")
+        let folder = Live.scratch("stuck")
+        let player = try Live.play(normal, into: folder + "/played.flv")
+        let publisher = try Live.publish(source, to: input)
+        usleep(700_000)
+        var options = Live.options(input: input, outputs: [stuck.url, normal], maxDuration: 8)
+        // Longer than the stall below: the drop path, not the dead-destination close, must carry it.
+        options.networkTimeout = 10
+        let job = RunningJob(Self.engine, options)
+        #expect(Live.wait(seconds: 5) { stuck.publishes == 1 }, "the stuck destination never saw a publish")
+        // 5 s at 20 Mb/s is more than the kernel's buffers (4 MiB send, 32 KiB receive) and the 4 MiB write buffer hold.
+        usleep(5_000_000)
+        stuck.resume()
+        let result = try #require(job.wait(seconds: 20), "the job did not end").get()
+        #expect(result.reachedMaxDuration)
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        publisher.wait(seconds: 10)
+
+        // The normal output: an unbroken run of the source's frames, nothing dropped.
+        let played = try Live.frames(folder + "/played.flv", "v")
+        #expect(played.count >= 200 && played.count <= 242, "played \(played.count) frames")
+        #expect(try Live.frames(source, "v").containsContiguous(Array(played.dropLast(2))), "played video is not a run of the published frames")
+        let outputs = result.progress.outputs
+        try #require(outputs.count == 2)
+        #expect(outputs[1].drops == 0 && outputs[1].reconnects == 0 && outputs[1].status == .finished)
+        #expect(outputs[1].videoFrames == played.count)
+
+        // The stuck output: it dropped, stayed connected, and restarted at a keyframe with the sequence header resent.
+        #expect(outputs[0].drops > 0 && outputs[0].reconnects == 0 && outputs[0].lastError == nil && outputs[0].status == .finished,
+                "stuck output: \(outputs[0])")
+        #expect(stuck.publishes == 1 && stuck.protocolErrors.isEmpty, "publishes \(stuck.publishes), errors \(stuck.protocolErrors)")
+        let video = stuck.media.filter { $0.typeID == MessageType.video.rawValue }
+        var starts: [(keyframe: Bool, headerFirst: Bool, gap: UInt32)] = []
+        var previous: UInt32?
+        var frames = 0
+        var framesSinceLastStart = 0
+        for (position, message) in video.enumerated() where message.isVideoFrame {
+            // 30 fps: 33 ms between frames; a jump of more than 3 frames is where the output dropped.
+            let gap = previous.map { message.timestamp &- $0 } ?? .max
+            if gap > 100 {
+                let header = position > 0 && video[position - 1].isVideoSequenceHeader && video[position - 1].timestamp == message.timestamp
+                starts.append((message.isVideoKeyframe, header, gap))
+                framesSinceLastStart = 0
+            }
+            previous = message.timestamp
+            frames += 1
+            framesSinceLastStart += 1
+        }
+        #expect(starts.count >= 2, "the destination's video has no gap: \(video.count) messages, drops \(outputs[0].drops)")
+        #expect(starts.allSatisfy { $0.keyframe && $0.headerFirst }, "starts (keyframe, header first, gap ms): \(starts)")
+        // Every frame missing at a gap was counted (drops also count audio frames).
+        let missing = starts.dropFirst().reduce(0) { $0 + Int((Double($1.gap) * 30 / 1000).rounded()) - 1 }
+        #expect(missing > 0 && outputs[0].drops >= missing, "\(missing) video frames missing at the gaps, \(outputs[0].drops) drops counted")
+        // It carried on after the stall, and never sent more than the relay counted.
+        #expect(frames <= outputs[0].videoFrames && framesSinceLastStart >= 15,
+                "received \(frames) frames (\(framesSinceLastStart) since the last restart), sent \(outputs[0].videoFrames)")
+        print("stuck destination: \(outputs[0].drops) drops, restarts after gaps of \(starts.dropFirst().map(\.gap)) ms, "
+              + "\(frames) frames received; normal output: \(played.count) frames played, \(outputs[1].drops) drops")
     }
 
     @Test("nginx killed and restarted mid-stream: the output reconnects and resumes at a keyframe")

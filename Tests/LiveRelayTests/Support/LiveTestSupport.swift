@@ -44,6 +44,23 @@ enum Live {
         }
     }
 
+    /// 1280x720 30 fps H.264 at a constant 20 Mb/s (filler included) with a keyframe every second and no B-frames,
+    /// AAC 48 kHz: enough bytes a second to fill a stalled destination's buffers within a few seconds.
+    static func highBitrateFixture(seconds: Int) throws -> String {
+        try fixtureLock.withLock {
+            let path = (directory as NSString).appendingPathComponent("live-20M-\(seconds)s.mp4")
+            if FileManager.default.fileExists(atPath: path) { return path }
+            try run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                        "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30",
+                                        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                                        "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast",
+                                        "-b:v", "20M", "-minrate", "20M", "-maxrate", "20M", "-bufsize", "20M",
+                                        "-x264-params", "nal-hrd=cbr", "-g", "30", "-pix_fmt", "yuv420p",
+                                        "-c:a", "aac", "-b:a", "128k", "-shortest", path])
+            return path
+        }
+    }
+
     /// A stream URL of its own under nginx's `live` application.
     static func stream(_ name: String) throws -> String {
         "\(try #require(url))/\(name)-\(UUID().uuidString.prefix(8))"
