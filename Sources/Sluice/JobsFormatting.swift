@@ -5,12 +5,14 @@ import MediaEngine
 /// How `sluice jobs …` shows records: an aligned table, JSON rows, and a detail page. Everything shown
 /// comes from the store, where URLs are already redacted.
 public enum JobsFormatting {
+    /// `2026-11-23T17:34:00.123Z`. A format style, not an `ISO8601DateFormatter`: the worker stamps every
+    /// progress event with it, and making a formatter per call was a visible share of a busy worker's CPU.
     static func iso(_ date: Date?) -> String {
         guard let date else { return "" }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        return date.formatted(isoStyle)
     }
+
+    private static let isoStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// Parses `2026-11-21T05:00:00Z`, with or without fractional seconds, or a bare date.
     public static func parseTime(_ text: String) -> Date? {
