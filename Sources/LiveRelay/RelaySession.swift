@@ -3,6 +3,7 @@ import MediaEngine
 import NIOCore
 import NIOPosix
 import NIOSSL
+import MediaFormats
 import RTMP
 
 /// One network output of a live job: a publish connection, reconnected with backoff, fed by the session.
@@ -421,13 +422,40 @@ final class RelaySession: @unchecked Sendable {
         }
     }
 
-    /// A file takes onMetaData without the @setDataFrame a publish needs.
+    /// A file takes onMetaData without the @setDataFrame a publish needs, and without the publisher's `duration`
+    /// and `filesize`: they describe the publisher's source, not this archive (a 20 s publish archived for 6 s
+    /// would read as 20 s), and players compute both from the file when they are absent.
     private func append(_ message: Message, to file: FileOutputLink) {
-        if message.typeID == MessageType.dataAMF0.rawValue, message.payload.starts(with: Message.setDataFrameName) {
-            file.append(message, body: message.payload.dropFirst(Message.setDataFrameName.count))
-        } else {
+        guard message.typeID == MessageType.dataAMF0.rawValue else {
             file.append(message)
+            return
         }
+        let body = message.payload.starts(with: Message.setDataFrameName)
+            ? message.payload.dropFirst(Message.setDataFrameName.count) : message.payload[...]
+        file.append(message, body: RelaySession.archivedMetadata(body)[...])
+    }
+
+    /// An onMetaData body without the source's `duration` and `filesize`; any other data body as it is (also one
+    /// that does not parse: it is the publisher's, and the archive keeps it).
+    static func archivedMetadata(_ body: ArraySlice<UInt8>) -> [UInt8] {
+        var reader = ByteReader(body)
+        guard let name = try? AMF0Value(parsing: &reader), name == .string("onMetaData"),
+              let value = try? AMF0Value(parsing: &reader), reader.isAtEnd else { return Array(body) }
+        let dropped: Set<String> = ["duration", "filesize"]
+        let kept: AMF0Value
+        switch value {
+        case let .ecmaArray(properties): kept = .ecmaArray(properties.filter { !dropped.contains($0.key) })
+        case let .object(properties): kept = .object(properties.filter { !dropped.contains($0.key) })
+        default: return Array(body)
+        }
+        var out: [UInt8] = []
+        do {
+            try name.write(into: &out)
+            try kept.write(into: &out)
+        } catch {
+            return Array(body)
+        }
+        return out
     }
 
     /// One message for one output, through its keyframe gate.

@@ -1,4 +1,5 @@
 import Testing
+import MediaFormats
 import RTMP
 @testable import LiveRelay
 
@@ -32,5 +33,35 @@ import RTMP
         #expect(video([0x27, 0x01, 0, 0, 0, 9]).isVideoFrame && !video([0x27, 0x01, 0, 0, 0, 9]).isVideoKeyframe)
         #expect(audio([0xAF, 0x00, 0x12, 0x10]).isAudioSequenceHeader)
         #expect(audio([0xAF, 0x01, 0x21]).isAudioFrame)
+    }
+}
+
+/// What an archive keeps of a publisher's onMetaData.
+@Suite struct ArchivedMetadataTests {
+    private func body(_ value: AMF0Value) throws -> [UInt8] {
+        var out: [UInt8] = []
+        try AMF0Value.string("onMetaData").write(into: &out)
+        try value.write(into: &out)
+        return out
+    }
+
+    @Test("the publisher's duration and filesize are dropped, everything else kept in order")
+    func dropsSourceDuration() throws {
+        let published = try body(.ecmaArray([
+            AMF0Property("duration", .number(20)), AMF0Property("width", .number(320)),
+            AMF0Property("filesize", .number(1_000_000)), AMF0Property("videocodecid", .number(7)),
+        ]))
+        let archived = RelaySession.archivedMetadata(published[...])
+        #expect(archived == (try body(.ecmaArray([AMF0Property("width", .number(320)), AMF0Property("videocodecid", .number(7))]))))
+    }
+
+    @Test("a data body that is not onMetaData, or does not parse, is kept byte for byte")
+    func keepsOtherBodies() throws {
+        var other: [UInt8] = []
+        try AMF0Value.string("onCuePoint").write(into: &other)
+        try AMF0Value.object([AMF0Property("duration", .number(1))]).write(into: &other)
+        #expect(RelaySession.archivedMetadata(other[...]) == other)
+        let truncated = Array(try body(.ecmaArray([AMF0Property("duration", .number(20))])).dropLast(8))  // cut inside the number
+        #expect(RelaySession.archivedMetadata(truncated[...]) == truncated)
     }
 }
