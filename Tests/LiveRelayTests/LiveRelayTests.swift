@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import MediaEngine
 import RTMP
 import Testing
@@ -125,9 +126,12 @@ struct LiveRelayTests {
             let result = try #require(job.wait(seconds: 20)).get()
             #expect(result.reachedMaxDuration)
             #expect(players[index].wait(seconds: 15) == 0)
+            // The relay wrote every frame of its 2 s from the publisher's first on; a player that reached nginx after
+            // the output began joins at nginx's next keyframe (1 s later), so what it plays is an unbroken run.
+            #expect((result.progress.outputs.first?.videoFrames ?? 0) >= 58, "job \(index): outputs \(result.progress.outputs)")
             let played = try Live.frames(folder + "/played\(index).flv", "v")
-            #expect(played.count >= 55, "job \(index) played \(played.count) frames; outputs \(result.progress.outputs), in \(result.progress.videoFrames)")
-            #expect(Array(played.dropLast(2)) == Array(published.prefix(played.count - 2)), "job \(index): not the published frames")
+            #expect(played.count >= 28, "job \(index) played \(played.count) frames; outputs \(result.progress.outputs), in \(result.progress.videoFrames)")
+            #expect(published.containsContiguous(Array(played.dropLast(2))), "job \(index): not a run of the published frames")
         }
         for publisher in publishers { publisher.wait(seconds: 10) }
     }
