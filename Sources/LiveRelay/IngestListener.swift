@@ -82,7 +82,7 @@ final class IngestRegistry: @unchecked Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 64 << 10, high: 256 << 10))
             .childChannelInitializer { [self] channel in
                 guard admit(listener) else { return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed) }

@@ -239,7 +239,7 @@ final class RelaySession: @unchecked Sendable {
         let host = endpoint.host
         return ClientBootstrap(group: loop)
             .connectTimeout(.nanoseconds(Int64(ClockConversion.nanoseconds(networkTimeout))))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
             .channelInitializer { channel in
                 do {
