@@ -54,6 +54,8 @@ final class RelaySession: @unchecked Sendable {
     enum Source {
         case pull(RTMPEndpoint)
         case listen(RTMPEndpoint)
+        /// The file and codec pipeline's output: tags handed in through `inject` from its thread.
+        case external
     }
 
     let loop: any EventLoop
@@ -87,6 +89,10 @@ final class RelaySession: @unchecked Sendable {
     private var reachedMaxDuration = false
     private var tick: RepeatedTask?
     private var scratch: [UInt8] = []
+    /// The codec pipeline reading this input (encode, `.h264`/`.aac` outputs): every media and data message, on
+    /// the job's timeline, once per read burst.
+    var tap: (any LiveTagConsumer)?
+    private var tapBatch: [FLVTagMessage] = []
     /// The current group of pictures, kept only while an output waits to start (see `remember`).
     private var gop: [Message] = []
     private var gopBytes = 0
@@ -168,7 +174,9 @@ final class RelaySession: @unchecked Sendable {
         }
         let now = RelaySession.now()
         let quiet = Double(now &- lastData) / 1e9
-        if quiet >= inputTimeout {
+        // An external source (the pipeline) ends by `stop`; its pace is its own.
+        if case .external = source {
+        } else if quiet >= inputTimeout {
             if !everData {
                 if let refusal = refusals.last {
                     finish(.failure(.publisherRefused(name: options.inputName, refusal)))
@@ -369,6 +377,7 @@ final class RelaySession: @unchecked Sendable {
             let time = timeline.map(typeID: message.typeID, timestamp: message.timestamp)
             message.timestamp = UInt32(truncatingIfNeeded: time)
             let isFrame = message.isVideoFrame || message.isAudioFrame
+            if tap != nil { tapBatch.append(FLVTagMessage(typeID: message.typeID, timestamp: time, body: message.payload)) }
             if isFrame, let maxMilliseconds, time >= maxMilliseconds {
                 reachedMaxDuration = true
                 flushOutputs()
@@ -402,6 +411,23 @@ final class RelaySession: @unchecked Sendable {
             forward(message, receivedAt: receivedAt)
         }
         flushOutputs(receivedAt: receivedAt)
+        if let tap {
+            tap.receive(tapBatch, bytes: bytes)
+            tapBatch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    // MARK: External source (the pipeline's thread hops here)
+
+    /// Tags from the file and codec pipeline, in order, on its own timeline.
+    func inject(_ tags: [FLVTagMessage]) {
+        let messages = tags.map { Message(typeID: $0.typeID, timestamp: UInt32(truncatingIfNeeded: $0.timestamp), streamID: 1, payload: $0.body) }
+        deliver(messages, receivedAt: measuresLatency ? RelaySession.now() : 0, bytes: 0)
+    }
+
+    /// Ends the job cleanly: the pipeline finished, or its reader stopped.
+    func stop() {
+        finish(.success(()))
     }
 
     private func forward(_ message: Message, receivedAt: UInt64) {
@@ -411,12 +437,18 @@ final class RelaySession: @unchecked Sendable {
         for file in fileOutputs where file.failure == nil {
             if !file.started {
                 guard sawVideo ? message.isVideoKeyframe : message.isAudioFrame else { continue }
+                // The archive starts at time 0 with the publisher's metadata and the sequence headers.
+                file.origin = message.timestamp
                 for header in [metadata, videoHeader, audioHeader] {
                     guard var header else { continue }
                     header.timestamp = message.timestamp
                     append(header, to: file)
                 }
                 file.started = true
+            } else if message.typeID == MessageType.dataAMF0.rawValue {
+                // Metadata a publisher sends again mid-stream (GStreamer's flvmux does, many times) goes to RTMP
+                // destinations only: in a file, a script tag past the start reads as a third (data) stream.
+                continue
             }
             append(message, to: file)
         }
@@ -426,6 +458,8 @@ final class RelaySession: @unchecked Sendable {
     /// and `filesize`: they describe the publisher's source, not this archive (a 20 s publish archived for 6 s
     /// would read as 20 s), and players compute both from the file when they are absent.
     private func append(_ message: Message, to file: FileOutputLink) {
+        var message = message
+        message.timestamp &-= file.origin
         guard message.typeID == MessageType.dataAMF0.rawValue else {
             file.append(message)
             return

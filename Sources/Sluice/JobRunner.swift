@@ -139,7 +139,10 @@ public final class JobRunner: Sendable {
             let requeueReason = interrupter.isCancelled ? policy.requeueReason() : nil
             return try end(spec, attempt: attempt, policy: policy, result.mapError { $0 as any Error }, requeueReason: requeueReason)
         }
-        let pipeline = CopyPipeline(options: plan.options, interrupter: interrupter)
+        var options = plan.options
+        // Every RTMP byte of the pipeline (a live input to encode, RTMP outputs of a file job) goes through the engine.
+        options.transport = engine as? any LiveTransport
+        let pipeline = CopyPipeline(options: options, interrupter: interrupter)
         // Asked once by the pipeline on a cancel: a requeue (shutdown past the grace) publishes nothing.
         var requeueReason: String?
         pipeline.discardsOutputsOnCancel = {
