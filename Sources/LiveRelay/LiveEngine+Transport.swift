@@ -96,7 +96,11 @@ final class EnginePublication: LivePublication, @unchecked Sendable {
             case let .failure(error):
                 var failed = current
                 failed.status = .failed
-                if failed.lastError == nil { failed.lastError = "\(error)" }
+                if case let .allOutputsFailed(_, lastError?) = error {
+                    failed.lastError = lastError
+                } else if failed.lastError == nil {
+                    failed.lastError = "\(error)"
+                }
                 final = failed
             }
             // Senders waiting for room and `finish` are released: the session takes nothing more.

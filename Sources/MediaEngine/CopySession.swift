@@ -244,7 +244,9 @@ struct CopySession {
             progress.dtsRepairs = videoClock.repairs + audioClock.repairs
             report(progress)
             // Only network outputs give up without failing the job; with none left there is nothing to do.
-            if workers.allSatisfy(\.hasGivenUp) { throw PipelineError.allOutputsFailed(name: options.inputName) }
+            if workers.allSatisfy(\.hasGivenUp) {
+                throw PipelineError.allOutputsFailed(name: options.inputName, lastError: workers.last?.progress.lastError)
+            }
         }
         // A live input ends its reads quietly when interrupted: that is a stop, not the end of the stream.
         if !reachedMaxDuration && interrupter.isCancelled { cancelled = true }

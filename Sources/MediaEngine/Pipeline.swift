@@ -124,7 +124,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case encode(kind: String, stream: Int, EncodeError)
     case output(index: Int, name: String, any Error)
     case openOutput(index: Int, name: String, any Error)
-    case allOutputsFailed(name: String)
+    /// Every output gave up; `lastError` is why the last one did (a refused publish, a certificate, …).
+    case allOutputsFailed(name: String, lastError: String?)
     case publisherRefused(name: String, PublisherRefusal)
     case emptyOutput(index: Int, name: String)
     /// The live engine could not take or keep its input (a listener that cannot bind, a key another job holds).
@@ -151,7 +152,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case let .openOutput(index, name, error):
             if PipelineError.isNoSpace(error) { return "output \(name): no space left on device (output \(index), while opening)" }
             return "cannot open output \(index) (\(name)): \(PipelineError.describe(error))"
-        case let .allOutputsFailed(name): return "every output of input \(name) has failed and given up reconnecting"
+        case let .allOutputsFailed(name, lastError):
+            return "every output of input \(name) has failed and given up reconnecting" + (lastError.map { " (last error: \($0))" } ?? "")
         case let .publisherRefused(name, refusal): return "listening on \(name): refused the publisher: \(refusal)"
         case let .emptyOutput(index, name):
             return "output \(index) (\(name)) received no packets: the input ended before any of its stream reached it"
