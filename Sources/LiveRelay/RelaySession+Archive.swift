@@ -9,8 +9,6 @@ import RTMP
 /// FLV archives of a live job: what a file takes of the relayed messages.
 extension RelaySession {
     func append(_ message: Message, to file: FileOutputLink) {
-        var message = message
-        message.timestamp &-= file.origin
         guard message.typeID == MessageType.dataAMF0.rawValue else {
             file.append(message)
             return

@@ -309,9 +309,15 @@ final class RelaySession: @unchecked Sendable {
         for file in fileOutputs where file.failure == nil {
             if !file.started {
                 guard sawVideo ? message.isVideoKeyframe : message.isAudioFrame else { continue }
-                // The archive starts at time 0 with the publisher's metadata and the sequence headers.
-                file.origin = message.timestamp
-                for header in [metadata, videoHeader, audioHeader] {
+                // The archive opens with the publisher's metadata at time 0 (as FFmpeg's flvenc writes it), then the
+                // sequence headers at the first frame's time. The job's timeline starts at the publisher's first
+                // message, so a listen or pull archive starts at 0; frames keep their times (audio that a publisher
+                // interleaves a few milliseconds before the keyframe must not go negative).
+                if var header = metadata {
+                    header.timestamp = 0
+                    append(header, to: file)
+                }
+                for header in [videoHeader, audioHeader] {
                     guard var header else { continue }
                     header.timestamp = message.timestamp
                     append(header, to: file)
@@ -407,6 +413,8 @@ final class RelaySession: @unchecked Sendable {
         engine.sessionEnded()
         switch outcome {
         case let .failure(error):
+            // The outputs' last counters (reconnects, the error that made one give up) before the failure.
+            progressHandler(snapshot())
             completion(.failure(error))
         case .success:
             var result = PipelineResult(progress: snapshot())

@@ -18,6 +18,7 @@ struct LiveRelayTests {
         let output = try Live.stream("dst")
         let folder = Live.scratch("pull")
         let player = try Live.play(output, into: folder + "/played.flv")
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let publisher = try Live.publish(source, to: input)
         usleep(700_000)
         let job = RunningJob(Self.engine, Live.options(input: input, outputs: [output], maxDuration: 3))
@@ -46,6 +47,7 @@ struct LiveRelayTests {
         let output = try Live.stream("ingest")
         let folder = Live.scratch("listen")
         let player = try Live.play(output, into: folder + "/played.flv")
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/s3cret", listen: true, outputs: [output],
                                                        timeout: 8, maxDuration: 2))
         #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
@@ -107,6 +109,7 @@ struct LiveRelayTests {
         let folder = Live.scratch("two")
         let outputs = [try Live.stream("one"), try Live.stream("two")]
         let players = try outputs.enumerated().map { try Live.play($1, into: folder + "/played\($0).flv") }
+        for url in outputs { #expect(RTMPServerStatistics.waitForPlayer(url), "a player never attached to nginx-rtmp") }
         let jobs = ["k1", "k2"].enumerated().map { index, key in
             RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/\(key)", listen: true, outputs: [outputs[index]],
                                                  timeout: 8, maxDuration: 2))
@@ -144,6 +147,7 @@ struct LiveRelayTests {
         let working = [try Live.stream("fanA"), try Live.stream("fanB")]
         let folder = Live.scratch("fan")
         let players = try working.enumerated().map { try Live.play($1, into: folder + "/played\($0).flv") }
+        for url in working { #expect(RTMPServerStatistics.waitForPlayer(url), "a player never attached to nginx-rtmp") }
         let publisher = try Live.publish(source, to: input)
         usleep(500_000)
         let job = RunningJob(Self.engine, Live.options(input: input, outputs: [dead] + working, maxDuration: 3,
@@ -172,6 +176,7 @@ struct LiveRelayTests {
         let normal = try Live.stream("fastdst")
         let folder = Live.scratch("stuck")
         let player = try Live.play(normal, into: folder + "/played.flv")
+        #expect(RTMPServerStatistics.waitForPlayer(normal), "the player never attached to nginx-rtmp")
         let publisher = try Live.publish(source, to: input)
         usleep(700_000)
         var options = Live.options(input: input, outputs: [stuck.url, normal], maxDuration: 8)
@@ -263,6 +268,9 @@ struct LiveRelayTests {
         let output = try Live.stream("hostile")
         let folder = Live.scratch("hostile")
         let player = try Live.play(output, into: folder + "/played.flv")
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
+        // The player must be attached before anything is published: it is judged on every frame from the first.
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/key", listen: true, outputs: [output], timeout: 2))
         #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
         let threadsBefore = Live.threadCount()
@@ -385,6 +393,7 @@ struct LiveRelayTests {
         let port = try Live.freePort()
         let output = try Live.stream("obs")
         let player = try Live.play(output, into: folder + "/played.flv")
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/obskey", listen: true, outputs: [output], timeout: 2))
         #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
         let said = try OBSLikePublisher.run(port: port, app: "ingest", key: "obskey", flv: flv)
@@ -443,6 +452,7 @@ struct LiveRelayTests {
         let plainIn = try Live.stream("tlsin")
         let folder = Live.scratch("rtmps")
         let player = try Live.play("\(try #require(Live.url))/\(name)", into: folder + "/played.flv")
+        #expect(RTMPServerStatistics.waitForPlayer("\(try #require(Live.url))/\(name)"), "the player never attached to nginx-rtmp")
         let publisher = try Live.publish(source, to: plainIn)
         usleep(700_000)
         // Pull over TLS from the terminator (which fronts the same nginx) and publish over TLS too.

@@ -16,6 +16,7 @@ struct LiveRestreamTests {
         let output = try TestRTMP.stream("dst")
         let harness = try JobHarness("rtmp-restream")
         let player = try TestRTMP.play(output, into: harness.path("played.flv"))
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let publisher = try TestRTMP.publish(source, to: input)
         // Joins the running stream mid-way; nginx starts it at a keyframe.
         usleep(700_000)
@@ -90,6 +91,7 @@ struct LiveRestreamTests {
         let working = try TestRTMP.stream("fan")
         let harness = try JobHarness("rtmp-fanout")
         let player = try TestRTMP.play(working, into: harness.path("played.flv"))
+        #expect(RTMPServerStatistics.waitForPlayer(working), "the player never attached to nginx-rtmp")
         usleep(300_000)
         let outcome = try harness.run(json: """
             {"id": "fanout", "input": "\(source)", "outputs": ["\(dead)", "\(working)", "\(harness.path("copy.flv"))"],

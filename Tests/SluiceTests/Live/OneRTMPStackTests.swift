@@ -37,14 +37,15 @@ struct OneRTMPStackTests {
         let source = try Fixtures.live(seconds: 3)
         let harness = try JobHarness("file-to-rtmp")
         let url = try #require(TestRTMP.url) + "/" + Self.key("file")
-        let player = try TestRTMP.play(url, into: harness.path("played.flv"))
-        usleep(500_000)
+        // Idle for up to 6 s: the job may take a moment to start on a loaded machine.
+        let player = try TestRTMP.play(url, into: harness.path("played.flv"), idle: 6)
+        #expect(RTMPServerStatistics.waitForPlayer(url), "the player never attached to nginx-rtmp")
         let started = Date()
         let outcome = try harness.run(json: #"{"id": "file-to-rtmp", "input": "\#(source)", "outputs": ["\#(url)"]}"#)
         #expect(outcome.succeeded != nil, "job: \(outcome)")
         // Paced like `ffmpeg -re`: 3 s of media take about 3 s.
         #expect(Date().timeIntervalSince(started) >= 2.5)
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(player.wait(seconds: 30) == 0, "player: \(player.stderr)")
         #expect(try FrameHashes.of(harness.path("played.flv"), .video) == FrameHashes.of(source, .video))
         #expect(try FrameHashes.of(harness.path("played.flv"), .audio) == FrameHashes.of(source, .audio))
         let row = try #require(try harness.store.outputs(jobID: "file-to-rtmp").first)
@@ -60,6 +61,7 @@ struct OneRTMPStackTests {
         let input = base + "/" + Self.key("enc-src")
         let output = base + "/" + Self.key("enc-dst")
         let player = try TestRTMP.play(output, into: harness.path("played.flv"))
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let publisher = try TestRTMP.publish(source, to: input)
         defer { _ = publisher.wait(seconds: 10) }
         usleep(700_000)
@@ -179,6 +181,7 @@ struct OneRTMPStackTests {
                 let id = "rtmps-\(name)-\(trusted ? "trusted" : "untrusted")"
                 let stream = try TestRTMPS.stream(id)
                 let player = try TestRTMP.play(stream.plain, into: harness.path("\(id).flv"))
+                #expect(RTMPServerStatistics.waitForPlayer(stream.plain), "the player never attached to nginx-rtmp")
                 let publisher = name == "pull" ? try TestRTMP.publish(try Fixtures.live(seconds: 6), to: pulled.plain) : nil
                 defer { _ = publisher?.wait(seconds: 0) }
                 usleep(700_000)

@@ -41,6 +41,7 @@ struct RTMPSTests {
         let stream = try TestRTMPS.stream("tls-pub")
         let harness = try JobHarness("rtmps-terminator")
         let player = try TestRTMP.play(stream.plain, into: harness.path("played.flv"))
+        #expect(RTMPServerStatistics.waitForPlayer(stream.plain), "the player never attached to nginx-rtmp")
         usleep(500_000)
         let publisher = try TestRTMPS.publish(source, to: stream.tls, verifyWith: try #require(TestRTMPS.caFile))
         #expect(publisher.wait(seconds: 20) == 0, "publisher: \(publisher.stderr)")
@@ -71,6 +72,7 @@ struct RTMPSTests {
         let output = try TestRTMPS.stream("tls-dst")
         let harness = try JobHarness("rtmps-restream")
         let player = try TestRTMP.play(output.plain, into: harness.path("played.flv"))
+        #expect(RTMPServerStatistics.waitForPlayer(output.plain), "the player never attached to nginx-rtmp")
         let publisher = try TestRTMP.publish(source, to: input.plain)
         usleep(700_000)
         let outcome = try harness.run(json: """

@@ -1,0 +1,89 @@
+# Sourced by scripts/bench: `scripts/bench liveencode` (issue #17): a live encode on the engine against ffmpeg.
+#
+# A looping 720p30 ~2.5 Mb/s H.264 + AAC publisher feeds a private nginx-rtmp (live/src). Then, one after the other
+# for SLUICE_BENCH_LIVEENCODE_S seconds (default 30) each:
+#  A. `sluice run`: pull live/src through the engine, decode, encode 720p30 libx264 veryfast 2.5 Mb/s (GOP 2 s,
+#     zerolatency, as Sluice tunes live inputs) + AAC 128k, publish to live/out-sluice through the engine.
+#  B. `ffmpeg -i rtmp://…/live/src` with the same settings to live/out-ffmpeg.
+# Reported: CPU seconds (utime+stime of the process, from /proc), its ratio, threads and peak RSS, and whether the
+# output kept up (media seconds it published over wall seconds, from ffprobe reading each output live).
+bench_liveencode() {
+  local seconds="${SLUICE_BENCH_LIVEENCODE_S:-30}"
+  local media
+  media=$(restream_media)
+  local port ngx url
+  port=$(scripts/lib/free-port 20000 40000)
+  ngx="$(pwd)/$work/nginx-liveencode"
+  scripts/lib/nginx-rtmp.sh start "$ngx" "$port" > "$work/rtmp-url"
+  url=$(head -n 1 "$work/rtmp-url")
+  ffmpeg -hide_banner -loglevel error -nostdin -re -stream_loop -1 -i "$media" -c copy -f flv "$url/src" &
+  local publisher=$!
+  # shellcheck disable=SC2064
+  trap "kill $publisher 2>/dev/null; scripts/lib/nginx-rtmp.sh stop '$ngx' '$port' >/dev/null 2>&1 || true" EXIT
+  sleep 2
+  cat > "$work/liveencode-job.json" <<JSON
+{"id": "bench-liveencode", "input": {"url": "$url/src", "timeout_s": 10},
+ "video": {"mode": "encode", "encoder": "software", "bitrate_kbps": 2500, "width": 1280, "height": 720, "fps": 30, "gop_s": 2, "profile": "high"},
+ "audio": {"mode": "encode", "bitrate_kbps": 128, "sample_rate": 48000, "channels": 2},
+ "outputs": ["$url/out-sluice"], "max_duration_s": $seconds}
+JSON
+  # Samples a process until it exits: prints "cpu_seconds max_threads max_rss_kib".
+  sample() {
+    python3 - "$1" <<'PY'
+import os, sys, time
+pid, tick = sys.argv[1], os.sysconf("SC_CLK_TCK")
+cpu = threads = rss = 0
+while os.path.exists(f"/proc/{pid}/stat"):
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        if fields[0] == "Z": break
+        cpu = (int(fields[11]) + int(fields[12])) / tick
+        status = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status") if ":" in line)
+        threads = max(threads, int(status["Threads"]))
+        rss = max(rss, int(status["VmRSS"].split()[0]))
+    except (FileNotFoundError, ProcessLookupError, KeyError, IndexError):
+        break
+    time.sleep(0.2)
+print(f"{cpu:.2f} {threads} {rss}")
+PY
+  }
+  # Counts the media seconds a player receives from STREAM while it plays, for SECONDS+5 s at most.
+  play() {
+    timeout $((seconds + 8)) ffprobe -v error -rw_timeout 5000000 -select_streams v -show_entries packet=pts_time \
+      -of csv=p=0 "$url/$1" > "$work/liveencode-$1.csv" 2>/dev/null || true
+  }
+  echo "== liveencode: $(basename "$media") looped into nginx-rtmp, ${seconds} s pulled, 720p30 libx264 veryfast 2.5 Mb/s + AAC 128k, republished"
+  rm -f "$work/liveencode.sqlite"*
+  play out-sluice & local player_s=$!
+  "$bin/sluice" run --quiet --db "$work/liveencode.sqlite" "$work/liveencode-job.json" 2> "$work/liveencode-sluice.log" &
+  local sluice_pid=$!
+  local s_stats
+  s_stats=$(sample "$sluice_pid")
+  wait "$sluice_pid" || { echo "bench: sluice failed:" >&2; cat "$work/liveencode-sluice.log" >&2; return 1; }
+  wait "$player_s" || true
+  play out-ffmpeg & local player_f=$!
+  ffmpeg -hide_banner -loglevel error -nostdin -rw_timeout 10000000 -i "$url/src" -t "$seconds" -map 0:v -map 0:a \
+    -c:v libx264 -preset veryfast -tune zerolatency -profile:v high -b:v 2500k -maxrate 2500k -bufsize 5000k -g 60 -keyint_min 60 \
+    -sc_threshold 0 -pix_fmt yuv420p -r 30 -c:a aac -b:a 128k -ar 48000 -ac 2 -f flv "$url/out-ffmpeg" 2> "$work/liveencode-ffmpeg.log" &
+  local ffmpeg_pid=$!
+  local f_stats
+  f_stats=$(sample "$ffmpeg_pid")
+  wait "$ffmpeg_pid" || true
+  wait "$player_f" || true
+  python3 - "$s_stats" "$f_stats" "$work/liveencode-out-sluice.csv" "$work/liveencode-out-ffmpeg.csv" "$seconds" <<'PY'
+import sys
+s, f = [x.split() for x in sys.argv[1:3]]
+def span(path):
+    times = [float(l) for l in open(path) if l.strip() and l.strip() != "N/A"]
+    return (max(times) - min(times)) if times else 0.0
+seconds = float(sys.argv[5])
+sc, fc = float(s[0]), float(f[0])
+print(f"sluice: cpu {sc:.2f} s ({100*sc/seconds:.0f} % of a core), threads {s[1]}, peak RSS {int(s[2])/1024:.0f} MiB, published {span(sys.argv[3]):.1f} s of media")
+print(f"ffmpeg: cpu {fc:.2f} s ({100*fc/seconds:.0f} % of a core), threads {f[1]}, peak RSS {int(f[2])/1024:.0f} MiB, published {span(sys.argv[4]):.1f} s of media")
+print(f"cpu ratio {sc/fc:.3f} (sluice / ffmpeg)")
+PY
+  kill "$publisher" 2>/dev/null || true
+  scripts/lib/nginx-rtmp.sh stop "$ngx" "$port" >/dev/null 2>&1 || true
+  trap - EXIT
+  rm -f "$work/liveencode.sqlite"*
+}
