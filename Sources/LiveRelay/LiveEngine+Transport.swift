@@ -14,7 +14,7 @@ extension LiveEngine: LiveTransport {
         relay.audio = .copy
         relay.maxDuration = nil
         relay.inputName = destination.name
-        let publication = EnginePublication(index: destination.index, name: destination.name)
+        let publication = EnginePublication()
         let loop = group.next()
         guard RTMPEndpoint(parsing: destination.url) != nil, !isShutDown else {
             let reason = isShutDown ? "the live engine is shutting down" : "not an rtmp:// or rtmps:// URL"
@@ -71,7 +71,7 @@ final class EnginePublication: LivePublication, @unchecked Sendable {
 
     static let maxInFlightBytes = 8 << 20
 
-    init(index: Int, name: String) {
+    init() {
         current.status = .connecting
     }
 

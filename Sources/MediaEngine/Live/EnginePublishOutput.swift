@@ -79,14 +79,15 @@ final class EnginePublishOutput: PipelineOutput, @unchecked Sendable {
         if !tags.isEmpty { publication.send(tags) }
     }
 
+    /// Ends the publish (a publish cannot be taken back: committed or not, what was sent stays sent).
     func close(commit: Bool) -> (any Error)? {
         if final == nil { final = publication.finish() }
         return nil
     }
 
-    /// A publish cannot be taken back: nothing to rename or remove.
+    /// Nothing to rename.
     func publish() throws {}
-    func discard() {
-        if final == nil { final = publication.finish() }
-    }
+
+    /// Nothing to remove: the publish is only ended.
+    func discard() { _ = close(commit: false) }
 }
