@@ -2,17 +2,28 @@
 // §6.2.2 obu_type semantics.
 
 /// obu_type (§6.2.2), 4 bits.
+/// Every 4-bit value is a case, so reading one cannot fail.
 public enum AV1OBUType: UInt8, Sendable, CaseIterable {
+    /// Reserved (0, and 9...14 below): decoders ignore these OBUs.
     case reserved0 = 0
+    /// OBU_SEQUENCE_HEADER.
     case sequenceHeader = 1
+    /// OBU_TEMPORAL_DELIMITER: starts a temporal unit in the Low Overhead format (not carried in MP4 or FLV).
     case temporalDelimiter = 2
+    /// OBU_FRAME_HEADER.
     case frameHeader = 3
+    /// OBU_TILE_GROUP.
     case tileGroup = 4
+    /// OBU_METADATA (HDR, scalability, timecode …).
     case metadata = 5
+    /// OBU_FRAME: a frame header and its tile group in one OBU.
     case frame = 6
+    /// OBU_REDUNDANT_FRAME_HEADER.
     case redundantFrameHeader = 7
+    /// OBU_TILE_LIST (large scale tile decoding).
     case tileList = 8
     case reserved9 = 9, reserved10 = 10, reserved11 = 11, reserved12 = 12, reserved13 = 13, reserved14 = 14
+    /// OBU_PADDING.
     case padding = 15
 }
 

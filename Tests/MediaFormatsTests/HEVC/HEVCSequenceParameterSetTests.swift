@@ -99,6 +99,35 @@ struct HEVCSequenceParameterSetTests {
         #expect(sps.profileTierLevel.levelIdc == 93)
     }
 
+    @Test func skipsSubLayerProfilesAndLevels() throws {
+        // Three sub-layers: the first with a profile and a level, the second with a level only (§7.3.3).
+        var w = BitWriter()
+        w.write(1, bits: 4); w.write(2, bits: 3); w.writeFlag(false)  // vps id 1, max_sub_layers_minus1 2
+        w.write(0x22, bits: 8); w.write(0x2000_0000, bits: 32); w.write(0, bits: 16); w.write(0, bits: 32); w.write(120, bits: 8)
+        w.writeFlag(true); w.writeFlag(true); w.writeFlag(false); w.writeFlag(true)
+        w.write(0, bits: 2 * 6)  // reserved_zero_2bits for sub-layers 2...7
+        w.write(0x7FF, bits: 32); w.write(0x7FF, bits: 32); w.write(0x7FF, bits: 24); w.write(90, bits: 8)  // sub-layer 0
+        w.write(60, bits: 8)  // sub-layer 1 level
+        w.writeUE(3); w.writeUE(0); w.writeUE(16); w.writeUE(16); w.writeFlag(false)  // id 3, monochrome 16x16
+        w.writeUE(2); w.writeUE(2); w.writeUE(0)  // 10-bit
+        w.writeFlag(true)
+        for _ in 0..<3 { w.writeUE(1); w.writeUE(0); w.writeUE(0) }
+        for _ in 0..<6 { w.writeUE(0) }
+        w.writeFlag(false); w.writeFlag(false); w.writeFlag(false); w.writeFlag(true)  // PCM on
+        w.write(0x77, bits: 8); w.writeUE(0); w.writeUE(0); w.writeFlag(false)
+        w.writeUE(0); w.writeFlag(true); w.writeUE(2)  // no short-term sets, two long-term pictures
+        w.write(0b1_0000_1, bits: 5); w.write(0b0_1000_0, bits: 5)
+        w.writeFlag(false); w.writeFlag(false); w.writeFlag(false)  // no VUI
+        w.writeFlag(true)
+        let nalUnit = [0x42, 0x01] + addingEmulationPrevention(w.bytes)
+        let sps = try HEVCSequenceParameterSet(parsing: nalUnit)
+        #expect(sps.videoParameterSetId == 1 && sps.maxSubLayers == 3 && sps.id == 3)
+        #expect(sps.profileTierLevel.profileIdc == 2 && sps.profileTierLevel.tierFlag && sps.profileTierLevel.levelIdc == 120)
+        #expect(sps.chromaFormatIdc == 0 && sps.width == 16 && sps.bitDepthLuma == 10)
+        #expect(sps.vui == nil && sps.frameRate == nil)
+        #expect(try HEVCSequenceParameterSet.id(ofNALUnit: nalUnit) == 3)
+    }
+
     @Test func rejectsAbsurdValues() {
         var w = BitWriter()
         w.write(0, bits: 8); w.write(1, bits: 8); w.write(0, bits: 32); w.write(0, bits: 48 - 32); w.write(0, bits: 32)

@@ -210,3 +210,31 @@ struct FLVVideoDataTests {
         #expect(throws: MediaFormatError.self) { try legacyMetadata.serialized() }
     }
 }
+
+@Suite("FLVTag typed data accessors")
+struct FLVTagTypedDataTests {
+    @Test func readsEnhancedTagsFromAnFLVStream() throws {
+        let video = FLVVideoDataTests.tag(EnhancedFLVFixtures.multitrack, 0)
+        let audio = FLVVideoDataTests.tag(EnhancedFLVFixtures.multitrack, 2)
+        let writer = FLVWriter()
+        var bytes: [UInt8] = []
+        writer.writeFileHeader(hasAudio: true, hasVideo: true, into: &bytes)
+        try writer.writeVideo(timestamp: 40, data: FLVVideoData(parsing: video), into: &bytes)
+        try writer.writeAudio(timestamp: 0x1_0000_0005, data: FLVAudioData(parsing: audio), into: &bytes)
+        let before = bytes
+        let tooLong = FLVVideoData(frameType: .keyFrame, packetType: .codedFramesX, fourCC: .av01,
+                                   payload: Array(repeating: 0, count: FLVLimits.maxTagDataSize)[...])
+        #expect(throws: MediaFormatError.self) { try writer.writeVideo(timestamp: 0, data: tooLong, into: &bytes) }
+        #expect(bytes == before)
+        var reader = FLVReader()
+        reader.append(bytes[...])
+        let videoTag = try #require(try reader.nextTag())
+        let audioTag = try #require(try reader.nextTag())
+        #expect(videoTag.header.timestamp == 40 && audioTag.header.timestamp == 5)
+        #expect(videoTag.data == video && audioTag.data == audio)
+        #expect(try videoTag.videoData().tracks.first?.codec == .fourCC(.hvc1))
+        #expect(try audioTag.audioData().tracks.first?.codec == .fourCC(.opus))
+        #expect(throws: MediaFormatError.self) { try videoTag.audioData() }
+        #expect(throws: MediaFormatError.self) { try audioTag.videoData() }
+    }
+}
