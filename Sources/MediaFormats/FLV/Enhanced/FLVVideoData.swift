@@ -94,11 +94,13 @@ public struct FLVVideoData: Sendable, Equatable {
             from: &reader, structure: Self.structure)
         timestampOffsetNanoseconds = modEx.timestampOffsetNanoseconds
         var rawPacketType = modEx.packetType
-        guard let frameType = FLVVideoFrameType(rawValue: rawFrameType) else {
+        // "If VideoPacketType.Metadata is present, the FrameType flags should be ignored": read as a command frame's.
+        let isMetadata = rawPacketType == FLVVideoPacketType.metadata.rawValue
+        guard let frameType = FLVVideoFrameType(rawValue: rawFrameType) ?? (isMetadata ? .videoInfoFrame : nil) else {
             throw MediaFormatError.invalid(structure: Self.structure, reason: "VideoFrameType \(rawFrameType)")
         }
         self.frameType = frameType
-        if frameType == .videoInfoFrame && rawPacketType != FLVVideoPacketType.metadata.rawValue {
+        if frameType == .videoInfoFrame && !isMetadata {
             // A command frame: the UI8 command is the whole body (no FourCC, no tracks).
             guard let packetType = FLVVideoPacketType(rawValue: rawPacketType) else {
                 throw MediaFormatError.unsupported(structure: Self.structure, reason: "VideoPacketType \(rawPacketType)")

@@ -65,6 +65,9 @@ struct FLVVideoDataTests {
         Case(name: "legacy H.263 command frame: start of seek", bytes: hex("52 00"),
              frameType: .videoInfoFrame, packetType: .codedFrames, command: .startSeek,
              tracks: [(0, .legacy(.sorensonH263), 0, [])], headerSize: 2),
+        Case(name: "Metadata with a reserved frame type (to be ignored): read as a command frame's", bytes:
+                hex("84 68766331 0200"),
+             frameType: .videoInfoFrame, packetType: .metadata, tracks: [(0, .fourCC(.hvc1), 0, [0x02, 0x00])], headerSize: 5),
         Case(name: "ModEx with a 16-bit size and an unknown ModEx type, skipped", bytes:
                 hex("a7 ff 0000 5a f3 68766331 0102"),
              frameType: .interFrame, packetType: .codedFramesX,
@@ -93,8 +96,8 @@ struct FLVVideoDataTests {
 
     @Test(arguments: cases)
     func writesBackTheSameBytes(_ c: Case) throws {
-        // The skipped unknown ModEx block is the one thing not kept.
-        guard !c.name.contains("unknown ModEx") else { return }
+        // The skipped unknown ModEx block and an ignored frame type are the things not kept.
+        guard !c.name.contains("unknown ModEx") && !c.name.contains("reserved frame type") else { return }
         #expect(try FLVVideoData(parsing: c.bytes).serialized() == c.bytes)
     }
 
