@@ -107,6 +107,11 @@ public struct HEVCDecoderConfigurationRecord: Sendable, Equatable {
         arrays.filter { $0.nalUnitType == type }.flatMap(\.nalUnits)
     }
 
+    /// The first SPS of the record, parsed (size, chroma, bit depth, frame rate); nil when the record has none.
+    public func sequenceParameterSet() throws -> HEVCSequenceParameterSet? {
+        try nalUnits(ofType: .sequenceParameterSet).first.map { try HEVCSequenceParameterSet(parsing: $0) }
+    }
+
     /// True when `extradata` looks like an hvcC (configurationVersion 1) rather than Annex B (starting 00 00).
     public static func isHVCC(_ extradata: some Collection<UInt8>) -> Bool {
         extradata.count >= fixedSize + 1 && extradata.first == version

@@ -38,6 +38,7 @@ struct HEVCSequenceParameterSetTests {
         // The hvcC FFmpeg wrote carries the same general profile fields.
         let record = try HEVCDecoderConfigurationRecord(parsing: c.stream.hvcC)
         #expect(record.profileTierLevel == sps.profileTierLevel)
+        #expect(try record.sequenceParameterSet() == sps)
     }
 
     @Test(arguments: cases)
