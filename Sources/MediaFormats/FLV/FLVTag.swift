@@ -30,6 +30,18 @@ public struct FLVTag: Sendable, Equatable {
         return try FLVAudioTagHeader(parsing: &reader)
     }
 
+    /// The data of a video tag as a typed value, legacy or enhanced (ex-header, multitrack); payloads are slices of `data`.
+    public func videoData() throws -> FLVVideoData {
+        try requireType(.video)
+        return try FLVVideoData(parsing: data)
+    }
+
+    /// The data of an audio tag as a typed value, legacy or enhanced (ex-header, multitrack); payloads are slices of `data`.
+    public func audioData() throws -> FLVAudioData {
+        try requireType(.audio)
+        return try FLVAudioData(parsing: data)
+    }
+
     /// The AMF0 name and value of a script data tag.
     public func scriptData() throws -> FLVScriptData {
         try requireType(.scriptData)

@@ -100,6 +100,39 @@ public struct FLVWriter: Sendable {
         }
     }
 
+    /// Appends a video tag of any codec, legacy or enhanced (`FLVVideoData` writes the header its tracks' codecs
+    /// name: hvc1/av01/vp09 ex-headers, multitrack, ModEx); `timestamp` as for the AVC `writeVideo`.
+    public func writeVideo(timestamp: Int64, data: FLVVideoData, into out: inout [UInt8]) throws {
+        try writeTag(.video, timestamp: timestamp, into: &out) { try data.write(into: &$0) }
+    }
+
+    /// Appends an audio tag of any codec, legacy or enhanced (Opus, AC-3, FLAC … ex-headers, multitrack);
+    /// `timestamp` as for `writeAudio`.
+    public func writeAudio(timestamp: Int64, data: FLVAudioData, into out: inout [UInt8]) throws {
+        try writeTag(.audio, timestamp: timestamp, into: &out) { try data.write(into: &$0) }
+    }
+
+    /// Writes the tag data with `body` after a placeholder header, then fills in the header once the size is known;
+    /// on any error `out` is left as it was.
+    private func writeTag(_ type: FLVTagType, timestamp: Int64, into out: inout [UInt8],
+                          _ body: (inout [UInt8]) throws -> Void) throws {
+        let tagTimestamp = try Self.checkTimestamp(timestamp)
+        let start = out.count
+        do {
+            out.append(contentsOf: repeatElement(0, count: FLVLimits.tagHeaderSize))
+            try body(&out)
+            let dataSize = out.count - start - FLVLimits.tagHeaderSize
+            try Self.checkDataSize(dataSize)
+            var header: [UInt8] = []
+            FLVTagHeader(tagType: type, dataSize: dataSize, timestamp: tagTimestamp).write(into: &header)
+            out.replaceSubrange(start..<(start + FLVLimits.tagHeaderSize), with: header)
+            out.appendUInt32(UInt32(FLVLimits.tagHeaderSize + dataSize))
+        } catch {
+            out.removeSubrange(start...)
+            throw error
+        }
+    }
+
     // Array.reserveCapacity grows to exactly the request, so calling it per tag on a buffer that keeps
     // growing would copy quadratically; grow geometrically instead, and only when needed.
     private func reserve(_ count: Int, in out: inout [UInt8]) {

@@ -1,0 +1,51 @@
+// libFuzzer target: FLV video and audio tag data, legacy and enhanced (ex-headers, ModEx, multitrack), and the
+// codec configurations their tracks carry (hvcC, av1C, vpcC, OpusHead, multichannel config). A message that parses
+// and writes must parse back to itself.
+import MediaFormats
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard let (selector, bytes) = FuzzInput(data, size).selectorAndRest else { return 0 }
+    switch selector % 3 {
+    case 0:  // video tag data (seeds use 9, the video TagType)
+        guard let video = try? FLVVideoData(parsing: bytes) else { return 0 }
+        _ = (video.isKeyframe, video.isSequenceStart, video.isEnhanced)
+        for track in video.tracks where video.packetType == .sequenceStart {
+            let payload = Array(track.payload)
+            switch track.codec.fourCC {
+            case .hvc1?: _ = try? HEVCDecoderConfigurationRecord(parsing: payload)
+            case .av01?: _ = try? AV1CodecConfigurationRecord(parsing: payload).sequenceHeader()
+            case .vp09?, .vp08?: _ = try? VPCodecConfigurationRecord(parsing: payload)
+            case .avc1?: _ = try? AVCDecoderConfigurationRecord(parsing: payload)
+            default: break
+            }
+        }
+        if let written = try? video.serialized() {
+            guard let again = try? FLVVideoData(parsing: written), again.tracks.count == video.tracks.count,
+                  (try? again.serialized()) == written else {
+                fatalError("FLV video data written by FLVVideoData does not read back")
+            }
+        }
+    case 2:  // audio tag data (seeds use 8, the audio TagType)
+        guard let audio = try? FLVAudioData(parsing: bytes) else { return 0 }
+        for track in audio.tracks {
+            if audio.packetType == .multichannelConfig { _ = try? FLVAudioMultichannelConfig(parsing: track.payload) }
+            if audio.packetType == .sequenceStart, track.codec.fourCC == .opus { _ = try? OpusIDHeader(parsing: Array(track.payload)) }
+        }
+        if let written = try? audio.serialized() {
+            guard let again = try? FLVAudioData(parsing: written), again.tracks.count == audio.tracks.count,
+                  (try? again.serialized()) == written else {
+                fatalError("FLV audio data written by FLVAudioData does not read back")
+            }
+        }
+    default:  // a bare codec configuration
+        if let head = try? OpusIDHeader(parsing: bytes), let written = try? head.serialized() {
+            guard (try? OpusIDHeader(parsing: written)) == head else { fatalError("OpusHead does not read back") }
+        }
+        if let record = try? VPCodecConfigurationRecord(parsing: bytes), let written = try? record.serialized() {
+            guard (try? VPCodecConfigurationRecord(parsing: written)) == record else { fatalError("vpcC does not read back") }
+        }
+        _ = try? FLVAudioMultichannelConfig(parsing: bytes[...])
+    }
+    return 0
+}
