@@ -21,11 +21,13 @@ final class TargetWriter: @unchecked Sendable {
     ///   - options: protocol options for a network target.
     ///   - root: the output root a file must be created under, walked without following links; nil uses
     ///     the path as given.
-    init(target: OutputTarget, interrupter: Interrupter, options: [String: String] = [:], root: String? = nil) throws {
+    ///   - owner: the job writing a file target, named in its temporary name.
+    init(target: OutputTarget, interrupter: Interrupter, options: [String: String] = [:], root: String? = nil,
+         owner: PartOwner? = nil) throws {
         self.target = target
         switch target {
         case let .file(path):
-            let (file, descriptor) = try OutputFile.create(path: path, root: root)
+            let (file, descriptor) = try OutputFile.create(path: path, root: root, owner: owner)
             self.file = file
             do {
                 sink = try ByteSink(fileDescriptor: descriptor)
