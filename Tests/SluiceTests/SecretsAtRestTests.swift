@@ -12,11 +12,12 @@ struct SecretsAtRestTests {
     static let key = "k1:" + Data((0..<32).map { UInt8($0) }).base64EncodedString()
     static let secrets = ["SECRETKEY", "password"]
 
-    /// A file job (fast, not paced) whose two RTMP outputs cannot connect (port 9 has no listener), one with a key,
-    /// one with credentials: every output fails, so the job does, and can be retried.
+    /// A file job whose two RTMP outputs cannot connect (port 9 has no listener), one with a key, one with
+    /// credentials: every output fails, so the job does, and can be retried. Read at 1x, so that the input cannot
+    /// reach its end before the refusals are counted (unpaced, a 3 s clip sometimes did, and the job succeeded).
     static func document(id: String, input: String) -> String {
         #"""
-        {"id": "\#(id)", "input": {"url": "\#(input)", "realtime": false}, "reconnect": {"attempts": 0},
+        {"id": "\#(id)", "input": {"url": "\#(input)", "realtime": true}, "reconnect": {"attempts": 0},
          "outputs": ["rtmp://127.0.0.1:9/app/SECRETKEY", "rtmp://user:password@127.0.0.1:9/live/cam"]}
         """#
     }
