@@ -13,6 +13,8 @@ final class FileOutputLink: @unchecked Sendable {
     let name: String
     let path: String
     var started = false
+    /// The job's time of the archive's first tag: the archive's timestamps start at 0.
+    var origin: UInt32 = 0
     var progress = OutputProgress()
     /// The first error (opening, writing): it fails the job.
     var failure: (any Error)?

@@ -21,7 +21,7 @@ public final class LiveEngine: Sendable {
     private let caFile: String?
     private let tls = Mutex<Result<NIOSSLContext, TLSSetupError>?>(nil)
     private let runs = Atomic<Int>(0)
-    private let isShutDown = Atomic<Bool>(false)
+    private let shutDown = Atomic<Bool>(false)
 
     /// - Parameters:
     ///   - threads: event-loop threads for every job of the process.
@@ -44,6 +44,9 @@ public final class LiveEngine: Sendable {
     /// Runs in flight.
     public var activeRuns: Int { runs.load(ordering: .relaxed) }
 
+    /// Whether `shutdown` was called: new jobs are refused.
+    var isShutDown: Bool { shutDown.load(ordering: .acquiring) }
+
     /// Ingest ports listening now.
     public var listeningPorts: Int { ingest.listeningPorts }
 
@@ -51,7 +54,7 @@ public final class LiveEngine: Sendable {
     /// copied or dropped, and every output FLV: a publish to rtmp:// or rtmps://, or a file.
     public static func supports(_ options: PipelineOptions) -> Bool {
         guard options.liveInput, let input = RTMPEndpoint(parsing: options.inputURL) else { return false }
-        if options.inputOptions["listen"] == "1" && input.secure { return false }
+        if options.listens && input.secure { return false }
         guard options.video == .copy || options.video == .drop, options.audio == .copy || options.audio == .drop,
               options.video == .copy || options.audio == .copy else { return false }
         guard !options.outputs.isEmpty else { return false }
@@ -74,10 +77,21 @@ public final class LiveEngine: Sendable {
             loop.execute { completion(.failure(.liveInput(name: options.inputName, reason: "not a live copy job the live engine runs"))) }
             return
         }
-        guard !isShutDown.load(ordering: .acquiring) else {
+        guard !isShutDown else {
             loop.execute { completion(.failure(.liveInput(name: options.inputName, reason: "the live engine is shutting down"))) }
             return
         }
+        launch(options, source: options.listens ? .listen(input) : .pull(input), on: loop, interrupter: interrupter,
+               progress: progress, completion: completion)
+    }
+
+    /// Starts a session for `options` on `loop`: its network outputs and files, its source (a listen is registered
+    /// with the shared ingest listener first), and an optional tap for the codec pipeline.
+    @discardableResult
+    func launch(_ options: PipelineOptions, source: RelaySession.Source, on loop: any EventLoop, interrupter: Interrupter,
+                tap: (any LiveTagConsumer)? = nil,
+                progress: @escaping @Sendable (PipelineProgress) -> Void,
+                completion: @escaping @Sendable (Result<PipelineResult, PipelineError>) -> Void) -> RelaySession {
         var outputs: [(Int, String, RTMPEndpoint)] = []
         var files: [(Int, String, String)] = []
         for (index, output) in options.outputs.enumerated() {
@@ -88,12 +102,12 @@ public final class LiveEngine: Sendable {
                 files.append((index, output.name, path))
             }
         }
-        let listens = options.inputOptions["listen"] == "1"
-        let session = RelaySession(engine: self, loop: loop, options: options, source: listens ? .listen(input) : .pull(input),
+        let session = RelaySession(engine: self, loop: loop, options: options, source: source,
                                    interrupter: interrupter, progress: progress, completion: completion)
+        session.tap = tap
         runs.add(1, ordering: .relaxed)
         loop.execute { [self] in
-            if listens {
+            if case let .listen(input) = source {
                 switch ingest.register(input, session: session) {
                 case let .success(route): session.route = route
                 case let .failure(error):
@@ -104,6 +118,7 @@ public final class LiveEngine: Sendable {
             }
             session.begin(outputs: outputs, files: files)
         }
+        return session
     }
 
     /// Blocking convenience for `sluice run`: waits for the job's end (never call on an event loop).
@@ -124,7 +139,7 @@ public final class LiveEngine: Sendable {
 
     /// Stops every ingest listener and refuses new jobs; idempotent. Running pulls end through their interrupters.
     public func shutdown() {
-        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !shutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         ingest.closeAll()
     }
 

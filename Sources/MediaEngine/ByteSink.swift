@@ -1,33 +1,18 @@
 import CFFmpeg
 import Glibc
 
-/// Owns one `AVIOContext` opened for writing: a file descriptor already opened by `OutputFile`, or an
-/// `rtmp://` publish. Used by one output thread at a time; `@unchecked Sendable` so it can be opened on one
+/// Owns one `AVIOContext` writing to a file descriptor already opened by `OutputFile` (libavformat never opens
+/// a network URL here: every RTMP byte is the live engine's). Used by one output thread at a time; `@unchecked Sendable` so it can be opened on one
 /// thread and written from another.
 public final class ByteSink: @unchecked Sendable {
     private var context: UnsafeMutablePointer<AVIOContext>?
     private var interruptCallback: AVIOInterruptCB
     /// The callback's opaque pointer is unretained: the sink keeps its interrupter alive as long as the context.
     private let interrupter: Interrupter
-    /// Set for a file: AVIO's callbacks write to this descriptor (no path is ever opened again).
-    private let file: FileDescriptorIO?
+    /// AVIO's callbacks write to this descriptor (no path is ever opened again).
+    private let file: FileDescriptorIO
     /// Bytes handed to the sink so far.
     public private(set) var bytesWritten: Int64 = 0
-
-    /// Opens `url` for writing.
-    /// - Parameters:
-    ///   - url: what `avio_open2` opens: a network URL (files go through `init(fileDescriptor:)`).
-    ///   - options: protocol options (`rw_timeout`, …).
-    ///   - interrupter: cancels blocking writes.
-    public init(url: String, options: [String: String] = [:], interrupter: Interrupter) throws {
-        self.interrupter = interrupter
-        interruptCallback = interrupter.callback
-        var dictionary: OpaquePointer? = nil
-        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
-        defer { av_dict_free(&dictionary) }
-        file = nil
-        try check(avio_open2(&context, url, AVIO_FLAG_WRITE, &interruptCallback, &dictionary), "avio_open2")
-    }
 
     /// Writes to an open file descriptor through AVIO's buffer; the sink owns the descriptor and closes it
     /// (also when this init throws).
@@ -53,7 +38,7 @@ public final class ByteSink: @unchecked Sendable {
     static let fileBufferSize = 32_768
 
     deinit {
-        if file != nil { freeCustomContext() } else { avio_closep(&context) }
+        freeCustomContext()
     }
 
     /// A context from `avio_alloc_context` is freed by hand (`avio_close` would take its opaque for a URLContext).
@@ -107,16 +92,10 @@ public final class ByteSink: @unchecked Sendable {
         guard context != nil else { return }
         if let context { avio_flush(context) }
         let pending = context?.pointee.error ?? 0
-        if let file {
-            freeCustomContext()
-            let status = file.close()
-            try check(pending, "avio_flush")
-            try check(status, "close")
-            return
-        }
-        let status = avio_closep(&context)
+        freeCustomContext()
+        let status = file.close()
         try check(pending, "avio_flush")
-        try check(status, "avio_closep")
+        try check(status, "close")
     }
 }
 

@@ -133,16 +133,16 @@ struct CopySession {
         }
     }
 
-    /// Opens every output's target and sink, then starts their threads. A failure closes what was opened.
-    func openOutputs() throws -> [OutputWorker] {
-        var workers: [OutputWorker] = []
+    /// Opens every output's target and sink, then starts them. A failure closes what was opened.
+    func openOutputs() throws -> [any PipelineOutput] {
+        var workers: [any PipelineOutput] = []
         do {
             for (index, description) in options.outputs.enumerated() {
                 if case let .network(url) = description.target {
-                    // Connects on its own thread, so a dead destination never holds up the start.
+                    // Published by the live engine, which connects in the background: a dead destination never
+                    // holds up the start.
                     do {
-                        workers.append(try NetworkOutput.worker(index: index, description: description, url: url, video: videoConfiguration,
-                                                                audio: audioConfiguration, options: options))
+                        workers.append(try publishOutput(index: index, description: description, url: url))
                     } catch {
                         throw PipelineError.openOutput(index: index, name: description.name, error)
                     }
@@ -164,18 +164,33 @@ struct CopySession {
         return workers
     }
 
+    private func publishOutput(index: Int, description: OutputDescription, url: String) throws -> EnginePublishOutput {
+        guard description.kind == .flv else {
+            throw OutputError.unsupported(output: description.name, reason: "RTMP carries FLV only")
+        }
+        guard videoConfiguration != nil || audioConfiguration != nil else {
+            throw OutputError.missingStream(output: description.name, kind: "audio or video")
+        }
+        guard let transport = options.transport else {
+            throw OutputError.unsupported(output: description.name, reason: "RTMP outputs need the live engine, and none runs here")
+        }
+        let destination = LiveDestination(index: index, name: description.name, url: url)
+        return EnginePublishOutput(destination: destination, video: videoConfiguration, audio: audioConfiguration,
+                                   publication: transport.publish(to: destination, options: options))
+    }
+
     private func makeSink(_ description: OutputDescription) throws -> any PacketSink {
         switch description.kind {
         case .flv:
             guard videoConfiguration != nil || audioConfiguration != nil else {
                 throw OutputError.missingStream(output: description.name, kind: "audio or video")
             }
-            let writer = try TargetWriter(target: description.target, interrupter: interrupter, root: options.fileRoots?.output,
+            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output,
                                           owner: options.partOwner)
             return FLVSink(writer: writer, name: description.name, video: videoConfiguration, audio: audioConfiguration)
         case .annexB:
             guard let videoConfiguration else { throw OutputError.missingStream(output: description.name, kind: "video") }
-            let writer = try TargetWriter(target: description.target, interrupter: interrupter, root: options.fileRoots?.output,
+            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output,
                                           owner: options.partOwner)
             do {
                 return try AnnexBSink(writer: writer, video: videoConfiguration)
@@ -187,7 +202,7 @@ struct CopySession {
             guard let audioConfiguration else { throw OutputError.missingStream(output: description.name, kind: "audio") }
             // Check ADTS can carry this AAC before creating the file.
             _ = try ADTSHeader(audioSpecificConfig: audioConfiguration.audioSpecificConfig, payloadLength: 0)
-            let writer = try TargetWriter(target: description.target, interrupter: interrupter, root: options.fileRoots?.output,
+            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output,
                                           owner: options.partOwner)
             do {
                 return try ADTSSink(writer: writer, name: description.name, audio: audioConfiguration)
@@ -198,9 +213,16 @@ struct CopySession {
         }
     }
 
+    private func filePath(_ description: OutputDescription) throws -> String {
+        guard case let .file(path) = description.target else {
+            throw OutputError.unsupported(output: description.name, reason: "not a file")
+        }
+        return path
+    }
+
     // MARK: Running
 
-    mutating func run(workers: [OutputWorker], report: (PipelineProgress) -> Void) throws {
+    mutating func run(workers: [any PipelineOutput], report: (PipelineProgress) -> Void) throws {
         let videoWorkers = workers.filter(\.wantsVideo)
         let audioWorkers = workers.filter(\.wantsAudio)
         var pending = lookahead
@@ -225,7 +247,9 @@ struct CopySession {
             progress.dtsRepairs = videoClock.repairs + audioClock.repairs
             report(progress)
             // Only network outputs give up without failing the job; with none left there is nothing to do.
-            if workers.allSatisfy(\.hasGivenUp) { throw PipelineError.allOutputsFailed(name: options.inputName) }
+            if workers.allSatisfy(\.hasGivenUp) {
+                throw PipelineError.allOutputsFailed(name: options.inputName, lastError: workers.last?.progress.lastError)
+            }
         }
         // A live input ends its reads quietly when interrupted: that is a stop, not the end of the stream.
         if !reachedMaxDuration && interrupter.isCancelled { cancelled = true }
@@ -364,7 +388,7 @@ struct CopySession {
         return packets
     }
 
-    private mutating func emit(_ packet: MediaPacket, to workers: [OutputWorker]) throws {
+    private mutating func emit(_ packet: MediaPacket, to workers: [any PipelineOutput]) throws {
         if let limit = options.maxDuration, Double(packet.dts) / 1e6 >= limit {
             reachedMaxDuration = true
             return

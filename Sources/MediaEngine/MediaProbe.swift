@@ -24,9 +24,25 @@ public enum MediaProbe {
     /// Packets read at most to find parameter sets that the container does not hold as extradata.
     public static let maxPacketsRead = 600
 
-    /// Opens `url`, describes every stream, and parses H.264 SPS and AAC AudioSpecificConfig.
+    /// Opens the file at `url` (libavformat may open files only), describes every stream, and parses H.264 SPS and
+    /// AAC AudioSpecificConfig.
     public static func probe(url: String, options: [String: String] = [:], timeout: Double? = 10, interrupter: Interrupter = Interrupter()) throws -> ProbeReport {
+        var options = options
+        options["protocol_whitelist"] = "file"
         let input = try MediaInput(url: url, options: options, interrupter: interrupter, timeout: timeout)
+        return try describe(input, format: input.formatName, duration: input.durationSeconds)
+    }
+
+    /// Pulls (or, with `listens`, waits for a publisher of) the live input `options.inputURL` through the live
+    /// engine until its streams are known, and describes them.
+    public static func probe(live options: PipelineOptions, transport: any LiveTransport, interrupter: Interrupter = Interrupter()) throws -> ProbeReport {
+        let input = EngineInput(options: options)
+        try input.open(on: transport, interrupter: interrupter)
+        defer { input.close() }
+        return try describe(input, format: "flv (RTMP, the live engine)", duration: nil)
+    }
+
+    private static func describe(_ input: any PacketSource, format: String, duration: Double?) throws -> ProbeReport {
         var streams = input.streams.map { info in
             var probed = ProbedStream(index: info.index, kind: info.kind, codec: info.codecName)
             do {
@@ -59,7 +75,7 @@ public enum MediaProbe {
                 streams[position].problem = "\(error)"
             }
         }
-        return ProbeReport(format: input.formatName, durationSeconds: input.durationSeconds, streams: streams)
+        return ProbeReport(format: format, durationSeconds: duration, streams: streams)
     }
 
     /// The first SPS of an avcC record or of Annex B parameter sets; nil when there is none.

@@ -59,6 +59,12 @@ public struct PipelineOptions: Sendable {
     public var fileRoots: FileRoots?
     /// The job writing the file outputs, named in their temporary names (`.NAME.<owner>.<16 hex>.part`).
     public var partOwner: PartOwner?
+    /// The live engine, through which every RTMP byte of the pipeline goes (live inputs, RTMP outputs); a job with
+    /// either fails clearly without one.
+    public var transport: (any LiveTransport)?
+
+    /// A live input that waits for a publisher (the shared ingest listener) instead of pulling.
+    public var listens: Bool { inputOptions["listen"] == "1" }
 
     public init(inputURL: String, inputName: String) {
         self.inputURL = inputURL
@@ -114,11 +120,14 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case inputLost(name: String, seconds: Double, lastError: String)
     case noStreams(name: String)
     case unsupportedCodec(kind: String, stream: Int, codec: String)
+    /// A live input carries a codec the job cannot take (named, never a silent "no packets").
+    case unsupportedLiveCodec(kind: String, codec: String)
     case invalidStream(kind: String, stream: Int, MediaFormatError)
     case encode(kind: String, stream: Int, EncodeError)
     case output(index: Int, name: String, any Error)
     case openOutput(index: Int, name: String, any Error)
-    case allOutputsFailed(name: String)
+    /// Every output gave up; `lastError` is why the last one did (a refused publish, a certificate, …).
+    case allOutputsFailed(name: String, lastError: String?)
     case publisherRefused(name: String, PublisherRefusal)
     case emptyOutput(index: Int, name: String)
     /// The live engine could not take or keep its input (a listener that cannot bind, a key another job holds).
@@ -135,6 +144,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case let .noStreams(name): return "input \(name) has no H.264 video or AAC audio stream to use"
         case let .unsupportedCodec(kind, stream, codec):
             return "\(kind) stream \(stream) is \(codec): not supported in copy mode (copy carries H.264 video and AAC audio; set \(kind).mode to encode or drop)"
+        case let .unsupportedLiveCodec(kind, codec):
+            return "the live input's \(kind) is \(codec), which this job cannot carry (Sluice relays and decodes H.264 and AAC; set \(kind).mode to drop to use the rest of the stream)"
         case let .invalidStream(kind, stream, error): return "\(kind) stream \(stream) is malformed: \(error)"
         case let .encode(kind, stream, error): return "cannot encode \(kind) stream \(stream): \(error)"
         case let .output(index, name, error):
@@ -143,7 +154,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case let .openOutput(index, name, error):
             if PipelineError.isNoSpace(error) { return "output \(name): no space left on device (output \(index), while opening)" }
             return "cannot open output \(index) (\(name)): \(PipelineError.describe(error))"
-        case let .allOutputsFailed(name): return "every output of input \(name) has failed and given up reconnecting"
+        case let .allOutputsFailed(name, lastError):
+            return "every output of input \(name) has failed and given up reconnecting" + (lastError.map { " (last error: \($0))" } ?? "")
         case let .publisherRefused(name, refusal): return "listening on \(name): refused the publisher: \(refusal)"
         case let .emptyOutput(index, name):
             return "output \(index) (\(name)) received no packets: the input ended before any of its stream reached it"
@@ -174,7 +186,8 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Copy mode: demux once, repackage per output, each output on its own thread. `run` blocks the calling
+/// The file and codec pipeline: demux once (a file through libavformat, or a live input from the engine), copy or
+/// encode, and write each file output on its own thread; RTMP outputs are published by the live engine. `run` blocks the calling
 /// thread, which becomes the input thread (never call it on Swift's cooperative pool).
 public final class CopyPipeline: @unchecked Sendable {
     public let options: PipelineOptions
@@ -197,10 +210,16 @@ public final class CopyPipeline: @unchecked Sendable {
     public func run(progress: (PipelineProgress) -> Void = { _ in }) throws -> PipelineResult {
         let started = Interrupter.now()
         let input: any PacketSource
+        var liveInput: EngineInput?
         do {
             if options.liveInput {
-                input = try LiveInput(url: options.inputURL, options: options.inputOptions, interrupter: interrupter,
-                                      timeout: options.inputTimeout ?? 10, policy: options.reconnect, name: options.inputName)
+                guard let transport = options.transport else {
+                    throw PipelineError.liveInput(name: options.inputName, reason: "live inputs need the live engine, and none runs here")
+                }
+                let engineInput = EngineInput(options: options)
+                try engineInput.open(on: transport, interrupter: interrupter)
+                liveInput = engineInput
+                input = engineInput
             } else if let path = options.inputFile, let root = options.fileRoots?.input {
                 // libavformat opens its own descriptor of this file during the open: ours must outlive the open
                 // (a descriptor closed early could be reused by another file), and can go after it.
@@ -219,6 +238,8 @@ public final class CopyPipeline: @unchecked Sendable {
             }
             throw PipelineError.openInput(name: options.inputName, error)
         }
+        // The live input stops with the pipeline, however it ends.
+        defer { liveInput?.close() }
         var session = try CopySession(input: input, options: options, interrupter: interrupter)
         if let selection = session.encoderSelection { encoderSelected(selection) }
         let workers = try session.openOutputs()
@@ -232,7 +253,7 @@ public final class CopyPipeline: @unchecked Sendable {
                 var snapshot = snapshot
                 snapshot.elapsed = Double(now - started) / 1e9
                 snapshot.outputs = workers.map(\.progress)
-                snapshot.inputReconnects = (input as? LiveInput)?.reconnects ?? 0
+                snapshot.inputReconnects = liveInput?.reconnects ?? 0
                 progress(snapshot)
             }
         } catch {
@@ -275,15 +296,10 @@ public final class CopyPipeline: @unchecked Sendable {
         result.progress = session.progress
         result.progress.elapsed = Double(Interrupter.now() - started) / 1e9
         result.progress.outputs = workers.map(\.progress)
-        result.progress.inputReconnects = (input as? LiveInput)?.reconnects ?? 0
+        result.progress.inputReconnects = liveInput?.reconnects ?? 0
         result.cancelled = session.cancelled
         result.reachedMaxDuration = session.reachedMaxDuration
         result.skippedVideoPackets = workers.map(\.skippedBeforeConfiguration).max() ?? 0
-        if LatencyReport.isEnabled {
-            for worker in workers where worker.latency.count > 0 {
-                FileHandle.standardError.write(Data((LatencyReport.line(index: worker.index, name: worker.name, worker.latency) + "\n").utf8))
-            }
-        }
         progress(result.progress)
         return result
     }

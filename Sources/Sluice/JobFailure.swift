@@ -40,6 +40,9 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
             return spec.input.isNetwork
         case let .openOutput(index, _, _), let .output(index, _, _):
             return spec.outputs.indices.contains(index) && spec.outputs[index].isNetwork
+        case .allOutputsFailed:
+            // Destinations that refused or could not be reached may take the job on a later attempt.
+            return true
         default:
             // No usable stream, a codec copy mode cannot carry, malformed media: the same every time.
             return false

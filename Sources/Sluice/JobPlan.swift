@@ -45,10 +45,7 @@ public struct JobPlan: Sendable {
             options.inputOptions["protocol_whitelist"] = "file"
             options.inputOptions["format_whitelist"] = JobPlan.allowedDemuxers
         } else {
-            options.inputOptions["protocol_whitelist"] = "rtmp,rtmps,tcp,tls"
-            options.inputOptions["rw_timeout"] = String(ClockConversion.microseconds(spec.input.timeoutSeconds))
-            // FFmpeg's rtmp listener: one publisher on the URL's host and port (never the `timeout`
-            // option, which means the same but in seconds and without our interrupter).
+            // The live engine pulls, or waits on the shared ingest listener: libavformat never sees a network URL.
             if spec.input.listen { options.inputOptions["listen"] = "1" }
             options.liveInput = true
         }

@@ -145,7 +145,10 @@ public final class JobRunner: Sendable {
             let requeueReason = interrupter.isCancelled ? policy.requeueReason() : nil
             return try end(spec, attempt: attempt, policy: policy, result.mapError { $0 as any Error }, requeueReason: requeueReason)
         }
-        let pipeline = CopyPipeline(options: plan.options, interrupter: interrupter)
+        var options = plan.options
+        // Every RTMP byte of the pipeline (a live input to encode, RTMP outputs of a file job) goes through the engine.
+        options.transport = engine as? any LiveTransport
+        let pipeline = CopyPipeline(options: options, interrupter: interrupter)
         // Asked once by the pipeline on a cancel: a requeue (shutdown past the grace) publishes nothing.
         var requeueReason: String?
         pipeline.discardsOutputsOnCancel = {
@@ -272,6 +275,19 @@ public final class JobRunner: Sendable {
         return .planned(plan, attempt: attempt)
     }
 
+    /// What a failed attempt says of output `index` (redacted): the error that named it, or why every output gave up.
+    static func outputError(_ error: any Error, index: Int, spec: JobSpec) -> String? {
+        guard let error = error as? PipelineError else { return nil }
+        switch error {
+        case let .output(failed, _, _), let .openOutput(failed, _, _):
+            return failed == index ? Redaction.scrub("\(error)", urls: spec.secretURLs) : nil
+        case let .allOutputsFailed(_, lastError?):
+            return spec.outputs[index].isNetwork ? Redaction.scrub(lastError, urls: spec.secretURLs) : nil
+        default:
+            return nil
+        }
+    }
+
     /// Records how an attempt ended: a pipeline error fails it, a cancel is a cancel or (with a reason) a requeue.
     private func end(_ spec: JobSpec, attempt: Int, policy: AttemptPolicy, _ ran: Result<PipelineResult, any Error>,
                      requeueReason: String?) throws(JobStoreError) -> JobOutcome {
@@ -281,7 +297,7 @@ public final class JobRunner: Sendable {
             result = value
         case let .failure(error):
             for index in spec.outputs.indices {
-                try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .failed))
+                try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .failed, lastError: JobRunner.outputError(error, index: index, spec: spec)))
             }
             return try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy)
         }

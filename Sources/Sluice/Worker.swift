@@ -400,7 +400,7 @@ public final class Worker: @unchecked Sendable {
                     break
                 }
             }
-            let outcome = try runner.runAttempt(spec: spec, interrupter: job.interrupter, policy: policy) { [self] _, snapshot in
+            let outcome = try runner.runAttempt(spec: spec, interrupter: job.interrupter, policy: policy, engine: liveEngine) { [self] _, snapshot in
                 progressed(job, reporter, snapshot)
             }
             settle(job, outcome)

@@ -18,10 +18,27 @@ struct ProbeCommand: ParsableCommand {
         let isNetwork = url.lowercased().hasPrefix("rtmp")
         let target = isNetwork ? url : "file:" + (url.hasPrefix("file://") ? String(url.dropFirst(7)) : url)
         do {
-            let report = try MediaProbe.probe(url: target, options: isNetwork ? ["rw_timeout": String(ClockConversion.microseconds(timeout))] : [:], timeout: timeout)
+            let report: ProbeReport
+            if isNetwork {
+                // Every RTMP byte goes through the live engine, here too.
+                guard let engine = LiveEngines.make(), let transport = engine as? any LiveTransport else {
+                    printError("sluice: cannot probe \(name): no live engine")
+                    throw ExitCode(1)
+                }
+                defer { engine.shutdown() }
+                var options = PipelineOptions(inputURL: url, inputName: name)
+                options.liveInput = true
+                options.inputTimeout = timeout
+                report = try MediaProbe.probe(live: options, transport: transport)
+            } else {
+                report = try MediaProbe.probe(url: target, timeout: timeout)
+            }
             print(json ? ProbeFormatting.json(report).jsonText(pretty: true) : ProbeFormatting.text(report, name: name))
         } catch let error as FFmpegError {
             printError("sluice: cannot probe \(name): \(error.message) (\(error.function))")
+            throw ExitCode(1)
+        } catch let error as PipelineError {
+            printError("sluice: cannot probe \(name): \(error)")
             throw ExitCode(1)
         }
     }

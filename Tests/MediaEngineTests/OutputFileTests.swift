@@ -24,7 +24,7 @@ struct RootFixture {
 
     /// Writes `text` through a `ByteSink` on the created file, closes it, and publishes it.
     static func write(_ text: String, path: String, root: String?) throws {
-        let writer = try TargetWriter(target: .file(path: path), interrupter: Interrupter(), root: root)
+        let writer = try TargetWriter(path: path, root: root)
         try writer.sink.write(Array(text.utf8))
         try writer.close()
         try writer.publish()
@@ -99,7 +99,7 @@ struct OutputFileTests {
         let fixture = try RootFixture("existing")
         let path = fixture.root + "/a.flv"
         try "old".write(toFile: path, atomically: false, encoding: .utf8)
-        let writer = try TargetWriter(target: .file(path: path), interrupter: Interrupter(), root: fixture.root)
+        let writer = try TargetWriter(path: path, root: fixture.root)
         try writer.sink.write(Array("half".utf8))
         writer.discard()
         #expect(fixture.contents(path) == "old")

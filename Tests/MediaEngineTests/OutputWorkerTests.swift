@@ -2,9 +2,8 @@ import Foundation
 import Testing
 @testable import MediaEngine
 
-/// A network output's two threads: the input thread submitting through the keyframe gate while the worker
-/// thread loses its connection and resumes. Run under `swift test --sanitize=thread` (scripts/test does in CI),
-/// this is where a race between them would show.
+/// A file output's two threads: the input thread submitting while the worker thread writes, and fails. Run under
+/// `swift test --sanitize=thread` (scripts/test does in CI), this is where a race between them would show.
 @Suite("OutputWorker")
 struct OutputWorkerTests {
     /// A sink that records what it was given and throws on its `failingWrite`-th write.
@@ -32,18 +31,6 @@ struct OutputWorkerTests {
         func abandon() {}
     }
 
-    /// Every sink the connector made, in order (a class: the connector closure and the test share it).
-    /// An NSLock: ThreadSanitizer cannot see Synchronization.Mutex on Linux.
-    final class Connections: @unchecked Sendable {
-        private let lock = NSLock()
-        private var sinks: [RecordingSink] = []
-        func withLock<R>(_ body: (inout [RecordingSink]) throws -> R) rethrows -> R {
-            lock.lock()
-            defer { lock.unlock() }
-            return try body(&sinks)
-        }
-    }
-
     static func packet(_ index: Int) -> MediaPacket {
         // A video keyframe every 25 packets, audio in between every other packet.
         let isVideo = index % 2 == 0
@@ -52,57 +39,48 @@ struct OutputWorkerTests {
             isKeyframe: isVideo ? index % 50 == 0 : true)
     }
 
-    /// A reconnect is slow enough for the queue to overflow behind it, so the input thread's gate is dropping
-    /// (and counting) while the worker thread, reconnected, skips queued packets up to a keyframe.
-    static let lostConnections = 25
+    static func worker(in directory: URL, failingWrite: Int?) throws -> (OutputWorker, RecordingSink) {
+        let writer = try TargetWriter(path: directory.appendingPathComponent("out.bin").path)
+        let sink = RecordingSink(writer: writer, failingWrite: failingWrite)
+        return (OutputWorker(index: 0, name: "out.bin", sink: sink), sink)
+    }
 
-    @Test("a connection lost mid-stream resumes at a video keyframe while the input keeps submitting")
-    func reconnectWhileSubmitting() throws {
+    static func directory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("output-worker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let sinks = Connections()
-        let worker = OutputWorker(
-            index: 0, name: "rtmp://example/live", video: KeyframeDropGateTests.configuration, audio: nil,
-            policy: ReconnectPolicy(attempts: 3, initialDelay: 0.001, maxDelay: 0.001),
-            interrupter: Interrupter(), timeout: nil
-        ) { _, _ in
-            if sinks.withLock({ !$0.isEmpty }) { usleep(20_000) }
-            return try sinks.withLock { sinks in
-                let writer = try TargetWriter(
-                    target: .file(path: directory.appendingPathComponent("\(sinks.count).bin").path), interrupter: Interrupter())
-                // Every connection but the last fails on its 40th write.
-                let sink = RecordingSink(writer: writer, failingWrite: sinks.count < Self.lostConnections ? 40 : nil)
-                sinks.append(sink)
-                return sink
-            }
-        }
-        worker.start()
-        var submitted = 0
-        // Until the last connection has taken a few keyframes' worth.
-        while sinks.withLock({ $0.count <= Self.lostConnections }) || submitted % 1000 != 0 {
-            #expect(worker.submit(Self.packet(submitted)))
-            submitted += 1
-            if submitted % 16 == 0 { usleep(10) }
-        }
-        #expect(worker.close(commit: true) == nil)
+        return directory
+    }
 
+    @Test("a file output writes every packet in order on its own thread while the input keeps submitting")
+    func writesEveryPacket() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (worker, sink) = try Self.worker(in: directory, failingWrite: nil)
+        worker.start()
+        // More than the queue holds: the input waits for the worker (back-pressure), nothing is dropped.
+        let count = OutputWorker.maxQueuedPackets * 3
+        for index in 0..<count { #expect(worker.submit(Self.packet(index))) }
+        #expect(worker.close(commit: true) == nil)
         let progress = worker.progress
         #expect(progress.status == .finished)
-        #expect(progress.reconnects == Self.lostConnections)
-        let connections = sinks.withLock { $0 }
-        try #require(connections.count == Self.lostConnections + 1)
-        for connection in connections.dropFirst() {
-            let first = try #require(connection.written.first, "a new connection wrote nothing")
-            #expect(first.kind == .video && first.isKeyframe, "a new connection started at \(first.kind) dts \(first.dts)")
+        #expect(progress.packets == count && progress.drops == 0)
+        #expect(progress.videoFrames == (count + 1) / 2)
+        #expect(sink.written.map(\.dts) == (0..<count).map(Int64.init))
+    }
+
+    @Test("a write error fails the output: the input is told, close returns the error, nothing more is written")
+    func failureStopsTheInput() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (worker, sink) = try Self.worker(in: directory, failingWrite: 40)
+        worker.start()
+        var refused = false
+        for index in 0..<(OutputWorker.maxQueuedPackets * 4) where !refused {
+            refused = !worker.submit(Self.packet(index))
         }
-        // Written packets follow input order on each connection.
-        for connection in connections {
-            let order = connection.written.map(\.dts)
-            #expect(order == order.sorted())
-        }
-        #expect(progress.packets == connections.map(\.written.count).reduce(0, +))
-        #expect(progress.packets + progress.drops < submitted)
-        #expect(progress.drops > 0)
+        #expect(refused, "the input was never told that its output failed")
+        #expect(worker.close(commit: true) is RecordingSink.Failure)
+        #expect(worker.progress.status == .failed)
+        #expect(sink.written.count == 39)
     }
 }

@@ -16,13 +16,23 @@ struct JobPlanTests {
         #expect(given.reconnect.policy == ReconnectPolicy(attempts: 3, initialDelay: 0.1, maxDelay: 2))
     }
 
-    @Test("a listening job plans FFmpeg's listen option and never `timeout`")
+    @Test("a listening job plans a listen on the engine; libavformat gets no network option or protocol")
     func plan() throws {
         let spec = try Self.parse("", input: #"{"url": "rtmp://127.0.0.1:1935/live/key", "listen": true, "timeout_s": 4}"#)
         let plan = try JobPlan(spec: spec, paths: .trusted)
-        #expect(plan.options.inputOptions["listen"] == "1")
+        #expect(plan.options.listens)
+        #expect(plan.options.inputTimeout == 4)
         #expect(plan.options.inputOptions["timeout"] == nil)
-        #expect(plan.options.inputOptions["rw_timeout"] == "4000000")
+        #expect(plan.options.inputOptions["rw_timeout"] == nil)
+        #expect(plan.options.inputOptions["protocol_whitelist"] == nil)
         #expect(plan.options.liveInput)
+    }
+
+    @Test("a file input may open files only: libavformat's protocol whitelist names nothing else")
+    func fileInputWhitelist() throws {
+        let spec = try Self.parse("", input: #""in.mp4""#)
+        let plan = try JobPlan(spec: spec, paths: .trusted)
+        #expect(plan.options.inputOptions["protocol_whitelist"] == "file")
+        #expect(!plan.options.liveInput)
     }
 }

@@ -1,6 +1,6 @@
 import CFFmpeg
 
-/// What `CopySession` reads: an opened input (`MediaInput`) or a live one that reconnects (`LiveInput`).
+/// What `CopySession` reads: an opened file (`MediaInput`) or a live input from the engine (`EngineInput`).
 public protocol PacketSource: AnyObject {
     var streams: [StreamInfo] { get }
     /// Bytes read so far.
@@ -18,10 +18,3 @@ protocol CodecParameterSource {
 }
 
 extension MediaInput: CodecParameterSource {}
-
-extension LiveInput: CodecParameterSource {
-    /// The connection open now; a reconnect may renumber streams, so the pipeline's index is mapped first.
-    func codecParameters(ofStream index: Int) -> UnsafePointer<AVCodecParameters>? {
-        currentCodecParameters(ofStream: index)
-    }
-}

@@ -1,0 +1,47 @@
+import Foundation
+import MediaEngine
+import NIOCore
+import NIOPosix
+import NIOSSL
+import MediaFormats
+import RTMP
+
+
+/// One network output of a live job: a publish connection, reconnected with backoff, fed by the session.
+/// `@unchecked Sendable`: touched only on the session's event loop.
+final class OutputLink: @unchecked Sendable {
+    /// Where a (re)started connection is in the stream.
+    enum Position {
+        /// Nothing sent since the connection became ready or since an overflow: waiting for a keyframe.
+        case waitingForStart
+        /// Relaying; `videoStarted` once a keyframe went out (audio may start first in a stream with no video yet).
+        case running(videoStarted: Bool)
+    }
+
+    let index: Int
+    let name: String
+    let endpoint: RTMPEndpoint
+    var handler: RTMPClientHandler?
+    /// Bumped per connection: events of an abandoned connection are ignored.
+    var generation = 0
+    var ready = false
+    var position = Position.waitingForStart
+    var progress = OutputProgress()
+    /// Failed connections in a row.
+    var failures = 0
+    var latency = LatencyHistogram()
+    /// Chunks encoded since the last flush, written once per source read burst.
+    var pending: ByteBuffer?
+    var pendingFrames = 0
+    var readyTimeout: Scheduled<Void>?
+    var retry: Scheduled<Void>?
+    /// When the connection's send buffer last filled up (monotonic ns), 0 while it drains.
+    var unwritableSince: UInt64 = 0
+
+    init(index: Int, name: String, endpoint: RTMPEndpoint) {
+        self.index = index
+        self.name = name
+        self.endpoint = endpoint
+        progress.status = .connecting
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import MediaEngine
+import NIOCore
+import NIOPosix
+import NIOSSL
+import MediaFormats
+import RTMP
+
+/// A pull source: the client connection that plays the job's input, reconnected with backoff until the input
+/// timeout passes without data; and the bootstrap every client connection (pull or publish) goes through.
+extension RelaySession {
+    // MARK: Bootstrap
+
+    /// Connects `handler` to `endpoint` (through TLS for rtmps); the future fails when the connection cannot be made.
+    func open(_ endpoint: RTMPEndpoint, handler: RTMPClientHandler) -> EventLoopFuture<any Channel> {
+        var tls: NIOSSLContext?
+        if endpoint.secure {
+            switch engine.tlsContext() {
+            case let .success(context): tls = context
+            case let .failure(error): return loop.makeFailedFuture(error)
+            }
+        }
+        let bootstrap = bootstrap(endpoint, handler: handler, tls: tls)
+        // An address literal needs no resolver (whose blocking lookups run on a thread pool of their own).
+        if let address = try? SocketAddress(ipAddress: endpoint.host, port: endpoint.port) {
+            return bootstrap.connect(to: address)
+        }
+        return bootstrap.connect(host: endpoint.host, port: endpoint.port)
+    }
+
+    func bootstrap(_ endpoint: RTMPEndpoint, handler: RTMPClientHandler, tls: NIOSSLContext?) -> ClientBootstrap {
+        let bound = NIOLoopBound(handler, eventLoop: loop)
+        let host = endpoint.host
+        return ClientBootstrap(group: loop)
+            .connectTimeout(.nanoseconds(Int64(ClockConversion.nanoseconds(networkTimeout))))
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
+            .channelInitializer { channel in
+                do {
+                    if let tls {
+                        let context = tls
+                        // SNI carries a name, never an address literal.
+                        let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(bound.value)
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+    }
+
+    var limits: Limits { Limits() }
+
+    // MARK: Pull source
+
+    func connectSource() {
+        guard case let .pull(endpoint) = source, !ending else { return }
+        sourceGeneration += 1
+        let generation = sourceGeneration
+        sourceConnections += 1
+        sourceStalledClose = false
+        timeline.beginSegment()
+        let connection = ClientConnection(mode: .play, app: endpoint.app, tcURL: endpoint.tcURL, streamKey: endpoint.streamKey, limits: limits)
+        let handler = RTMPClientHandler(connection: connection) { [self] event in sourceEvent(generation, event) }
+        sourceHandler = handler
+        open(endpoint, handler: handler).whenFailure { [self] error in
+            if generation == sourceGeneration { lastSourceError = describeNetworkError(error) }
+            sourceLost(generation, clean: false)
+        }
+    }
+
+    func sourceEvent(_ generation: Int, _ event: ClientEvent) {
+        guard generation == sourceGeneration else { return }
+        switch event {
+        case .ready: break
+        case let .media(messages, receivedAt, bytes): deliver(messages, receivedAt: receivedAt, bytes: bytes)
+        case let .refused(reason):
+            lastSourceError = "the server refused to play: \(reason)"
+            sourceHandler?.channel?.close(promise: nil)
+        case .streamEnded:
+            lastEndClean = true
+            sourceHandler?.channel?.close(promise: nil)
+        case let .closed(error):
+            if !lastEndClean, let error, lastSourceError?.hasPrefix("the server refused") != true { lastSourceError = error }
+            sourceLost(generation, clean: lastEndClean)
+        }
+    }
+
+    func sourceLost(_ generation: Int, clean: Bool) {
+        guard generation == sourceGeneration, !ending else { return }
+        sourceGeneration += 1
+        sourceHandler = nil
+        lastEndClean = clean
+        sourceFailures += 1
+        let delay = options.reconnect.delay(beforeAttempt: sourceFailures)
+        sourceRetry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in connectSource() }
+    }
+}

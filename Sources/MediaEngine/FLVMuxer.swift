@@ -1,0 +1,120 @@
+import MediaFormats
+
+/// The FLV tags of a pipeline's stream: `onMetaData`, sequence headers before media and again whenever SPS/PPS or
+/// the AudioSpecificConfig change, AVCC video (Annex B input converted), composition time = PTS − DTS. No I/O: it
+/// appends tags to a buffer, which `FLVSink` writes to a file and `EnginePublishOutput` hands to the live engine.
+struct FLVMuxer {
+    private(set) var video: VideoConfiguration?
+    private(set) var audio: AudioConfiguration?
+    private let flv = FLVWriter()
+    private var scratch: [UInt8] = []
+    private var annexBConverter: AnnexBToAVCCConverter?
+    private(set) var wroteVideoSequenceHeader = false
+    private(set) var lastTimestamp: Int64 = 0
+    private(set) var firstTimestamp: Int64?
+    /// Video packets dropped because no SPS/PPS had been seen yet (a stream cut mid-GOP).
+    private(set) var skippedBeforeConfiguration = 0
+
+    init(video: VideoConfiguration?, audio: AudioConfiguration?) {
+        self.video = video
+        self.audio = audio
+    }
+
+    /// Appends `onMetaData` (at time 0) and the sequence headers; returns the offsets of `onMetaData`'s numeric
+    /// properties relative to where this call started appending (see `FLVWriter.writeScriptData`).
+    mutating func writeStart(into buffer: inout [UInt8]) throws -> [String: Int] {
+        var metadata = FLVMetadata()
+        metadata.duration = 0
+        if let video {
+            metadata.width = Double(video.width)
+            metadata.height = Double(video.height)
+            metadata.framerate = video.frameRate
+            metadata.videocodecid = Double(FLVVideoCodecID.avc.rawValue)
+        }
+        if let audio {
+            metadata.audiosamplerate = Double(audio.sampleRate)
+            metadata.audiosamplesize = 16
+            metadata.stereo = audio.channels >= 2
+            metadata.audiocodecid = Double(FLVSoundFormat.aac.rawValue)
+        }
+        metadata.filesize = 0
+        metadata.encoder = "Sluice"
+        let offsets = try flv.writeScriptData(name: "onMetaData", value: metadata.amf0Value, into: &buffer)
+        if let video {
+            switch video.bitstream {
+            case let .avcc(record):
+                try writeVideoSequenceHeader(record, timestamp: 0, into: &buffer)
+            case let .annexB(extradata):
+                let converter = extradata.isEmpty ? AnnexBToAVCCConverter() : try AnnexBToAVCCConverter(extradata: extradata)
+                if let record = converter.record { try writeVideoSequenceHeader(record, timestamp: 0, into: &buffer) }
+                annexBConverter = converter
+            }
+        }
+        if let audio { try writeAudioSequenceHeader(audio.audioSpecificConfig, timestamp: 0, into: &buffer) }
+        return offsets
+    }
+
+    private mutating func writeVideoSequenceHeader(_ record: AVCDecoderConfigurationRecord, timestamp: Int64, into buffer: inout [UInt8]) throws {
+        var payload: [UInt8] = []
+        try record.write(into: &payload)
+        try flv.writeVideo(timestamp: timestamp, compositionTime: 0, isKeyframe: true, packetType: .sequenceHeader, payload: payload, into: &buffer)
+        wroteVideoSequenceHeader = true
+    }
+
+    private func writeAudioSequenceHeader(_ config: AudioSpecificConfig, timestamp: Int64, into buffer: inout [UInt8]) throws {
+        try flv.writeAudio(timestamp: timestamp, aacPacketType: .sequenceHeader, payload: config.bytes, into: &buffer)
+    }
+
+    /// Appends the tag(s) of one packet: a new sequence header first when its configuration changed.
+    mutating func write(_ packet: MediaPacket, into buffer: inout [UInt8]) throws {
+        let timestamp = milliseconds(packet.dts)
+        if firstTimestamp == nil { firstTimestamp = timestamp }
+        lastTimestamp = max(lastTimestamp, timestamp)
+        switch packet.kind {
+        case .video:
+            if let changed = packet.videoConfiguration {
+                video = changed
+                switch changed.bitstream {
+                case let .avcc(record):
+                    annexBConverter = nil
+                    try writeVideoSequenceHeader(record, timestamp: timestamp, into: &buffer)
+                case let .annexB(extradata):
+                    // In-band parameter sets are found by the converter below; new extradata seeds it.
+                    if !extradata.isEmpty { annexBConverter = try AnnexBToAVCCConverter(extradata: extradata) }
+                }
+            }
+            let composition = Int32(clamping: milliseconds(packet.pts).subtractingSaturating(timestamp))
+            if var converter = annexBConverter {
+                scratch.removeAll(keepingCapacity: true)
+                let result = try packet.data.withUnsafeBytes { try converter.convert($0, into: &scratch) }
+                annexBConverter = converter
+                if result.parameterSetsChanged, let record = converter.record {
+                    try writeVideoSequenceHeader(record, timestamp: timestamp, into: &buffer)
+                }
+                guard wroteVideoSequenceHeader, !scratch.isEmpty else {
+                    skippedBeforeConfiguration += 1
+                    return
+                }
+                try flv.writeVideo(timestamp: timestamp, compositionTime: composition, isKeyframe: result.isKeyframe,
+                                   packetType: .nalu, payload: scratch, into: &buffer)
+            } else {
+                guard wroteVideoSequenceHeader else {
+                    skippedBeforeConfiguration += 1
+                    return
+                }
+                try packet.data.withUnsafeBytes {
+                    try flv.writeVideo(timestamp: timestamp, compositionTime: composition, isKeyframe: packet.isKeyframe,
+                                       packetType: .nalu, payload: $0, into: &buffer)
+                }
+            }
+        case .audio:
+            if let changed = packet.audioConfiguration, changed != audio {
+                audio = changed
+                try writeAudioSequenceHeader(changed.audioSpecificConfig, timestamp: timestamp, into: &buffer)
+            }
+            try packet.data.withUnsafeBytes {
+                try flv.writeAudio(timestamp: timestamp, aacPacketType: .raw, payload: $0, into: &buffer)
+            }
+        }
+    }
+}

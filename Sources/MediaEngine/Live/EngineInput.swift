@@ -1,0 +1,302 @@
+import CFFmpeg
+import Foundation
+import MediaFormats
+
+/// A live input (an RTMP pull, or a publisher on the shared ingest port) for the codec pipeline: the live engine
+/// delivers its FLV tags on an event loop (`LiveTagConsumer`), and the pipeline's input thread reads them as
+/// packets (`PacketSource`), with codec parameters for its decoders (`CodecParameterSource`).
+///
+/// The event loop never waits: when the pipeline falls behind (a slow encoder) by more than `maxQueuedBytes`,
+/// frames are dropped up to the next keyframe and counted, so the input's other work goes on.
+///
+/// `@unchecked Sendable`: the queue and end state are guarded by `condition`; everything else is the input thread's.
+public final class EngineInput: PacketSource, LiveTagConsumer, @unchecked Sendable {
+    public private(set) var streams: [StreamInfo] = []
+    private let options: PipelineOptions
+    private var subscription: (any LiveSubscription)?
+    private var parameters: [Int: CodecParameters] = [:]
+
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var queue: [FLVTagMessage] = []
+    private var head = 0
+    private var queuedBytes = 0
+    private var ended = false
+    private var endError: PipelineError?
+    private var dropping = false
+    private var received: Int64 = 0
+    private var droppedFrames = 0
+
+    // The input thread's.
+    private var lookahead: [FLVTagMessage] = []
+    private var videoIndex: Int?
+    private var audioIndex: Int?
+    private var videoExtradata: [UInt8] = []
+    private var audioExtradata: [UInt8] = []
+    private var pendingVideoExtradata: [UInt8]?
+    private var pendingAudioExtradata: [UInt8]?
+    private var audioFrameDuration: Int64 = 21
+
+    /// Seconds of a 20 Mb/s stream: past it the pipeline is not keeping up, and frames are dropped.
+    static let maxQueuedBytes = 48 << 20
+
+    public init(options: PipelineOptions) {
+        self.options = options
+    }
+
+    /// Starts the input on `transport` and waits until its streams are known (their sequence headers, or a few
+    /// seconds of media without one).
+    /// - Throws: the input's failure (nothing arrived within the timeout, a refused publisher), a codec the job
+    ///   cannot take (named), or `noStreams`.
+    public func open(on transport: any LiveTransport, interrupter: Interrupter) throws(PipelineError) {
+        subscription = transport.subscribe(options: options, interrupter: interrupter, consumer: self)
+        do throws(PipelineError) {
+            try describeStreams()
+        } catch {
+            subscription?.stop()
+            throw error
+        }
+    }
+
+    /// Ends the input (the pipeline stops reading).
+    public func close() {
+        subscription?.stop()
+    }
+
+    /// Connections after the first.
+    public var reconnects: Int { subscription?.reconnects ?? 0 }
+
+    /// Frames dropped because the pipeline fell behind.
+    public var drops: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return droppedFrames
+    }
+
+    public var bytesRead: Int64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return received
+    }
+
+    // MARK: Event loop (LiveTagConsumer)
+
+    public func receive(_ tags: [FLVTagMessage], bytes: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        received += Int64(bytes)
+        for tag in tags {
+            let isFrame = EngineInput.isFrame(tag)
+            if queuedBytes > EngineInput.maxQueuedBytes { dropping = true }
+            if dropping, isFrame {
+                let resumes = queuedBytes < EngineInput.maxQueuedBytes / 2 && EngineInput.isResumePoint(tag, hasVideo: videoIndex != nil)
+                guard resumes else {
+                    droppedFrames += 1
+                    continue
+                }
+                dropping = false
+            }
+            queue.append(tag)
+            queuedBytes += tag.body.count
+        }
+        condition.signal()
+    }
+
+    public func end(_ error: PipelineError?) {
+        condition.lock()
+        ended = true
+        endError = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// A coded frame (not a sequence header or script data).
+    static func isFrame(_ tag: FLVTagMessage) -> Bool {
+        switch tag.typeID {
+        case FLVTagMessage.video: return tag.body.count >= 2 && !(LiveStreamDescription.isAVC(tag.body) && tag.body[1] != 1)
+        case FLVTagMessage.audio: return tag.body.count >= 2 && !(LiveStreamDescription.isAAC(tag.body) && tag.body[1] == 0)
+        default: return false
+        }
+    }
+
+    /// Where a stream that dropped frames can resume: a video keyframe, or any audio frame when there is no video.
+    static func isResumePoint(_ tag: FLVTagMessage, hasVideo: Bool) -> Bool {
+        if hasVideo { return tag.typeID == FLVTagMessage.video && tag.body.first.map { $0 >> 4 & 0x07 == 1 } == true }
+        return tag.typeID == FLVTagMessage.audio
+    }
+
+    // MARK: Input thread
+
+    /// The next tag: what `describeStreams` read ahead first. Nil at the end; the input's failure is thrown.
+    private func nextTag() throws(PipelineError) -> FLVTagMessage? {
+        if !lookahead.isEmpty { return lookahead.removeFirst() }
+        condition.lock()
+        defer { condition.unlock() }
+        while head == queue.count && !ended { condition.wait() }
+        guard head < queue.count else {
+            if let endError { throw endError }
+            return nil
+        }
+        let tag = queue[head]
+        head += 1
+        queuedBytes -= tag.body.count
+        if head == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 4096 {
+            queue.removeFirst(head)
+            head = 0
+        }
+        return tag
+    }
+
+    private func describeStreams() throws(PipelineError) {
+        let wantsVideo = options.video != .drop
+        let wantsAudio = options.audio != .drop
+        var description = LiveStreamDescription()
+        var read: [FLVTagMessage] = []
+        while !description.isComplete(video: wantsVideo, audio: wantsAudio) {
+            guard let tag = try nextTag() else { break }
+            read.append(tag)
+            try description.take(tag, video: wantsVideo, audio: wantsAudio)
+        }
+        lookahead = read
+        if let avcC = description.videoConfiguration {
+            let record: AVCDecoderConfigurationRecord
+            do { record = try AVCDecoderConfigurationRecord(parsing: avcC) } catch let error as MediaFormatError {
+                throw .invalidStream(kind: "video", stream: 0, error)
+            } catch {
+                throw .invalidStream(kind: "video", stream: 0, .invalid(structure: "avcC", reason: "\(error)"))
+            }
+            let sps = record.sequenceParameterSets.first.flatMap { try? SequenceParameterSet(parsing: $0) }
+            let rate = sps?.frameRate.flatMap { RawVideoTiming.plausibleVUIFrameRates.contains($0) ? $0 : nil } ?? description.announcedFrameRate
+            let index = streams.count
+            streams.append(StreamInfo(index: index, kind: .video, codecName: "h264", extradata: avcC, timeBaseNumerator: 1,
+                                      timeBaseDenominator: 1000, width: sps?.width ?? 0, height: sps?.height ?? 0, sampleRate: 0,
+                                      channels: 0, averageFrameRate: rate, isAttachedPicture: false))
+            parameters[index] = CodecParameters(video: avcC, width: sps?.width ?? 0, height: sps?.height ?? 0)
+            videoIndex = index
+            videoExtradata = avcC
+        }
+        if let asc = description.audioConfiguration {
+            let config: AudioSpecificConfig
+            do { config = try AudioSpecificConfig(parsing: asc) } catch let error as MediaFormatError {
+                throw .invalidStream(kind: "audio", stream: streams.count, error)
+            } catch {
+                throw .invalidStream(kind: "audio", stream: streams.count, .invalid(structure: "AudioSpecificConfig", reason: "\(error)"))
+            }
+            let channels = config.channelConfiguration > 0 ? min(config.channelConfiguration == 7 ? 8 : config.channelConfiguration, 8) : 2
+            let index = streams.count
+            streams.append(StreamInfo(index: index, kind: .audio, codecName: "aac", extradata: asc, timeBaseNumerator: 1,
+                                      timeBaseDenominator: 1000, width: 0, height: 0, sampleRate: config.outputSamplingFrequency,
+                                      channels: channels, averageFrameRate: nil, isAttachedPicture: false))
+            parameters[index] = CodecParameters(audio: asc, sampleRate: config.outputSamplingFrequency, channels: channels)
+            audioIndex = index
+            audioExtradata = asc
+            audioFrameDuration = Int64(1024 * 1000 / max(config.samplingFrequency, 1))
+        }
+        guard !streams.isEmpty else {
+            throw .noStreams(name: options.inputName)
+        }
+    }
+
+    public func readPacket() throws -> DemuxedPacket? {
+        while let tag = try nextTag() {
+            if let packet = try packet(from: tag) { return packet }
+        }
+        return nil
+    }
+
+    private func packet(from tag: FLVTagMessage) throws(PipelineError) -> DemuxedPacket? {
+        let body = tag.body
+        switch tag.typeID {
+        case FLVTagMessage.video:
+            guard let videoIndex, !body.isEmpty else { return nil }
+            guard LiveStreamDescription.isAVC(body) else {
+                throw .unsupportedLiveCodec(kind: "video", codec: LiveStreamDescription.videoCodecName(body))
+            }
+            switch body[1] {
+            case 0:
+                let avcC = Array(body.dropFirst(5))
+                if !avcC.isEmpty, avcC != videoExtradata {
+                    videoExtradata = avcC
+                    pendingVideoExtradata = avcC
+                }
+                return nil
+            case 1:
+                guard body.count > 5 else { return nil }
+                // Composition time: signed 24 bits (E.4.3.1).
+                let raw = Int32(body[2]) << 16 | Int32(body[3]) << 8 | Int32(body[4])
+                let composition = Int64((raw << 8) >> 8)
+                defer { pendingVideoExtradata = nil }
+                return DemuxedPacket(streamIndex: videoIndex, data: Array(body[5...]), pts: tag.timestamp + composition,
+                                     dts: tag.timestamp, duration: 0, isKeyframe: body[0] >> 4 & 0x07 == 1,
+                                     newExtradata: pendingVideoExtradata)
+            default:
+                return nil
+            }
+        case FLVTagMessage.audio:
+            guard let audioIndex, !body.isEmpty else { return nil }
+            guard LiveStreamDescription.isAAC(body) else {
+                throw .unsupportedLiveCodec(kind: "audio", codec: LiveStreamDescription.audioCodecName(body))
+            }
+            if body[1] == 0 {
+                let asc = Array(body.dropFirst(2))
+                if !asc.isEmpty, asc != audioExtradata {
+                    audioExtradata = asc
+                    pendingAudioExtradata = asc
+                }
+                return nil
+            }
+            guard body.count > 2 else { return nil }
+            defer { pendingAudioExtradata = nil }
+            return DemuxedPacket(streamIndex: audioIndex, data: Array(body[2...]), pts: tag.timestamp, dts: tag.timestamp,
+                                 duration: audioFrameDuration, isKeyframe: true, newExtradata: pendingAudioExtradata)
+        default:
+            return nil
+        }
+    }
+}
+
+extension EngineInput: CodecParameterSource {
+    func codecParameters(ofStream index: Int) -> UnsafePointer<AVCodecParameters>? {
+        parameters[index].map { UnsafePointer($0.pointer) }
+    }
+}
+
+/// Owns one `AVCodecParameters` built from a live input's sequence header, for a decoder.
+final class CodecParameters {
+    let pointer: UnsafeMutablePointer<AVCodecParameters>
+
+    private init?(type: AVMediaType, codec: AVCodecID, extradata: [UInt8]) {
+        guard let made = avcodec_parameters_alloc() else { return nil }
+        pointer = made
+        pointer.pointee.codec_type = type
+        pointer.pointee.codec_id = codec
+        // libavcodec reads extradata with padding past its end.
+        let padded = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        guard let bytes = av_mallocz(extradata.count + padded)?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        extradata.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { bytes.update(from: base, count: source.count) }
+        }
+        pointer.pointee.extradata = bytes
+        pointer.pointee.extradata_size = Int32(extradata.count)
+    }
+
+    convenience init?(video avcC: [UInt8], width: Int, height: Int) {
+        self.init(type: AVMEDIA_TYPE_VIDEO, codec: AV_CODEC_ID_H264, extradata: avcC)
+        pointer.pointee.width = Int32(clamping: width)
+        pointer.pointee.height = Int32(clamping: height)
+    }
+
+    convenience init?(audio asc: [UInt8], sampleRate: Int, channels: Int) {
+        self.init(type: AVMEDIA_TYPE_AUDIO, codec: AV_CODEC_ID_AAC, extradata: asc)
+        pointer.pointee.sample_rate = Int32(clamping: sampleRate)
+        av_channel_layout_default(&pointer.pointee.ch_layout, Int32(clamping: channels))
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVCodecParameters>? = pointer
+        avcodec_parameters_free(&owned)
+    }
+}

@@ -1,0 +1,28 @@
+/// One output as the pipeline's input thread drives it: a file on its own thread (`OutputWorker`) or an RTMP
+/// publish on the live engine (`EnginePublishOutput`).
+protocol PipelineOutput: AnyObject {
+    var index: Int { get }
+    var name: String { get }
+    var wantsVideo: Bool { get }
+    var wantsAudio: Bool { get }
+    /// True for RTMP publishes: they give up without failing the job, and cannot be taken back.
+    var isNetwork: Bool { get }
+    var progress: OutputProgress { get }
+    var error: (any Error)? { get }
+    /// Video packets skipped before the first SPS/PPS (read after `close`).
+    var skippedBeforeConfiguration: Int { get }
+    func start()
+    /// Hands a packet over; false only when a file output has failed (the job must stop).
+    func submit(_ packet: MediaPacket) -> Bool
+    /// Ends the stream (`commit`: trailers written) and waits; returns a file output's error.
+    func close(commit: Bool) -> (any Error)?
+    /// Makes a closed file visible under its real name.
+    func publish() throws
+    /// Removes a file output's temporary file.
+    func discard()
+}
+
+extension PipelineOutput {
+    /// A network output that ran out of attempts: it takes no more packets, and the job goes on.
+    var hasGivenUp: Bool { isNetwork && progress.failed }
+}

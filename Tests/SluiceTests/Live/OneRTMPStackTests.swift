@@ -1,0 +1,203 @@
+import Foundation
+import JobStore
+import LiveRelay
+import SluiceTestSupport
+import Testing
+@testable import Sluice
+
+/// A blocking job run on a thread of its own, so that several jobs (or a job and its publishers) run side by side.
+final class JobOnThread: @unchecked Sendable {
+    // Reason: `outcome` is written once by the thread before `done` is signalled, and read only after the wait.
+    private var outcome: Result<JobOutcome, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () throws -> JobOutcome) {
+        let thread = Thread { [self] in
+            outcome = Result { try body() }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// The job's outcome, or nil when it did not end within `seconds`.
+    func wait(seconds: Double) throws -> JobOutcome? {
+        guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+        return try outcome?.get()
+    }
+}
+
+/// Issue #17: every job's RTMP goes through the live engine: file jobs publishing to RTMP, live inputs to encode or
+/// to write `.h264`/`.aac`, listens of any kind on one shared port, RTMPS verified for all of them.
+@Suite("One RTMP stack for every job", .serialized, .enabled(if: TestRTMP.isAvailable, TestRTMP.unavailableReason))
+struct OneRTMPStackTests {
+    static func key(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(8))" }
+
+    @Test("a file job publishes through the engine at 1x: a player connected before gets every video and audio frame")
+    func fileToRTMP() throws {
+        let source = try Fixtures.live(seconds: 3)
+        let harness = try JobHarness("file-to-rtmp")
+        let url = try #require(TestRTMP.url) + "/" + Self.key("file")
+        let player = try TestRTMP.play(url, into: harness.path("played.flv"))
+        usleep(500_000)
+        let started = Date()
+        let outcome = try harness.run(json: #"{"id": "file-to-rtmp", "input": "\#(source)", "outputs": ["\#(url)"]}"#)
+        #expect(outcome.succeeded != nil, "job: \(outcome)")
+        // Paced like `ffmpeg -re`: 3 s of media take about 3 s.
+        #expect(Date().timeIntervalSince(started) >= 2.5)
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(try FrameHashes.of(harness.path("played.flv"), .video) == FrameHashes.of(source, .video))
+        #expect(try FrameHashes.of(harness.path("played.flv"), .audio) == FrameHashes.of(source, .audio))
+        let row = try #require(try harness.store.outputs(jobID: "file-to-rtmp").first)
+        #expect(row.state == .succeeded && row.frames == 90 && row.bytes > 0, "\(row)")
+        #expect(row.url.hasSuffix("/live/***"))
+    }
+
+    @Test("a live pull encoded to 320x180: the destination and the archive play at that size, .h264 and .aac decode")
+    func livePullEncoded() throws {
+        let source = try Fixtures.live(seconds: 6)
+        let harness = try JobHarness("live-encode")
+        let base = try #require(TestRTMP.url)
+        let input = base + "/" + Self.key("enc-src")
+        let output = base + "/" + Self.key("enc-dst")
+        let player = try TestRTMP.play(output, into: harness.path("played.flv"))
+        let publisher = try TestRTMP.publish(source, to: input)
+        defer { _ = publisher.wait(seconds: 10) }
+        usleep(700_000)
+        let outcome = try harness.run(json: """
+            {"id": "live-encode", "input": {"url": "\(input)", "timeout_s": 5},
+             "video": {"mode": "encode", "encoder": "software", "width": 320, "height": 180, "bitrate_kbps": 300, "fps": 30, "gop_s": 1},
+             "audio": {"mode": "encode", "bitrate_kbps": 64},
+             "outputs": ["\(output)", "\(harness.path("enc.flv"))", "\(harness.path("enc.h264"))", "\(harness.path("enc.aac"))"],
+             "max_duration_s": 3}
+            """)
+        #expect(outcome.succeeded != nil, "job: \(outcome)")
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        for file in ["played.flv", "enc.flv", "enc.h264"] {
+            let video = try Probe.streams(harness.path(file), "v")
+            #expect(video.count == 1 && video.first?.width == 320 && video.first?.height == 180, "\(file): \(video)")
+            #expect(try Probe.decodeErrors(harness.path(file)).isEmpty, "\(file) does not decode cleanly")
+        }
+        // 3 s at 30 fps, cut at max_duration_s.
+        let frames = try Probe.frameCount(harness.path("enc.h264"), "v")
+        #expect(frames >= 80 && frames <= 92, "enc.h264: \(frames) frames")
+        #expect(try Probe.streams(harness.path("enc.aac"), "a").first?.codec == "aac")
+        #expect(try Probe.frameCount(harness.path("enc.aac"), "a") > 120)
+        #expect(try Probe.streams(harness.path("played.flv"), "a").first?.codec == "aac")
+    }
+
+    @Test("one port, a copy listen job and an encode listen job with .h264/.aac outputs: each publisher reaches its job")
+    func copyAndEncodeListenersShareAPort() throws {
+        let source = try Fixtures.live(seconds: 4)
+        let harness = try JobHarness("shared-port")
+        let port = try TestRTMP.freePort()
+        let copyKey = Self.key("copy")
+        let encodeKey = Self.key("encode")
+        let copy = JobOnThread {
+            try harness.run(json: """
+                {"id": "listen-copy", "input": {"url": "rtmp://127.0.0.1:\(port)/ingest/\(copyKey)", "listen": true, "timeout_s": 2},
+                 "outputs": ["\(harness.path("copy.flv"))", "\(harness.path("copy.h264"))", "\(harness.path("copy.aac"))"]}
+                """)
+        }
+        let encode = JobOnThread {
+            try harness.run(json: """
+                {"id": "listen-encode", "input": {"url": "rtmp://127.0.0.1:\(port)/ingest/\(encodeKey)", "listen": true, "timeout_s": 2},
+                 "video": {"mode": "encode", "encoder": "software", "width": 160, "height": 120, "bitrate_kbps": 200},
+                 "outputs": ["\(harness.path("encode.flv"))"]}
+                """)
+        }
+        #expect(HostilePeers.waitUntilListening(port: port, seconds: 10))
+        usleep(300_000)
+        let first = try TestRTMP.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\(copyKey)")
+        let second = try TestRTMP.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\(encodeKey)")
+        #expect(first.wait(seconds: 20) == 0, "copy publisher: \(first.stderr)")
+        #expect(second.wait(seconds: 20) == 0, "encode publisher: \(second.stderr)")
+        let copied = try #require(try copy.wait(seconds: 30), "the copy listen job did not end")
+        let encoded = try #require(try encode.wait(seconds: 30), "the encode listen job did not end")
+        #expect(copied.succeeded != nil, "copy job: \(copied)")
+        #expect(encoded.succeeded != nil, "encode job: \(encoded)")
+        // The copy job's publisher was routed to it from its first frame: every frame, in each format.
+        let published = try FrameHashes.of(source, .video)
+        #expect(try FrameHashes.of(harness.path("copy.flv"), .video) == published)
+        #expect(try FrameHashes.of(harness.path("copy.h264"), .video) == published)
+        #expect(try FrameHashes.of(harness.path("copy.aac"), .audio) == FrameHashes.of(source, .audio))
+        let video = try Probe.streams(harness.path("encode.flv"), "v")
+        #expect(video.first?.width == 160 && video.first?.height == 120, "encode.flv: \(video)")
+        #expect(try Probe.frameCount(harness.path("encode.flv"), "v") == published.count)
+    }
+
+    /// GStreamer's flvmux sends onMetaData again and again during a publish: an archive keeps only the first, at 0.
+    @Test("ffmpeg, GStreamer rtmp2sink and GStreamer rtmpsink (librtmp) into listen jobs: each archive is exactly h264 + aac, every frame")
+    func independentPublishers() throws {
+        let source = try Fixtures.live(seconds: 3)
+        let published = try FrameHashes.of(source, .video)
+        let harness = try JobHarness("publishers")
+        for client in ["ffmpeg", "rtmp2sink", "rtmpsink"] {
+            let port = try TestRTMP.freePort()
+            let key = Self.key(client)
+            let url = "rtmp://127.0.0.1:\(port)/ingest/\(key)"
+            let archive = harness.path("\(client).flv")
+            let job = JobOnThread {
+                try harness.run(json: #"{"id": "publisher-\#(client)", "input": {"url": "\#(url)", "listen": true, "timeout_s": 2}, "outputs": ["\#(archive)"]}"#)
+            }
+            #expect(HostilePeers.waitUntilListening(port: port, seconds: 10))
+            let publisher: BackgroundProcess
+            if client == "ffmpeg" {
+                publisher = try TestRTMP.publish(source, to: url)
+            } else {
+                publisher = try BackgroundProcess("gst-launch-1.0", [
+                    "-q", "filesrc", "location=\(source)", "!", "qtdemux", "name=d", "d.video_0", "!", "queue", "!", "h264parse", "!",
+                    "flvmux", "name=m", "streamable=true", "!", client, "location=\(url)",
+                    "d.audio_0", "!", "queue", "!", "aacparse", "!", "m."])
+            }
+            #expect(publisher.wait(seconds: 30) == 0, "\(client): \(publisher.stderr)")
+            let outcome = try #require(try job.wait(seconds: 30), "\(client): the listen job did not end")
+            #expect(outcome.succeeded != nil, "\(client): \(outcome)")
+            let kinds = try Command.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", archive]).text
+            #expect(kinds.split(separator: "\n").sorted() == ["aac", "h264"], "\(client): ffprobe sees \(kinds)")
+            #expect(try FrameHashes.of(archive, .video) == published, "\(client): the archive lost or changed frames")
+            let first = try Probe.frames(archive, "v").first?.time
+            #expect(first.map { $0 < 0.1 } == true, "\(client): the archive starts at \(first ?? -1) s")
+        }
+    }
+
+    @Test("RTMPS outputs of a file job, an encode job and a pull: an untrusted server fails the output by its certificate, a trusted one takes it")
+    func rtmpsVerifiedForEveryJob() throws {
+        let ca = try #require(TestRTMPS.caFile, "SLUICE_TEST_RTMPS_CA is unset")
+        let source = try Fixtures.live(seconds: 2)
+        let harness = try JobHarness("rtmps-every-job")
+        // Only the system's trust store: the terminator's certificate is signed by the run's own CA.
+        let untrusted = LiveEngine(rtmpsCAFile: nil)
+        defer { untrusted.shutdown() }
+        let pulled = try TestRTMPS.stream("tls-pull-src")
+        let inputs: [(name: String, input: String, extra: String)] = [
+            ("file", #""\#(source)""#, ""),
+            ("encode", #""\#(source)""#, #", "video": {"mode": "encode", "encoder": "software", "width": 160, "height": 120}"#),
+            ("pull", #"{"url": "\#(pulled.plain)", "timeout_s": 5}"#, #", "max_duration_s": 2"#),
+        ]
+        for (name, input, extra) in inputs {
+            for trusted in [false, true] {
+                let id = "rtmps-\(name)-\(trusted ? "trusted" : "untrusted")"
+                let stream = try TestRTMPS.stream(id)
+                let player = try TestRTMP.play(stream.plain, into: harness.path("\(id).flv"))
+                let publisher = name == "pull" ? try TestRTMP.publish(try Fixtures.live(seconds: 6), to: pulled.plain) : nil
+                defer { _ = publisher?.wait(seconds: 0) }
+                usleep(700_000)
+                let json = #"{"id": "\#(id)", "input": \#(input), "outputs": ["\#(stream.tls)"], "reconnect": {"attempts": 0}\#(extra)}"#
+                let outcome = try harness.runner.run(document: Data(json.utf8), engine: trusted ? JobHarness.liveEngine : untrusted)
+                let row = try #require(try harness.store.outputs(jobID: id).first)
+                _ = player.wait(seconds: 10)
+                let played = (try? FrameHashes.of(harness.path("\(id).flv"), .video)) ?? []
+                if trusted {
+                    #expect(outcome.succeeded != nil, "\(id): \(outcome)")
+                    #expect(played.count > 30, "\(id): the trusted destination played \(played.count) frames")
+                } else {
+                    #expect(outcome.succeeded == nil, "\(id) succeeded against a server it cannot authenticate")
+                    #expect(row.lastError?.contains("CERTIFICATE_VERIFY_FAILED") == true, "\(id): \(row)")
+                    #expect(outcome.failureMessage?.contains("CERTIFICATE_VERIFY_FAILED") == true, "\(id): \(outcome)")
+                    #expect(played.isEmpty, "\(id): \(played.count) frames reached a server that was not verified")
+                }
+            }
+        }
+        #expect(!ca.isEmpty)
+    }
+}
