@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         // TLS for rtmps:// pulls and publishes on the live engine.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // AES-GCM for the job secrets the store keeps sealed at rest.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Pure Swift bitstream core: no dependencies, no C types, no logging.
@@ -54,14 +56,16 @@ let package = Package(
                            .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "JobStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+        .target(name: "JobStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: swiftSettings),
         // The job document (spec, limits, validation, redaction, path policy): Foundation only, so it can be
         // read, tested and turned into a JSON Schema without FFmpeg, SQLite or a broker.
         .target(name: "JobDocument", swiftSettings: swiftSettings),
         .target(
             name: "Sluice",
             dependencies: ["JobDocument", "MediaFormats", "MediaEngine", "LiveRelay", "JobStore", "JobQueue",
-                           .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics")],
+                           .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // The worker's HTTP side (/metrics, /healthz, the admin page): only the executable links Hummingbird.
@@ -91,7 +95,7 @@ let package = Package(
                                                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue"], swiftSettings: swiftSettings),
-        .testTarget(name: "JobStoreTests", dependencies: ["JobStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobStoreTests", dependencies: ["JobStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaEngine", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The queue worker end to end: the real `sluice worker` binary against the private broker.

@@ -35,6 +35,14 @@ public enum Redaction {
 }
 
 extension JobSpec {
+    /// A document that may not validate, with every string redacted as a URL, as JSON text; nil when it is not
+    /// JSON (a rejected message is then kept only sealed).
+    /// - Parameter document: the message body.
+    public static func redactedText(of document: Data) -> String? {
+        guard let value = try? JSONValue.parse(document) else { return nil }
+        return redact(value).jsonText()
+    }
+
     /// The document with every URL string redacted (for events, listings and `jobs show`).
     static func redact(_ value: JSONValue) -> JSONValue {
         switch value {

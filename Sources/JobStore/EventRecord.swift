@@ -40,6 +40,8 @@ public struct EventKind: RawRepresentable, Codable, Hashable, Sendable, Expressi
     public static let takeover: EventKind = "job.takeover"
     /// A copy of the job arrived while another worker holds its lease: not run here.
     public static let runningElsewhere: EventKind = "job.running_elsewhere"
+    /// An attempt removed the temporary `.part` files an earlier attempt of the job left (a killed worker).
+    public static let partsRemoved: EventKind = "job.parts_removed"
     /// The preferred encoder could not open and another one was used.
     public static let encoderFallback: EventKind = "job.encoder_fallback"
 }
@@ -64,12 +66,23 @@ public struct EventRecord: Codable, Equatable, Sendable, FetchableRecord {
     public var message: String?
     /// Structured details as JSON text.
     public var data: String?
+    /// The event's id for ever, `<worker>/<UUID>` (`event_id` on the events exchange); nil on rows written
+    /// before ids were stored, whose events carried `<worker>/<row id>`.
+    public var eventID: String?
 
     /// Maps properties to the snake_case columns admins see.
     enum CodingKeys: String, CodingKey {
         case id, at, kind, state, attempt, message, data
         case jobID = "job_id"
         case workerID = "worker_id"
+        case eventID = "event_id"
+    }
+
+    /// A new event id: the worker's id (who said it) and a random UUID (unique without coordination, also
+    /// across restarts of a worker whose database was reset under the same id).
+    /// - Parameter worker: the worker's id; nil for a store used without one.
+    public static func newID(worker: String?) -> String {
+        "\(worker ?? "sluice")/\(UUID().uuidString.lowercased())"
     }
 
     /// Time columns are ISO-8601 text.

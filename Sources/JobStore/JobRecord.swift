@@ -18,8 +18,10 @@ public struct JobRecord: Codable, Equatable, Sendable, FetchableRecord {
     public var workerID: String?
     /// The input URL, redacted by the caller.
     public var input: String?
-    /// The spec JSON as submitted (may hold secrets; the database file is 0600).
+    /// The spec JSON as submitted, only when it holds no secret (it then equals `specRedacted`); nil otherwise.
     public var spec: String?
+    /// The whole spec sealed with a secrets key (`sealed1:<key id>:…`), when it has secrets and a key was set.
+    public var specSealed: String?
     /// The spec JSON with secrets removed, for listings.
     public var specRedacted: String?
     /// The video encoder actually used (`h264_vaapi`, `libx264`), nil in copy mode or before it opens.
@@ -57,6 +59,7 @@ public struct JobRecord: Codable, Equatable, Sendable, FetchableRecord {
         case maxAttempts = "max_attempts"
         case workerID = "worker_id"
         case specRedacted = "spec_redacted"
+        case specSealed = "spec_sealed"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case startedAt = "started_at"

@@ -3,15 +3,6 @@ import Foundation
 import GRDB
 
 extension JobStore {
-    /// The newest event row of a job, if any: the row a just-published transition reports.
-    /// - Parameter jobID: the job's id.
-    public func latestEvent(jobID: String) throws(JobStoreError) -> EventRecord? {
-        try read {
-            try EventRecord.fetchOne(
-                $0, sql: "SELECT * FROM job_events WHERE job_id = ? ORDER BY id DESC LIMIT 1", arguments: [jobID])
-        }
-    }
-
     /// How many events the ledger has applied.
     public func ledgerEventCount() throws(JobStoreError) -> Int {
         try read { try Int.fetchOne($0, sql: "SELECT count(*) FROM ledger_events") ?? 0 }
@@ -72,11 +63,11 @@ extension JobStore {
             let data = try Self.ledgerEventData(eventID: entry.eventID)
             try db.execute(
                 sql: """
-                    INSERT INTO job_events (job_id, at, kind, state, attempt, worker_id, message, data)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO job_events (job_id, at, kind, state, attempt, worker_id, message, data, event_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [entry.jobID, at, entry.kind, entered, entry.attempt, entry.workerID,
-                            entry.message ?? entry.error, data])
+                            entry.message ?? entry.error, data, entry.eventID])
             return .applied
         }
     }

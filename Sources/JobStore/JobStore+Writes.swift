@@ -12,6 +12,7 @@ extension JobStore {
     /// - Returns: whether the job is new, already succeeded, or known.
     public func receive(_ job: NewJob) throws(JobStoreError) -> ReceiveOutcome {
         let at = timestamp()
+        let spec = try specColumns(jobID: job.id, spec: job.spec, redacted: job.specRedacted)
         return try write { db in
             if let existing = try Self.fetchJob(db, id: job.id) {
                 if existing.state == .succeeded {
@@ -23,11 +24,12 @@ extension JobStore {
                 if existing.state != .running && existing.state != .rejected {
                     try db.execute(
                         sql: """
-                            UPDATE jobs SET spec = ?, spec_redacted = ?, input = ?, priority = ?, max_attempts = ?,
-                                updated_at = ?
+                            UPDATE jobs SET spec = ?, spec_sealed = ?, spec_redacted = ?, input = ?, priority = ?,
+                                max_attempts = ?, updated_at = ?
                             WHERE id = ?
                             """,
-                        arguments: [job.spec, job.specRedacted, job.input, job.priority, job.maxAttempts, at, job.id])
+                        arguments: [spec.clear, spec.sealed, job.specRedacted, job.input, job.priority, job.maxAttempts,
+                                    at, job.id])
                     try Self.replaceOutputs(db, jobID: job.id, outputs: job.outputs, at: at)
                 }
                 try Self.insertEvent(
@@ -38,12 +40,12 @@ extension JobStore {
             try db.execute(
                 sql: """
                     INSERT INTO jobs (id, state, attempts, max_attempts, priority, worker_id, input, spec,
-                        spec_redacted, created_at, updated_at)
-                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)
+                        spec_sealed, spec_redacted, created_at, updated_at)
+                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    job.id, JobState.received, job.maxAttempts, job.priority, job.workerID, job.input, job.spec,
-                    job.specRedacted, at, at,
+                    job.id, JobState.received, job.maxAttempts, job.priority, job.workerID, job.input, spec.clear,
+                    spec.sealed, job.specRedacted, at, at,
                 ])
             try Self.replaceOutputs(db, jobID: job.id, outputs: job.outputs, at: at)
             let created = try Self.requireJob(db, id: job.id)
@@ -58,15 +60,19 @@ extension JobStore {
     /// Rejecting an already rejected id (a redelivered bad message) changes nothing.
     /// - Parameters:
     ///   - id: the job's id, or one the caller generated when the message had no usable id.
-    ///   - spec: the message text as received, if it is text.
+    ///   - spec: the message text as received, if it is text; kept sealed, or not at all without a key.
+    ///   - specRedacted: the message with its URLs redacted, when it is JSON; kept in clear.
     ///   - error: why the spec is invalid (names the key path).
     ///   - workerID: the worker that received it.
     /// - Returns: the rejected job.
     @discardableResult
-    public func reject(id: String, spec: String?, error: String, workerID: String? = nil) throws(JobStoreError)
-        -> JobRecord
-    {
+    public func reject(
+        id: String, spec: String?, specRedacted: String? = nil, error: String, workerID: String? = nil
+    ) throws(JobStoreError) -> JobRecord {
         let at = timestamp()
+        // An invalid document is never run again: its text is kept only to be read, so even a secret-free one
+        // is kept sealed (or redacted) rather than as a runnable spec.
+        let sealed = try specColumns(jobID: id, spec: spec, redacted: nil).sealed
         return try write { db in
             if let existing = try Self.fetchJob(db, id: id) {
                 if existing.state == .rejected { return existing }
@@ -74,19 +80,24 @@ extension JobStore {
                 _ = try lifecycle.transition(to: .rejected, jobID: id)
                 try db.execute(
                     sql: """
-                        UPDATE jobs SET state = ?, error = ?, spec = COALESCE(?, spec),
-                            worker_id = COALESCE(?, worker_id), finished_at = ?, updated_at = ?
+                        UPDATE jobs SET state = ?, error = ?,
+                            spec = CASE WHEN ? THEN NULL ELSE spec END,
+                            spec_sealed = CASE WHEN ? THEN ? ELSE spec_sealed END,
+                            spec_redacted = COALESCE(?, spec_redacted), worker_id = COALESCE(?, worker_id),
+                            finished_at = ?, updated_at = ?
                         WHERE id = ?
                         """,
-                    arguments: [JobState.rejected, error, spec, workerID, at, at, id])
+                    // A nil spec (the caller has no text) keeps what is stored.
+                    arguments: [JobState.rejected, error, spec != nil, spec != nil, sealed, specRedacted, workerID,
+                                at, at, id])
             } else {
                 try db.execute(
                     sql: """
-                        INSERT INTO jobs (id, state, attempts, worker_id, spec, error, created_at, updated_at,
-                            finished_at)
-                        VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO jobs (id, state, attempts, worker_id, spec_sealed, spec_redacted, error,
+                            created_at, updated_at, finished_at)
+                        VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [id, JobState.rejected, workerID, spec, error, at, at, at])
+                    arguments: [id, JobState.rejected, workerID, sealed, specRedacted, error, at, at, at])
             }
             let rejected = try Self.requireJob(db, id: id)
             try Self.insertEvent(
@@ -102,11 +113,19 @@ extension JobStore {
     /// - Returns: the attempt number, from 1.
     @discardableResult
     public func startAttempt(id: String, workerID: String) throws(JobStoreError) -> Int {
+        try beginAttempt(id: id, workerID: workerID).job.attempts
+    }
+
+    /// Starts a new attempt, as `startAttempt`, and returns the job in `running` with its `job.running` event.
+    /// - Parameters:
+    ///   - id: the job's id.
+    ///   - workerID: the worker running the attempt.
+    public func beginAttempt(id: String, workerID: String) throws(JobStoreError) -> CommittedTransition {
         let at = timestamp()
         return try write { db in
             try Self.applyTransition(
                 db, id: id, to: .running, workerID: workerID, error: nil, message: nil, data: nil, at: at)
-        }.attempts
+        }
     }
 
     /// Moves a job to `state` if `JobLifecycle` allows it, stamping `finished_at` for terminal states and
@@ -117,12 +136,12 @@ extension JobStore {
     ///   - error: the failure text stored in `jobs.error` (nil clears it).
     ///   - message: the event's message; defaults to `error`.
     ///   - data: details stored as JSON in the event.
-    /// - Returns: the job after the transition.
+    /// - Returns: the job after the transition and the event that recorded it.
     @discardableResult
     public func transition(
         id: String, to state: JobState, error: String? = nil, message: String? = nil,
         data: (any Encodable)? = nil
-    ) throws(JobStoreError) -> JobRecord {
+    ) throws(JobStoreError) -> CommittedTransition {
         let json = try data.map { value throws(JobStoreError) in try Self.encodeJSON(value) }
         let at = timestamp()
         return try write { db in
@@ -254,7 +273,7 @@ extension JobStore {
     private static func applyTransition(
         _ db: Database, id: String, to next: JobState, workerID: String?, error: String?, message: String?,
         data: String?, at: String
-    ) throws -> JobRecord {
+    ) throws -> CommittedTransition {
         let job = try requireJob(db, id: id)
         var lifecycle = JobLifecycle(state: job.state)
         switch try lifecycle.transition(to: next, jobID: id) {
@@ -279,9 +298,9 @@ extension JobStore {
                 arguments: [next, error, at, id])
         }
         let updated = try requireJob(db, id: id)
-        try insertEvent(
+        let event = try insertEvent(
             db, job: updated, kind: .entered(next), state: next, at: at, message: message, data: data)
-        return updated
+        return CommittedTransition(job: updated, event: event)
     }
 
     /// Appends an event carrying the job's current attempt and worker.
@@ -292,10 +311,11 @@ extension JobStore {
     ) throws -> EventRecord {
         try db.execute(
             sql: """
-                INSERT INTO job_events (job_id, at, kind, state, attempt, worker_id, message, data)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO job_events (job_id, at, kind, state, attempt, worker_id, message, data, event_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [job.id, at, kind, state, job.attempts, job.workerID, message, data])
+            arguments: [job.id, at, kind, state, job.attempts, job.workerID, message, data,
+                        EventRecord.newID(worker: job.workerID)])
         let rowID = db.lastInsertedRowID
         guard let event = try EventRecord.fetchOne(db, sql: "SELECT * FROM job_events WHERE id = ?", arguments: [rowID])
         else {

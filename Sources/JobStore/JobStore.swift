@@ -14,6 +14,8 @@ public final class JobStore: Sendable {
     private let pool: DatabasePool
     /// The clock that stamps rows and events; injected so tests control time.
     private let now: @Sendable () -> Date
+    /// The keys job secrets are sealed with; nil stores no secret at all (only redacted specs).
+    let secrets: SecretKeyring?
 
     /// How long a write waits for another connection's lock before failing, unless told otherwise.
     public static let defaultBusyTimeout: TimeInterval = 5
@@ -23,25 +25,32 @@ public final class JobStore: Sendable {
     ///   - path: the database file; its directory must exist.
     ///   - busyTimeout: seconds a statement waits for a lock held by another connection (≥ 0).
     ///   - now: the clock for `created_at`, `updated_at`, event times and samples.
+    ///   - secrets: the keys that seal job secrets (the current one seals, any opens); nil keeps no secret.
     public init(
         path: String, busyTimeout: TimeInterval = JobStore.defaultBusyTimeout,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, secrets: SecretKeyring? = nil
     ) throws(JobStoreError) {
         precondition(busyTimeout >= 0, "busyTimeout must not be negative")
         try DatabaseFile.preparePrivate(at: path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "JobStore"
+        configuration.prepareDatabase { db in
+            // Deleted and overwritten rows are zeroed in their pages, not left in free space for a file reader.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
-            let migrator = Schema.migrator
+            let migrator = Schema.migrator(secrets: secrets)
             // A file migrated by a newer release may hold columns or states this build does not understand.
             if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
                 throw JobStoreError.cannotOpen(
                     path: path, reason: "it was written by a newer version of sluice (unknown migrations)")
             }
+            let sealsNow = try pool.read { try !migrator.appliedIdentifiers($0).contains(Schema.sealedSpecsMigration) }
             try migrator.migrate(pool)
+            if sealsNow { try Self.scrubFreedPages(pool) }
         } catch let error as JobStoreError {
             throw error
         } catch {
@@ -51,11 +60,21 @@ public final class JobStore: Sendable {
         self.path = path
         self.pool = pool
         self.now = now
+        self.secrets = secrets
+    }
+
+    /// Rewrites the whole file and empties the WAL after the migration that removed clear secrets, so that no
+    /// old page (in the main file's free list or in WAL frames) still holds them.
+    private static func scrubFreedPages(_ pool: DatabasePool) throws {
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM")
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
     }
 
     /// The identifiers of the migrations applied to this file, oldest first.
     public func appliedMigrations() throws(JobStoreError) -> [String] {
-        try read { try Schema.migrator.appliedMigrations($0) }
+        try read { try Schema.migrator(secrets: secrets).appliedMigrations($0) }
     }
 
     // MARK: - Transactions

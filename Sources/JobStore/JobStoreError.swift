@@ -10,6 +10,10 @@ public enum JobStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case illegalTransition(jobID: String?, from: JobState, to: JobState)
     /// Event data could not be encoded as JSON.
     case invalidEventData(reason: String)
+    /// The job had secrets, and they were not stored (no key was configured when it was recorded).
+    case secretsNotStored(jobID: String)
+    /// The job's sealed secrets cannot be opened (no key, an unknown key, a damaged row).
+    case secrets(jobID: String, SecretsError)
     /// SQLite (through GRDB) failed; the text is GRDB's description, which omits statement arguments.
     case database(String)
 
@@ -28,6 +32,10 @@ public enum JobStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "a job cannot go from \(from.rawValue) to \(to.rawValue)"
         case let .invalidEventData(reason):
             "event data is not encodable as JSON: \(reason)"
+        case let .secretsNotStored(jobID):
+            "job '\(jobID)' has secrets (stream keys or credentials) that were not stored: no SLUICE_SECRETS_KEY or SLUICE_SECRETS_KEY_FILE was set when it was recorded; submit its spec again with sluice enqueue"
+        case let .secrets(jobID, error):
+            "job '\(jobID)': \(error)"
         case let .database(message):
             "job database error: \(message)"
         }

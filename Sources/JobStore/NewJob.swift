@@ -4,7 +4,8 @@
 public struct NewJob: Equatable, Sendable {
     /// The spec's id (the idempotency key).
     public var id: String
-    /// The spec JSON exactly as submitted; kept so that `jobs retry` can run it again.
+    /// The spec JSON as submitted; kept so that `jobs retry` can run it again: in clear when it equals
+    /// `specRedacted`, sealed when it holds secrets and a key is configured, and not at all otherwise.
     public var spec: String
     /// The spec JSON with stream keys and credentials removed.
     public var specRedacted: String

@@ -3,13 +3,28 @@ import GRDB
 
 /// The migrations of the job database; each release appends, never edits, a migration.
 enum Schema {
+    /// The migration that took clear-text secrets out of `jobs.spec`.
+    static let sealedSpecsMigration = "v4-sealed-specs"
+
     /// Registered migrations in order; `v1` creates the four tables.
-    static var migrator: DatabaseMigrator {
+    /// - Parameter secrets: the keyring `v4-sealed-specs` seals existing specs with; nil drops their secrets.
+    static func migrator(secrets: SecretKeyring?) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: createV1)
         migrator.registerMigration("v2-takeovers", migrate: addTakeovers)
         migrator.registerMigration("v3-ledger", migrate: addLedgerEvents)
+        migrator.registerMigration(sealedSpecsMigration) { db in try SpecSealing.migrate(db, secrets: secrets) }
+        migrator.registerMigration("v5-event-ids", migrate: addEventIDs)
         return migrator
+    }
+
+    /// Each event's id for ever (`<worker>/<UUID>`), written with the row; older rows keep NULL, and their
+    /// events were published as `<worker>/<row id>`. In a ledger it is the worker event the row came from.
+    private static func addEventIDs(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE job_events ADD COLUMN event_id TEXT;
+            CREATE UNIQUE INDEX job_events_event_id ON job_events(event_id);
+            """)
     }
 
     /// The event ids a ledger (`sluice ledger`) has applied, so a redelivered event changes nothing.

@@ -27,7 +27,8 @@ final class FileOutputLink: @unchecked Sendable {
     /// Bytes written but not yet on disk beyond which the disk counts as too slow (the job fails, nothing is dropped).
     static let maxInFlight = 64 << 20
 
-    init(index: Int, name: String, path: String, root: String?, hasAudio: Bool, hasVideo: Bool, pool: NIOThreadPool, loop: any EventLoop) {
+    init(index: Int, name: String, path: String, root: String?, owner: PartOwner?, hasAudio: Bool, hasVideo: Bool,
+         pool: NIOThreadPool, loop: any EventLoop) {
         self.index = index
         self.name = name
         self.path = path
@@ -36,7 +37,7 @@ final class FileOutputLink: @unchecked Sendable {
         progress.status = .running
         FLVWriter().writeFileHeader(hasAudio: hasAudio, hasVideo: hasVideo, into: &pending)
         let opened = pool.runIfActive(eventLoop: loop) { () throws -> OpenedFile in
-            let (file, descriptor) = try OutputFile.create(path: path, root: root)
+            let (file, descriptor) = try OutputFile.create(path: path, root: root, owner: owner)
             return OpenedFile(file: file, descriptor: descriptor)
         }
         chain = opened.map { _ in }

@@ -103,7 +103,7 @@ final class RelaySession: @unchecked Sendable {
         loop.preconditionInEventLoop()
         outputs = endpoints.map { OutputLink(index: $0.0, name: $0.1, endpoint: $0.2) }
         fileOutputs = files.map { index, name, path in
-            FileOutputLink(index: index, name: name, path: path, root: options.fileRoots?.output,
+            FileOutputLink(index: index, name: name, path: path, root: options.fileRoots?.output, owner: options.partOwner,
                            hasAudio: options.audio != .drop, hasVideo: options.video != .drop, pool: engine.pool, loop: loop)
         }
         for output in outputs { connect(output) }

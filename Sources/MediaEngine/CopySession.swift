@@ -185,11 +185,13 @@ struct CopySession {
             guard videoConfiguration != nil || audioConfiguration != nil else {
                 throw OutputError.missingStream(output: description.name, kind: "audio or video")
             }
-            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output)
+            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output,
+                                          owner: options.partOwner)
             return FLVSink(writer: writer, name: description.name, video: videoConfiguration, audio: audioConfiguration)
         case .annexB:
             guard let videoConfiguration else { throw OutputError.missingStream(output: description.name, kind: "video") }
-            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output)
+            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output,
+                                          owner: options.partOwner)
             do {
                 return try AnnexBSink(writer: writer, video: videoConfiguration)
             } catch {
@@ -200,7 +202,8 @@ struct CopySession {
             guard let audioConfiguration else { throw OutputError.missingStream(output: description.name, kind: "audio") }
             // Check ADTS can carry this AAC before creating the file.
             _ = try ADTSHeader(audioSpecificConfig: audioConfiguration.audioSpecificConfig, payloadLength: 0)
-            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output)
+            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output,
+                                          owner: options.partOwner)
             do {
                 return try ADTSSink(writer: writer, name: description.name, audio: audioConfiguration)
             } catch {

@@ -33,23 +33,14 @@ public final class OutputFile: @unchecked Sendable {
     /// - Parameters:
     ///   - path: the output, absolute under `root` when there is one.
     ///   - root: the output root; nil uses the path as given (`sluice run`: the operator is trusted).
-    public static func create(path: String, root: String?) throws(FileAccessError) -> (OutputFile, descriptor: Int32) {
-        let directory: DirectoryHandle
-        let name: String
-        if let root {
-            guard let components = FileRoots.components(of: path, under: root), let last = components.last else {
-                throw FileAccessError(path: path, reason: "is outside the allowed root \(root)")
-            }
-            directory = try DirectoryHandle.open(root: root, components: Array(components.dropLast()), creating: true)
-            name = String(last)
-        } else {
-            name = PathText.lastComponent(path)
-            directory = try DirectoryHandle.open(trusted: PathText.parent(path), creating: true)
-        }
-        guard !name.isEmpty, name != ".", name != ".." else { throw FileAccessError(path: path, reason: "names no file") }
+    ///   - owner: the job writing it, named in the temporary name so that a later attempt can sweep it.
+    public static func create(path: String, root: String?, owner: PartOwner? = nil) throws(FileAccessError)
+        -> (OutputFile, descriptor: Int32)
+    {
+        let (directory, name) = try folder(of: path, root: root, creating: true)
         // A name that is taken (by chance or by a planted file) is never opened: try another.
         for _ in 0..<8 {
-            let temporaryName = OutputFile.temporaryName(for: name)
+            let temporaryName = OutputFile.temporaryName(for: name, owner: owner)
             // The folder's descriptor must stay open through the call that takes its number.
             let descriptor = withExtendedLifetime(directory) {
                 openat(directory.descriptor, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -62,15 +53,38 @@ public final class OutputFile: @unchecked Sendable {
         throw FileAccessError(path: path, reason: "cannot create a temporary file next to it: every name tried exists", code: EEXIST)
     }
 
-    /// `.NAME.<16 hex digits>.part`: hidden, unpredictable, and still saying what it becomes.
-    static func temporaryName(for name: String) -> String {
-        var random = SystemRandomNumberGenerator()
-        let digits = String(random.next() as UInt64, radix: 16)
-        return ".\(name).\(String(repeating: "0", count: randomDigits - digits.count))\(digits).part"
+    /// The folder an output goes in (opened; created when asked) and the output's name in it.
+    static func folder(of path: String, root: String?, creating: Bool) throws(FileAccessError) -> (DirectoryHandle, String) {
+        let directory: DirectoryHandle
+        let name: String
+        if let root {
+            guard let components = FileRoots.components(of: path, under: root), let last = components.last else {
+                throw FileAccessError(path: path, reason: "is outside the allowed root \(root)")
+            }
+            directory = try DirectoryHandle.open(root: root, components: Array(components.dropLast()), creating: creating)
+            name = String(last)
+        } else {
+            name = PathText.lastComponent(path)
+            directory = try DirectoryHandle.open(trusted: PathText.parent(path), creating: creating)
+        }
+        guard !name.isEmpty, name != ".", name != ".." else { throw FileAccessError(path: path, reason: "names no file") }
+        return (directory, name)
     }
 
-    /// Renames the temporary file onto the final name, atomically, in the folder opened at the start (a
-    /// link at the final name is replaced, not followed). On failure the temporary file is removed.
+    /// `.NAME.<16 hex digits>.part`, or `.NAME.<owner tag>.<16 hex digits>.part` with an owner: hidden,
+    /// unpredictable, and still saying what it becomes and (with an owner) whose it is.
+    static func temporaryName(for name: String, owner: PartOwner? = nil) -> String {
+        var random = SystemRandomNumberGenerator()
+        let digits = String(random.next() as UInt64, radix: 16)
+        let ownerText = owner.map { "\($0.tag)." } ?? ""
+        return ".\(name).\(ownerText)\(String(repeating: "0", count: randomDigits - digits.count))\(digits).part"
+    }
+
+    /// Makes the finished file durable under its final name: syncs the temporary file's bytes, renames it onto
+    /// the final name, atomically, in the folder opened at the start (a link at the final name is replaced, not
+    /// followed), then syncs the folder, so that once this returns (and the job is recorded `succeeded`) a power
+    /// loss leaves either the old state or the whole file, never an empty or missing one. On a failure before the
+    /// rename the temporary file is removed.
     public func publish() throws(FileAccessError) {
         let publishing = state.withLock { state in
             guard state == .writing else { return false }
@@ -78,11 +92,47 @@ public final class OutputFile: @unchecked Sendable {
             return true
         }
         guard publishing else { return }
+        do {
+            try syncTemporaryFile()
+        } catch {
+            unlinkat(directory.descriptor, temporaryName, 0)
+            throw error
+        }
         guard renameat(directory.descriptor, temporaryName, directory.descriptor, name) == 0 else {
             let error = FileAccessError.system(path)
             unlinkat(directory.descriptor, temporaryName, 0)
             throw FileAccessError(path: path, reason: "cannot rename the finished file into place: \(error.reason)", code: error.code)
         }
+        // The rename is an entry in the folder: without this sync it can be lost while the job says succeeded.
+        guard Self.sync(directory.descriptor) else {
+            let error = FileAccessError.system(path)
+            throw FileAccessError(path: path, reason: "renamed into place, but its folder could not be synced: \(error.reason)",
+                                  code: error.code)
+        }
+    }
+
+    /// fsync of the temporary file, through a descriptor of its own (the writer's is closed by now).
+    private func syncTemporaryFile() throws(FileAccessError) {
+        let descriptor = openat(directory.descriptor, temporaryName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let error = FileAccessError.system(path)
+            throw FileAccessError(path: path, reason: "cannot open the finished file to sync it: \(error.reason)", code: error.code)
+        }
+        defer { close(descriptor) }
+        guard Self.sync(descriptor) else {
+            let error = FileAccessError.system(path)
+            throw FileAccessError(path: path, reason: "cannot sync the finished file to disk: \(error.reason)", code: error.code)
+        }
+    }
+
+    /// fsync, retried on EINTR; a descriptor that cannot be synced at all (EINVAL: a file system without
+    /// fsync, such as some FUSE mounts) counts as synced, since nothing more can be done there.
+    private static func sync(_ descriptor: Int32) -> Bool {
+        while fsync(descriptor) != 0 {
+            if errno == EINTR { continue }
+            return errno == EINVAL
+        }
+        return true
     }
 
     /// Removes the temporary file (once; nothing after `publish`).

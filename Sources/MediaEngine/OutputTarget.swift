@@ -19,9 +19,10 @@ final class TargetWriter: @unchecked Sendable {
     ///   - path: the file to write (under a temporary name until `publish`).
     ///   - root: the output root the file must be created under, walked without following links; nil uses
     ///     the path as given.
-    init(path: String, root: String? = nil) throws {
+    ///   - owner: the job writing it, named in its temporary name.
+    init(path: String, root: String? = nil, owner: PartOwner? = nil) throws {
         self.path = path
-        let (file, descriptor) = try OutputFile.create(path: path, root: root)
+        let (file, descriptor) = try OutputFile.create(path: path, root: root, owner: owner)
         self.file = file
         do {
             sink = try ByteSink(fileDescriptor: descriptor)

@@ -57,6 +57,8 @@ public struct PipelineOptions: Sendable {
     public var inputFile: String?
     /// The roots every file must stay under (the worker); nil uses paths as given (`sluice run`).
     public var fileRoots: FileRoots?
+    /// The job writing the file outputs, named in their temporary names (`.NAME.<owner>.<16 hex>.part`).
+    public var partOwner: PartOwner?
     /// The live engine, through which every RTMP byte of the pipeline goes (live inputs, RTMP outputs); a job with
     /// either fails clearly without one.
     public var transport: (any LiveTransport)?

@@ -5,8 +5,9 @@ import MediaEngine
 
 /// One event for upstream services: `{event, event_id, id, state, attempt, worker, at, input?, error?, message?,
 /// outputs: [...]}` (`event` repeats the routing key, so a consumer reading a queue still tells `job.duplicate` from
-/// `job.succeeded`). `event_id` is unique per event (`<worker>/<local event row id>` for stored transitions), so a
-/// consumer such as `sluice ledger` can apply each event once however often it is delivered.
+/// `job.succeeded`). `event_id` is unique for ever (`<worker>/<UUID>`, stored with the event's row by the write that
+/// recorded it), so a consumer such as `sluice ledger` can apply each event once however often it is delivered.
+/// Consumers must still accept the older `<worker>/<row id>` ids of events published before.
 /// Built only from the store's records (URLs already redacted) or from redacted output names.
 public struct JobEvent: Sendable, Equatable {
     /// The routing key: `job.<state>`, `job.duplicate` or `job.progress`.
@@ -90,16 +91,8 @@ public struct JobEvent: Sendable, Equatable {
     /// The JSON body as bytes.
     public var json: [UInt8] { Array(body.jsonText().utf8) }
 
-    /// The id of a stored transition: its worker and its row in that worker's `job_events`.
-    /// - Parameters:
-    ///   - worker: the publishing worker's id.
-    ///   - eventRow: the event's `job_events.id` in that worker's database.
-    public static func storedID(worker: String, eventRow: Int64) -> String {
-        "\(worker)/\(eventRow)"
-    }
-
     /// An id for an event without a stored row (progress), unique without coordination.
     static func randomID(worker: String?) -> String {
-        "\(worker ?? "sluice")/\(UUID().uuidString.lowercased())"
+        EventRecord.newID(worker: worker)
     }
 }

@@ -6,6 +6,14 @@ public struct JobPlan: Sendable {
     public var spec: JobSpec
     public var options: PipelineOptions
 
+    /// The paths of the job's file outputs, as the pipeline will create them.
+    public var filePaths: [String] {
+        options.outputs.compactMap { output in
+            if case let .file(path) = output.target { return path }
+            return nil
+        }
+    }
+
     /// Demuxers copy mode reads; others (playlists, concat lists) could reach files or hosts the job
     /// never named.
     /// The last four are for encode mode (MPEG-2 program streams, MP3, AVI, WAV); none of them opens other files.
@@ -41,6 +49,7 @@ public struct JobPlan: Sendable {
             if spec.input.listen { options.inputOptions["listen"] = "1" }
             options.liveInput = true
         }
+        options.partOwner = PartOwner(jobID: spec.id)
         options.reconnect = spec.reconnect.policy
         options.inputTimeout = spec.input.timeoutSeconds
         options.inputFrameRate = spec.input.fps

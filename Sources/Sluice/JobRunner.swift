@@ -31,9 +31,14 @@ public struct AttemptPolicy: Sendable {
     /// Asked when the pipeline stopped on an interrupt: a reason means "not cancelled, to be requeued"
     /// (the worker is shutting down); nil records `cancelled`.
     public var requeueReason: @Sendable () -> String?
+    /// The attempt starts by removing the `.part` files earlier attempts of the same job left (a worker killed
+    /// mid-job). Only for a caller that holds the job's lease, which proves no other attempt writes them.
+    public var removesEarlierParts: Bool
 
-    public init(retriesTransientFailures: Bool, requeueReason: @escaping @Sendable () -> String? = { nil }) {
+    public init(retriesTransientFailures: Bool, removesEarlierParts: Bool = false,
+                requeueReason: @escaping @Sendable () -> String? = { nil }) {
         self.retriesTransientFailures = retriesTransientFailures
+        self.removesEarlierParts = removesEarlierParts
         self.requeueReason = requeueReason
     }
 
@@ -50,12 +55,12 @@ public final class JobRunner: Sendable {
     /// Seconds between progress rows written to the store.
     public let storeInterval: Double
     /// Told of every state the runner commits (after the commit), so the worker can publish `job.<state>`.
-    public let onTransition: @Sendable (JobRecord) -> Void
+    public let onTransition: @Sendable (CommittedTransition) -> Void
     /// Where live attempts' progress is written (one serial queue, whatever the number of live jobs).
     let liveQueue = DispatchQueue(label: "sluice-live-progress")
 
     public init(store: JobStore, workerID: String, paths: PathPolicy, storeInterval: Double = 2,
-                onTransition: @escaping @Sendable (JobRecord) -> Void = { _ in }) {
+                onTransition: @escaping @Sendable (CommittedTransition) -> Void = { _ in }) {
         self.store = store
         self.workerID = workerID
         self.paths = paths
@@ -76,7 +81,8 @@ public final class JobRunner: Sendable {
             spec = try JobSpec.parse(document)
         } catch {
             let id = error.id ?? JobRunner.generatedID()
-            _ = try store.reject(id: id, spec: String(decoding: document, as: UTF8.self), error: error.description, workerID: workerID)
+            _ = try store.reject(id: id, spec: String(decoding: document, as: UTF8.self),
+                                 specRedacted: JobSpec.redactedText(of: document), error: error.description, workerID: workerID)
             return .rejected(error)
         }
         return try run(spec: spec, interrupter: interrupter, engine: engine, progress: progress)
@@ -245,13 +251,23 @@ public final class JobRunner: Sendable {
 
     /// The blocking start of an attempt: `running`, the plan (a plan that fails ends the attempt), output rows.
     private func begin(_ spec: JobSpec, policy: AttemptPolicy) throws(JobStoreError) -> Beginning {
-        let attempt = try store.startAttempt(id: spec.id, workerID: workerID)
-        if let record = try store.job(id: spec.id) { onTransition(record) }
+        let started = try store.beginAttempt(id: spec.id, workerID: workerID)
+        let attempt = started.attempts
+        onTransition(started)
         let plan: JobPlan
         do {
             plan = try JobPlan(spec: spec, paths: paths)
         } catch {
             return .ended(try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy))
+        }
+        if policy.removesEarlierParts, let owner = plan.options.partOwner {
+            let removed = PartSweep.removeParts(of: plan.filePaths, root: plan.options.fileRoots?.output, owner: owner)
+            if !removed.isEmpty {
+                try store.recordEvent(
+                    id: spec.id, kind: .partsRemoved,
+                    message: "removed \(removed.count) temporary file\(removed.count == 1 ? "" : "s") an earlier attempt left: "
+                        + removed.joined(separator: ", "))
+            }
         }
         for index in spec.outputs.indices {
             try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .running))

@@ -260,6 +260,7 @@ public final class Worker: @unchecked Sendable {
     private func reject(_ delivery: Delivery, id: String?, reason: String) async {
         do {
             let record = try store.reject(id: id ?? JobRunner.generatedID(), spec: String(decoding: delivery.body, as: UTF8.self),
+                                          specRedacted: JobSpec.redactedText(of: Data(delivery.body)),
                                           error: reason, workerID: configuration.workerID)
             events.transitioned(record)
         } catch {
@@ -374,7 +375,8 @@ public final class Worker: @unchecked Sendable {
                 let record = try store.transition(id: spec.id, to: .retrying, error: "job \(spec.id): \(interrupted)")
                 events.transitioned(record)
             }
-            let policy = AttemptPolicy(retriesTransientFailures: true) { job.requeueReason }
+            // The lease is held: the job's own leftovers from a killed attempt can go.
+            let policy = AttemptPolicy(retriesTransientFailures: true, removesEarlierParts: true) { job.requeueReason }
             let reporter = ProgressReporter()
             if job.jobClass == .live, let liveEngine {
                 let start = try runner.startAttempt(
@@ -504,10 +506,10 @@ public final class Worker: @unchecked Sendable {
             var deaths: Int
         }
         do {
-            try store.recordTakeover(id: job.spec.id, gapSeconds: gap, message: message,
-                                     data: Details(from: from, gap_s: gap, deaths: lineage.deaths))
+            let event = try store.recordTakeover(id: job.spec.id, gapSeconds: gap, message: message,
+                                                 data: Details(from: from, gap_s: gap, deaths: lineage.deaths))
             if let record = try store.job(id: job.spec.id) {
-                events.transitioned(record, kind: EventKind.takeover.rawValue, message: message)
+                events.transitioned(record, event: event, kind: EventKind.takeover.rawValue, message: message)
             }
         } catch {
             log("cannot record the take-over: \(error)", job: job.spec.id)
@@ -872,24 +874,26 @@ final class EventPublisher: Sendable {
         self.workerID = workerID
     }
 
+    /// Publishes a committed transition under the id its event row was stored with.
+    func transitioned(_ transition: CommittedTransition, message: String? = nil) {
+        transitioned(transition.job, event: transition.event, message: message)
+    }
+
     /// Publishes the event of the state `job` is in (or of `kind`), with its outputs read from the store.
-    func transitioned(_ job: JobRecord, kind: String? = nil, message: String? = nil) {
+    /// - Parameters:
+    ///   - job: the job as committed.
+    ///   - event: the stored event this publishes, whose id it carries; nil for a fresh id.
+    ///   - kind: the routing key, when it is not `job.<state>`.
+    ///   - message: a sentence for humans.
+    func transitioned(_ job: JobRecord, event: EventRecord? = nil, kind: String? = nil, message: String? = nil) {
         var outputs: [OutputRecord] = []
         do {
             outputs = try store.outputs(jobID: job.id)
         } catch {
             log("cannot read the outputs for the event: \(error)", job: job.id)
         }
-        // The stored row this event reports names it, so a redelivered copy is recognised downstream.
-        var eventID: String?
-        do {
-            if let row = try store.latestEvent(jobID: job.id), row.kind.rawValue == (kind ?? "job.\(job.state.rawValue)") {
-                eventID = JobEvent.storedID(worker: workerID, eventRow: row.id)
-            }
-        } catch {
-            log("cannot read the event row back for its id: \(error)", job: job.id)
-        }
-        let event = JobEvent(job: job, outputs: outputs, kind: kind, message: message, eventID: eventID)
+        // The id the write stored with the row: the same in this database, on the exchange and in the ledger.
+        let event = JobEvent(job: job, outputs: outputs, kind: kind, message: message, eventID: event?.eventID)
         broker.publishEvent(routingKey: event.kind, body: event.json)
         // A duplicate's record is the earlier success, not a new transition.
         if kind == nil { metrics?.transitioned(job, outputs: outputs) }

@@ -97,8 +97,11 @@ extension JobsCommand {
                 printError("sluice: job \(id) is \(job.state.rawValue); only failed or cancelled jobs are retried\(hint)")
                 throw ExitCode(1)
             }
-            guard let spec = job.spec else {
-                printError("sluice: job \(id) has no stored spec")
+            let spec: String
+            do {
+                spec = try store.runnableSpec(id: id)
+            } catch {
+                printError("sluice: cannot retry: \(error)")
                 throw ExitCode(1)
             }
             try publish(Array(spec.utf8), id: id, priority: UInt8(priority ?? job.priority ?? 0), using: broker)

@@ -17,13 +17,15 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("SQLite database of job records (env SLUICE_DB).", valueName: "path"))
     var db: String = ProcessInfo.processInfo.environment["SLUICE_DB"] ?? "sluice.sqlite"
 
-    /// Opens the store, creating its folder first; a failure exits 1 with the reason.
+    /// Opens the store, creating its folder first, with the secrets keyring the environment configures
+    /// (SLUICE_SECRETS_KEY or SLUICE_SECRETS_KEY_FILE); a failure exits 1 with the reason.
     func open() throws -> JobStore {
         // URL's, not NSString's: on Linux NSString traps on a one-letter name (`--db j`).
         let folder = db.contains("/") ? URL(fileURLWithPath: db).deletingLastPathComponent().path : ""
         do {
+            let secrets = try SecretKeyring.configured(by: ProcessInfo.processInfo.environment)
             if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-            return try JobStore(path: db)
+            return try JobStore(path: db, secrets: secrets)
         } catch {
             printError("sluice: \(error)")
             throw ExitCode(1)

@@ -8,7 +8,7 @@ import Testing
     @Test func migratesAnEmptyFile() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(in: directory)
-        #expect(try store.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger"])
+        #expect(try store.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger", "v4-sealed-specs", "v5-event-ids"])
         let tables = try sqlite3Shell(store.path, ["SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"])
         #expect(tables.status == 0)
         let names = Set(tables.output.split(separator: "\n").map(String.init))
@@ -20,7 +20,7 @@ import Testing
         let path = directory.file("jobs.sqlite")
         #expect(try JobStore(path: path).receive(sampleJob()) == .created)
         let reopened = try JobStore(path: path)
-        #expect(try reopened.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger"])
+        #expect(try reopened.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger", "v4-sealed-specs", "v5-event-ids"])
         #expect(try reopened.job(id: sampleJob().id)?.state == .received)
     }
 
@@ -29,13 +29,13 @@ import Testing
         ("jobs", [
             "id", "state", "attempts", "max_attempts", "priority", "worker_id", "input", "spec", "spec_redacted",
             "encoder", "error", "created_at", "updated_at", "started_at", "finished_at", "media_time_s", "frames",
-            "bytes_in", "bytes_out", "dts_repairs", "speed", "takeovers", "last_gap_s",
+            "bytes_in", "bytes_out", "dts_repairs", "speed", "takeovers", "last_gap_s", "spec_sealed",
         ]),
         ("job_outputs", [
             "job_id", "idx", "url", "format", "state", "bytes", "frames", "drops", "reconnects", "last_error",
             "updated_at",
         ]),
-        ("job_events", ["id", "job_id", "at", "kind", "state", "attempt", "worker_id", "message", "data"]),
+        ("job_events", ["id", "job_id", "at", "kind", "state", "attempt", "worker_id", "message", "data", "event_id"]),
         ("job_progress", ["job_id", "at", "media_time_s", "frames", "bytes_out", "fps", "bitrate_kbps"]),
         ("ledger_events", ["event_id", "job_id", "kind", "at", "applied_at"]),
     ])

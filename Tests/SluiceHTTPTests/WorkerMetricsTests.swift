@@ -56,7 +56,7 @@ import Testing
         #expect(values["sluice_output_reconnects_total{kind=\"rtmp\"}"] == 1)
 
         try store.updateOutput(jobID: "m1", index: 0, update: OutputUpdate(bytes: 170, drops: 3))
-        metrics.transitioned(try store.transition(id: "m1", to: .retrying, error: "refused"), outputs: try store.outputs(jobID: "m1"))
+        metrics.transitioned(try store.transition(id: "m1", to: .retrying, error: "refused").job, outputs: try store.outputs(jobID: "m1"))
         #expect(values["sluice_output_bytes_total{kind=\"rtmp\"}"] == 170)
         #expect(values["sluice_output_drops_total{kind=\"rtmp\"}"] == 3)
         #expect(values["sluice_job_retries_total"] == 1)
@@ -71,7 +71,7 @@ import Testing
         seeded.clock.advance(10)
         try store.updateOutput(jobID: "m1", index: 0, update: OutputUpdate(state: .succeeded, bytes: 60, frames: 2))
         try store.updateOutput(jobID: "m1", index: 1, update: OutputUpdate(state: .succeeded, bytes: 90, frames: 2))
-        metrics.transitioned(try store.transition(id: "m1", to: .succeeded), outputs: try store.outputs(jobID: "m1"))
+        metrics.transitioned(try store.transition(id: "m1", to: .succeeded).job, outputs: try store.outputs(jobID: "m1"))
         #expect(values["sluice_output_bytes_total{kind=\"rtmp\"}"] == 230)
         #expect(values["sluice_output_bytes_total{kind=\"flv\"}"] == 350, "260 in attempt 1, 90 in attempt 2")
         #expect(values["sluice_jobs_total{state=\"succeeded\"}"] == 1)

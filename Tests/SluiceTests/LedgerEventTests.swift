@@ -8,25 +8,25 @@ import Testing
 /// The events workers publish, read back as the ledger reads them.
 @Suite struct LedgerEventTests {
     /// A store on a fresh file with one job taken to `succeeded` by `worker`.
-    static func succeededJob(worker: String) throws -> (JobStore, JobRecord) {
+    static func succeededJob(worker: String) throws -> (JobStore, CommittedTransition) {
         let path = NSTemporaryDirectory() + "ledger-event-\(UUID().uuidString).sqlite"
         let store = try JobStore(path: path)
         _ = try store.receive(NewJob(id: "cam-1", spec: "{}", specRedacted: "{}", input: "rtmp://in.example/live/***",
                                      outputs: [NewOutput(url: "cam.flv", format: "flv")], workerID: worker))
         try store.startAttempt(id: "cam-1", workerID: worker)
-        let record = try store.transition(id: "cam-1", to: .succeeded)
-        return (store, record)
+        let transition = try store.transition(id: "cam-1", to: .succeeded)
+        return (store, transition)
     }
 
     @Test("a job event round-trips: event_id, state, attempt, worker, input, outputs")
     func roundTrip() throws {
-        let (store, record) = try Self.succeededJob(worker: "w-1")
-        let row = try #require(try store.latestEvent(jobID: "cam-1"))
-        #expect(row.kind == .entered(.succeeded))
-        let event = JobEvent(job: record, outputs: try store.outputs(jobID: "cam-1"),
-                             eventID: JobEvent.storedID(worker: "w-1", eventRow: row.id))
+        let (store, transition) = try Self.succeededJob(worker: "w-1")
+        #expect(transition.event.kind == .entered(.succeeded))
+        let stored = try #require(transition.event.eventID)
+        let event = JobEvent(job: transition.job, outputs: try store.outputs(jobID: "cam-1"), eventID: stored)
         let entry = try LedgerEntry(parsingEvent: event.json)
-        #expect(entry.eventID == "w-1/\(row.id)")
+        #expect(entry.eventID == stored)
+        #expect(try store.events(jobID: "cam-1").last?.eventID == stored)
         #expect(entry.kind == "job.succeeded" && entry.jobID == "cam-1" && entry.state == .succeeded)
         #expect(entry.attempt == 1 && entry.workerID == "w-1")
         #expect(entry.input == "rtmp://in.example/live/***")
@@ -34,12 +34,43 @@ import Testing
         #expect(entry.progress == nil)
     }
 
+    /// Issue #20: the compose file resets a worker's database under a fixed worker id; row ids then repeat, and a
+    /// ledger keyed by `<worker>/<row>` dropped the second life's events as duplicates.
+    @Test("a worker whose database was reset under the same id publishes new event ids, and the ledger keeps both")
+    func resetDatabaseKeepsIDsUnique() throws {
+        let (firstStore, first) = try Self.succeededJob(worker: "w-fixed")
+        let (secondStore, second) = try Self.succeededJob(worker: "w-fixed")
+        #expect(first.event.id == second.event.id)
+        let firstID = try #require(first.event.eventID)
+        let secondID = try #require(second.event.eventID)
+        #expect(firstID != secondID)
+        #expect(firstID.hasPrefix("w-fixed/") && secondID.hasPrefix("w-fixed/"))
+        let ledger = try JobStore(path: NSTemporaryDirectory() + "ledger-\(UUID().uuidString).sqlite")
+        for (store, transition) in [(firstStore, first), (secondStore, second)] {
+            let event = JobEvent(job: transition.job, outputs: try store.outputs(jobID: "cam-1"), eventID: transition.event.eventID)
+            #expect(try ledger.apply(LedgerEntry(parsingEvent: event.json)) == .applied)
+            #expect(try ledger.apply(LedgerEntry(parsingEvent: event.json)) == .duplicate)
+        }
+        #expect(try ledger.ledgerEventCount() == 2)
+    }
+
+    @Test("an old-format event id (<worker>/<row id>) is still applied once")
+    func oldFormatID() throws {
+        let body = #"{"event":"job.failed","event_id":"w-old/17","id":"old-2","state":"failed","attempt":1,"worker":"w-old","at":"2026-11-21T05:00:00Z","error":"gone","outputs":[]}"#
+        let ledger = try JobStore(path: NSTemporaryDirectory() + "ledger-\(UUID().uuidString).sqlite")
+        let entry = try LedgerEntry(parsingEvent: Array(body.utf8))
+        #expect(entry.eventID == "w-old/17")
+        #expect(try ledger.apply(entry) == .applied)
+        #expect(try ledger.apply(entry) == .duplicate)
+        #expect(try ledger.events(jobID: "old-2").map(\.eventID) == ["w-old/17"])
+    }
+
     @Test("events without a given id still get distinct ids")
     func distinctIDs() throws {
         let (store, record) = try Self.succeededJob(worker: "w-2")
         let outputs = try store.outputs(jobID: "cam-1")
-        let first = JobEvent(job: record, outputs: outputs)
-        let second = JobEvent(job: record, outputs: outputs)
+        let first = JobEvent(job: record.job, outputs: outputs)
+        let second = JobEvent(job: record.job, outputs: outputs)
         #expect(first.eventID != second.eventID)
         #expect(first.eventID.hasPrefix("w-2/"))
     }

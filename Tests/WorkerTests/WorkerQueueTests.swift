@@ -106,6 +106,9 @@ struct WorkerQueueTests {
         let leaks = [worker.log, harness.events.all.map(\.json).joined(), record.error ?? "", dead.first?.reason ?? "",
                      try await harness.sluice(["jobs", "show", "unreachable", "--db", harness.database]).output]
         #expect(leaks.allSatisfy { !$0.contains("sk-0123secret") })
+        // Issue #20: nor any byte of the database's files; the retry above opened the spec the worker sealed.
+        #expect(try !harness.databaseFilesContain("sk-0123secret"))
+        #expect(try harness.job("unreachable")?.specSealed?.hasPrefix("sealed1:k1:") == true)
     }
 
     @Test("kill -9 mid-job: the restarted worker reconciles, gets the redelivery, attempt 2 succeeds completely")
@@ -119,6 +122,9 @@ struct WorkerQueueTests {
         first.kill(SIGKILL)
         #expect(await first.exitStatus(within: .seconds(5)) != nil)
         #expect(try harness.job("killed")?.state == .running)
+        // Issue #20: the killed attempt's temporary file is left behind, named for its job.
+        let orphans = harness.partFiles()
+        #expect(orphans.count == 1 && orphans.first?.hasPrefix(".k.flv.") == true, "\(orphans)")
 
         let second = try harness.startWorker(id: "w-kill")
         let done = try await eventually(timeout: .seconds(30)) { try harness.job("killed")?.state == .succeeded }
@@ -127,6 +133,9 @@ struct WorkerQueueTests {
         let events = try harness.store.events(jobID: "killed")
         #expect(events.contains { $0.state == .retrying && $0.message?.contains("reconciled at worker start") == true })
         #expect(events.contains { $0.kind.rawValue == "job.redelivered" })
+        // The second attempt, holding the lease, removed the first one's part; only the finished file is left.
+        #expect(events.contains { $0.kind == .partsRemoved && $0.message?.contains(orphans.first ?? "?") == true })
+        #expect(harness.partFiles() == [], "\(harness.partFiles())")
         let reference = try await Media.videoHashes((Media.inputRoot as NSString).appendingPathComponent(clip))
         #expect(try await Media.videoHashes(harness.output("k.flv")) == reference)
         #expect(try await eventually { try await harness.queued() == 0 })

@@ -122,6 +122,13 @@ wait_http() {
 containers_up() {
   local started=$SECONDS
   containers_setup
+  # The workers' secrets key (docker-compose.yml `secrets:`): made once, private, never committed.
+  if [ -z "${SLUICE_SECRETS_KEY_HOST_FILE:-}" ] && [ ! -s docker/secrets.key ]; then
+    (umask 077 && printf 'k1:%s\n' "$(head -c 32 /dev/urandom | base64 -w0)" > docker/secrets.key)
+    # Compose mounts the file as it is: the image's user (uid 10001, docker/Dockerfile) must be able to read it.
+    chown 10001:10001 docker/secrets.key 2>/dev/null || chmod 0644 docker/secrets.key
+    echo "stack: made docker/secrets.key, the key that seals job secrets in the workers' databases" >&2
+  fi
   echo "stack: engine $engine; compose: ${compose[*]}" >&2
   if [ "$engine" = podman ]; then
     scripts/lib/container-images.sh offline

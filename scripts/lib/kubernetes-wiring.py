@@ -14,6 +14,7 @@ import yaml
 # The queues and secret the Swift code and the base agree on (Topology, JobLease.queueName, secret-amqp.yaml):
 # per class, the queues its waiting and running jobs are in, and the setting that gives a pod's slots.
 AMQP_SECRET = "sluice-amqp"
+SECRETS_KEY_SECRET = "sluice-secrets-key"
 CLASSES = {
     "batch": {"slots": "SLUICE_BATCH_SLOTS", "queues": ("sluice.jobs", "sluice.jobs.batch", "sluice.batch-lease.archive-7")},
     "live": {"slots": "SLUICE_LIVE_SLOTS", "queues": ("sluice.jobs.live", "sluice.lease.cam42-restream")},
@@ -71,6 +72,14 @@ def main() -> int:
              f"worker SLUICE_AMQP_URL must come from Secret {AMQP_SECRET}")
         if urls:
             need(urls[0]["valueFrom"]["secretKeyRef"]["key"] in secret_keys, "worker SLUICE_AMQP_URL names a key the Secret lacks")
+        # Issue #20: the key that seals job secrets at rest comes from its own Secret, never from the ConfigMap.
+        need("SLUICE_SECRETS_KEY" not in config, "SLUICE_SECRETS_KEY must not be in the ConfigMap")
+        keys = [e for e in container.get("env", []) if e["name"] == "SLUICE_SECRETS_KEY"]
+        key_ref = keys[0].get("valueFrom", {}).get("secretKeyRef", {}) if keys else {}
+        key_secret = secrets.get(key_ref.get("name"), {})
+        need(key_ref.get("name") == SECRETS_KEY_SECRET and key_ref.get("key") in
+             set((key_secret.get("stringData") or {}) | (key_secret.get("data") or {})),
+             f"worker SLUICE_SECRETS_KEY must come from a key of Secret {SECRETS_KEY_SECRET}")
 
     scaled = find("ScaledObject")
     need(len(scaled) == 1, "expected one ScaledObject")

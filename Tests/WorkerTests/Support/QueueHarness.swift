@@ -42,19 +42,24 @@ enum Subprocess {
 
     /// Runs the program on a thread of its own, so a slow child (rabbitmqctl boots an Erlang VM) never
     /// holds one of the few cooperative-pool threads the parallel tests share.
-    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws
+        -> (status: Int32, output: String)
+    {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try runBlocking(executable, arguments) })
+                continuation.resume(with: Result { try runBlocking(executable, arguments, environment: environment) })
             }
             thread.start()
         }
     }
 
-    private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    private static func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String])
+        throws -> (status: Int32, output: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -199,7 +204,7 @@ final class QueueHarness: @unchecked Sendable {
     /// Starts `sluice worker` on this vhost; `extra` adds or overrides options.
     func startWorker(id: String, _ extra: [String] = []) throws -> WorkerProcess {
         let log = (folder as NSString).appendingPathComponent("worker-\(id)-\(lock.withLock { workers.count }).log")
-        let worker = try WorkerProcess(arguments: [
+        let worker = try WorkerProcess(environment: QueueHarness.secretsEnvironment, arguments: [
             "worker", "--amqp-url", url, "--db", database, "--input-root", Media.inputRoot,
             "--output-root", outputRoot, "--worker-id", id, "--retry-delay-s", "0.2", "--progress-s", "1",
             // Take-overs within seconds, so the tests of dead workers stay short.
@@ -214,9 +219,30 @@ final class QueueHarness: @unchecked Sendable {
         try await publisher.publishJob(Array(body.utf8), priority: priority)
     }
 
-    /// Runs a `sluice` admin command against this vhost and database.
+    /// Runs a `sluice` admin command against this vhost and database, with the workers' secrets key.
     func sluice(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await Subprocess.run(Subprocess.sluice, arguments)
+        try await Subprocess.run(Subprocess.sluice, arguments, environment: QueueHarness.secretsEnvironment)
+    }
+
+    /// The secrets key every worker and admin command of the tests runs with (issue #20), as an operator sets it.
+    static let secretsEnvironment = ["SLUICE_SECRETS_KEY": "k1:" + Data((0..<32).map { UInt8(255 - $0) }).base64EncodedString()]
+
+    /// Whether any of the database's files (main, -wal, -shm) holds `text`'s bytes.
+    func databaseFilesContain(_ text: String) throws -> Bool {
+        try [database, database + "-wal", database + "-shm"].contains { file in
+            guard FileManager.default.fileExists(atPath: file) else { return false }
+            return try Data(contentsOf: URL(fileURLWithPath: file)).range(of: Data(text.utf8)) != nil
+        }
+    }
+
+    /// The `.part` files anywhere under the output root.
+    func partFiles() -> [String] {
+        let walker = FileManager.default.enumerator(atPath: outputRoot)
+        var parts: [String] = []
+        while let path = walker?.nextObject() as? String {
+            if (path as NSString).lastPathComponent.hasSuffix(".part") { parts.append(path) }
+        }
+        return parts
     }
 
     func job(_ id: String) throws -> JobRecord? { try store.job(id: id) }
@@ -264,7 +290,7 @@ final class WorkerProcess: @unchecked Sendable {
     private let process = Process()
     let logPath: String
 
-    init(arguments: [String], log: String) throws {
+    init(environment: [String: String] = [:], arguments: [String], log: String) throws {
         logPath = log
         guard FileManager.default.createFile(atPath: log, contents: nil) else {
             throw Subprocess.Failure(command: "create \(log)", output: "")
@@ -272,6 +298,7 @@ final class WorkerProcess: @unchecked Sendable {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.executableURL = URL(fileURLWithPath: Subprocess.sluice)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
