@@ -99,12 +99,12 @@ final class IngestCertificateReloader: Sendable {
     /// - Parameters:
     ///   - files: the certificate chain and key.
     ///   - report: one line per reload and per refused renewal (standard error by default); never a key.
-    init(files: IngestCertificateFiles, report: @escaping @Sendable (String) -> Void = IngestCertificateReloader.standardError) {
+    init(files: IngestCertificateFiles, report: @escaping @Sendable (String) -> Void = { IngestCertificateReloader.standardError($0) }) {
         self.files = files
         self.report = report
     }
 
-    @Sendable static func standardError(_ line: String) {
+    static func standardError(_ line: String) {
         FileHandle.standardError.write(Data(("sluice: " + line + "\n").utf8))
     }
 
@@ -148,7 +148,7 @@ final class IngestCertificateReloader: Sendable {
         let chainBytes: [UInt8]
         let keyBytes: [UInt8]
         switch (readFile(certificate), readFile(key)) {
-        case let (.success(chain), .success(key)): (chainBytes, keyBytes) = (chain, key)
+        case let (.success(chainData), .success(keyData)): (chainBytes, keyBytes) = (chainData, keyData)
         case let (.failure(reason), _), let (_, .failure(reason)): return failure(reason.description)
         }
         let chain: [NIOSSLCertificate]

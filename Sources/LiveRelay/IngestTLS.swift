@@ -20,7 +20,7 @@ extension IngestRegistry {
 
 /// Counts a failed TLS handshake (a plain RTMP client on the TLS port, a client that does not trust us) instead
 /// of logging it: anyone can cause one, so a log line each would let them fill the log. It leaves the
-/// pipeline once the handshake completes; the connection itself is closed by `NIOSSLServerHandler`.
+/// pipeline with the first decrypted bytes; the connection itself is closed by `NIOSSLServerHandler`.
 final class TLSHandshakeWatch: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -29,13 +29,10 @@ final class TLSHandshakeWatch: ChannelInboundHandler, RemovableChannelHandler {
 
     init(registry: IngestRegistry) { self.registry = registry }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event {
-            context.fireUserInboundEventTriggered(event)
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
+    /// Decrypted bytes: the handshake is over, so the watch leaves.
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
