@@ -82,6 +82,8 @@ final class IngestCertificateReloader: Sendable {
     private struct Served {
         var versions: [CertificateFileVersion?]
         var context: NIOSSLContext
+        /// The leaf's serial and expiry, for the log.
+        var leaf: String
     }
 
     private struct State {
@@ -125,25 +127,30 @@ final class IngestCertificateReloader: Sendable {
             switch IngestCertificateReloader.load(certificate: certificate, key: key) {
             case let .success((context, leaf)):
                 let renewed = state.served != nil
-                state.served = Served(versions: versions, context: context)
+                state.served = Served(versions: versions, context: context, leaf: leaf)
                 state.refused = nil
                 state.loads += 1
                 return (.success(context), renewed ? "rtmps ingest: serving the renewed certificate (\(leaf))" : nil)
-            case let .failure(error):
-                state.refused = (versions, error)
+            case let .failure(reason):
                 state.failedLoads += 1
-                guard let served = state.served else { return (.failure(error), nil) }
-                return (.success(served.context), "rtmps ingest: the renewed certificate does not load, still serving the previous one: \(error)")
+                guard let served = state.served else {
+                    let error = IngestCertificateError(description: "\(IngestCertificateError.needsFiles) (a PEM certificate chain and its key): \(reason)")
+                    state.refused = (versions, error)
+                    return (.failure(error), nil)
+                }
+                state.refused = (versions, reason)
+                return (.success(served.context),
+                        "rtmps ingest: the renewed certificate does not load, still serving the previous one (\(served.leaf)): \(reason)")
             }
         }
         if let line { report(line) }
         return result
     }
 
-    /// A server context for the chain and key in these files, and a description of the leaf for the log.
+    /// A server context for the chain and key in these files, and a description of the leaf for the log; or why not.
     static func load(certificate: String, key: String) -> Result<(NIOSSLContext, String), IngestCertificateError> {
         func failure(_ reason: String) -> Result<(NIOSSLContext, String), IngestCertificateError> {
-            .failure(IngestCertificateError(description: "\(IngestCertificateError.needsFiles) (a PEM certificate chain and its key): \(reason)"))
+            .failure(IngestCertificateError(description: reason))
         }
         let chainBytes: [UInt8]
         let keyBytes: [UInt8]

@@ -199,7 +199,7 @@ struct IngestCertificateReloaderTests {
         #expect(reloader.counts == (loads: 1, failedLoads: 1))
         let refusal = try #require(lines.withLock { $0 }.first)
         #expect(lines.withLock { $0.count } == 1)
-        #expect(refusal.contains("still serving the previous one") && refusal.contains("does not go with the certificate"), "\(refusal)")
+        #expect(refusal.contains("still serving the previous one (serial ") && refusal.contains("does not go with the certificate"), "\(refusal)")
 
         // The key arrives: the renewal is served and reported.
         try second.install(as: files)
