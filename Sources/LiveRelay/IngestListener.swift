@@ -2,7 +2,6 @@ import Foundation
 import MediaEngine
 import NIOCore
 import NIOPosix
-import NIOSSL
 import RTMP
 import Synchronization
 
