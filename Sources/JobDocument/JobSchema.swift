@@ -24,7 +24,7 @@ public enum JobSchema {
                         ref("inputURL"),
                         closedObject(required: ["url"], [
                             "url": ref("inputURL"),
-                            "listen": .object(["type": "boolean", "default": false, "description": "Be the RTMP server for one publisher on the URL's host and port: rtmp://HOST:PORT/APP/STREAM_KEY. A publisher asking for another application or key is disconnected."]),
+                            "listen": .object(["type": "boolean", "default": false, "description": "Be the RTMP server for one publisher on the URL's host and port: rtmp://HOST:PORT/APP/STREAM_KEY, or rtmps:// with TLS under the worker's certificate (SLUICE_RTMPS_CERT_FILE, SLUICE_RTMPS_KEY_FILE). A publisher asking for another application or key is disconnected."]),
                             "timeout_s": number(JobLimits.inputTimeout, default: .number(InputSpec.defaultTimeoutSeconds), "Bounds connecting (listening: waiting for the publisher) and any stall in reading; a live input that drops is reconnected until this long passes without data."),
                             "fps": number(JobLimits.inputFPS, "Timing for raw Annex B input that carries none."),
                             "realtime": .object(["type": "boolean", "description": "Read at 1x. Default: true when the input is a file and an output is RTMP."]),

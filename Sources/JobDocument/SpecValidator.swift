@@ -78,7 +78,7 @@ struct SpecValidator {
             }
         }
         if video.mode == .drop && audio.mode == .drop { problem("", "video and audio are both dropped: nothing to do") }
-        if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp:// URL") }
+        if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp:// or rtmps:// URL") }
         if let input, input.listen, input.isNetwork { checkListenURL(input.url) }
 
         guard let id, let input, problems.isEmpty else { return nil }
@@ -292,14 +292,14 @@ struct SpecValidator {
 
 extension SpecValidator {
     /// A listener checks the publisher's application and stream key against its URL, so both must be
-    /// there: `rtmp://HOST:PORT/APP/KEY` (FFmpeg compares the key with the URL's last path segment).
+    /// there: `rtmp(s)://HOST:PORT/APP/KEY` (FFmpeg compares the key with the URL's last path segment).
     mutating func checkListenURL(_ url: String) {
         guard let schemeEnd = url.range(of: "://") else { return }
         let rest = url[schemeEnd.upperBound...]
         let path = rest.firstIndex(of: "/").map { rest[$0...] } ?? ""
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         if url.contains("?") || segments.count != 2 || segments.contains(where: \.isEmpty) {
-            problem("input.url", "a listening input needs rtmp://HOST:PORT/APP/STREAM_KEY (one application, one key, no query), got \(quoted(url))")
+            problem("input.url", "a listening input needs rtmp(s)://HOST:PORT/APP/STREAM_KEY (one application, one key, no query), got \(quoted(url))")
         }
     }
 }

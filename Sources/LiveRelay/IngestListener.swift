@@ -3,6 +3,7 @@ import MediaEngine
 import NIOCore
 import NIOPosix
 import RTMP
+import Synchronization
 
 /// One listen job's claim on a shared listener: publishers asking for `app` and `streamKey` go to `session`.
 /// `@unchecked Sendable`: `busy` is guarded by the registry's lock; the rest is immutable.
@@ -25,13 +26,18 @@ final class IngestRoute: @unchecked Sendable {
 /// One bound ingest port and the jobs listening on it. Mutable state is guarded by `IngestRegistry.lock`.
 final class IngestListener: @unchecked Sendable {
     let key: String
+    /// rtmps://: every connection starts with a TLS handshake under the worker's certificate.
+    let secure: Bool
     var routes: [IngestRoute] = []
     var channel: (any Channel)?
     var closed = false
     var connections = 0
     var unauthenticated = 0
 
-    init(key: String) { self.key = key }
+    init(key: String, secure: Bool) {
+        self.key = key
+        self.secure = secure
+    }
 }
 
 /// Every ingest listener of an engine: all listen jobs naming one host:port share one listener, bound when
@@ -50,8 +56,18 @@ final class IngestRegistry: @unchecked Sendable {
     private var listeners: [String: IngestListener] = [:]
     private var nextToken = 0
     private let group: any EventLoopGroup
+    /// The certificate rtmps:// listeners serve, checked for a renewal on every new connection.
+    let certificate: IngestCertificateReloader
+    /// TLS handshakes that failed on rtmps:// listeners (a plain RTMP client, say): counted, never logged.
+    let tlsHandshakeFailures = Atomic<Int>(0)
 
-    init(group: any EventLoopGroup) { self.group = group }
+    /// - Parameters:
+    ///   - group: the engine's event loops.
+    ///   - certificate: the certificate and key rtmps:// listen jobs serve.
+    init(group: any EventLoopGroup, certificate: IngestCertificateFiles = IngestCertificateFiles(certificate: nil, key: nil)) {
+        self.group = group
+        self.certificate = IngestCertificateReloader(files: certificate)
+    }
 
     /// Ports listening now.
     var listeningPorts: Int { lock.withLock { listeners.values.filter { $0.channel != nil }.count } }
@@ -59,23 +75,41 @@ final class IngestRegistry: @unchecked Sendable {
     /// Claims `endpoint`'s application and key for `session`, binding the port if no job listens on it yet.
     func register(_ endpoint: RTMPEndpoint, session: RelaySession) -> Result<IngestRoute, PipelineError> {
         let key = endpoint.hostAndPort
-        let (route, listener, needsBind): (IngestRoute?, IngestListener, Bool) = lock.withLock {
-            let listener = listeners[key] ?? IngestListener(key: key)
+        // Before any claim: a job that cannot serve TLS fails at once, naming the settings it needs.
+        if endpoint.secure, case let .failure(error) = certificate.context() {
+            return .failure(.liveInput(name: session.options.inputName, reason: error.description))
+        }
+        let (claim, listener, needsBind): (Result<IngestRoute, IngestConflict>, IngestListener, Bool) = lock.withLock {
+            let listener = listeners[key] ?? IngestListener(key: key, secure: endpoint.secure)
+            if listener.secure != endpoint.secure { return (.failure(.scheme(listening: listener.secure)), listener, false) }
             if listener.routes.contains(where: { $0.app == endpoint.app && constantTimeEquals($0.streamKey, endpoint.streamKey) }) {
-                return (nil, listener, false)
+                return (.failure(.sameKey), listener, false)
             }
             let isNew = listeners[key] == nil
             listeners[key] = listener
             let route = IngestRoute(listenerKey: key, app: endpoint.app, streamKey: endpoint.streamKey, session: session)
             listener.routes.append(route)
-            return (route, listener, isNew)
+            return (.success(route), listener, isNew)
         }
-        guard let route else {
+        switch claim {
+        case let .success(route):
+            if needsBind { bind(listener, host: endpoint.host, port: endpoint.port) }
+            return .success(route)
+        case .failure(.sameKey):
             return .failure(.liveInput(name: session.options.inputName,
                                        reason: "another job already listens for this application and stream key on \(key)"))
+        case let .failure(.scheme(listening)):
+            let (theirs, ours) = listening ? ("rtmps", "rtmp") : ("rtmp", "rtmps")
+            return .failure(.liveInput(name: session.options.inputName,
+                                       reason: "another job listens on \(key) with \(theirs)://; a port takes \(ours):// or \(theirs)://, not both"))
         }
-        if needsBind { bind(listener, host: endpoint.host, port: endpoint.port) }
-        return .success(route)
+    }
+
+    /// Why a listen job cannot join the listener on its host:port.
+    private enum IngestConflict: Error {
+        case sameKey
+        /// The port listens with the other scheme (`listening`: whether it is rtmps).
+        case scheme(listening: Bool)
     }
 
     private func bind(_ listener: IngestListener, host: String, port: Int) {
@@ -87,6 +121,7 @@ final class IngestRegistry: @unchecked Sendable {
             .childChannelInitializer { [self] channel in
                 guard admit(listener) else { return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed) }
                 do {
+                    if listener.secure { try addTLS(to: channel) }
                     try channel.pipeline.syncOperations.addHandler(IngestHandler(registry: self, listener: listener))
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {

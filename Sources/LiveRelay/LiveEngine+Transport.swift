@@ -40,10 +40,6 @@ extension LiveEngine: LiveTransport {
             loop.execute { consumer.end(.liveInput(name: options.inputName, reason: reason)) }
             return subscription
         }
-        if options.listens && input.secure {
-            loop.execute { consumer.end(.liveInput(name: options.inputName, reason: "listen jobs take rtmp:// only")) }
-            return subscription
-        }
         let session = launch(relay, source: options.listens ? .listen(input) : .pull(input), on: loop, interrupter: interrupter,
                              tap: consumer, progress: { subscription.update($0) }) { result in
             switch result {

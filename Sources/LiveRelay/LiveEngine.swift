@@ -26,10 +26,12 @@ public final class LiveEngine: Sendable {
     /// - Parameters:
     ///   - threads: event-loop threads for every job of the process.
     ///   - rtmpsCAFile: extra trusted CA certificates (PEM) for rtmps:// peers; by default `SLUICE_RTMPS_CA_FILE`.
+    ///   - ingestCertificate: what rtmps:// listen jobs serve; by default `SLUICE_RTMPS_CERT_FILE` and `SLUICE_RTMPS_KEY_FILE`.
     public init(threads: Int = System.coreCount,
-                rtmpsCAFile: String? = ProcessInfo.processInfo.environment[LiveEngine.caFileEnvironmentVariable]) {
+                rtmpsCAFile: String? = ProcessInfo.processInfo.environment[LiveEngine.caFileEnvironmentVariable],
+                ingestCertificate: IngestCertificateFiles = .environment) {
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(threads, 1))
-        ingest = IngestRegistry(group: group)
+        ingest = IngestRegistry(group: group, certificate: ingestCertificate)
         pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
         caFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
@@ -50,11 +52,10 @@ public final class LiveEngine: Sendable {
     /// Ingest ports listening now.
     public var listeningPorts: Int { ingest.listeningPorts }
 
-    /// Whether this engine runs these pipeline options: a live rtmp(s) pull or rtmp listen, video and audio
+    /// Whether this engine runs these pipeline options: a live rtmp(s) pull or listen, video and audio
     /// copied or dropped, and every output FLV: a publish to rtmp:// or rtmps://, or a file.
     public static func supports(_ options: PipelineOptions) -> Bool {
-        guard options.liveInput, let input = RTMPEndpoint(parsing: options.inputURL) else { return false }
-        if options.listens && input.secure { return false }
+        guard options.liveInput, RTMPEndpoint(parsing: options.inputURL) != nil else { return false }
         guard options.video == .copy || options.video == .drop, options.audio == .copy || options.audio == .drop,
               options.video == .copy || options.audio == .copy else { return false }
         guard !options.outputs.isEmpty else { return false }

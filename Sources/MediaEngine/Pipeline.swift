@@ -276,6 +276,11 @@ public final class CopyPipeline: @unchecked Sendable {
                 failure = PipelineError.output(index: worker.index, name: worker.name, error)
             }
         }
+        // RTMP outputs that all gave up (refused, unreachable, unverified) are a failure even when the input ended
+        // before the job noticed: nothing of the job reached anyone.
+        if failure == nil, !workers.isEmpty, workers.allSatisfy(\.hasGivenUp) {
+            failure = PipelineError.allOutputsFailed(name: options.inputName, lastError: workers.last?.progress.lastError)
+        }
         // A file with nothing in it is not a result: a damaged input that yields no packet fails the job.
         if failure == nil, !session.cancelled,
            let empty = workers.first(where: { !$0.isNetwork && $0.progress.packets == 0 }) {

@@ -54,7 +54,7 @@ struct JobSpecTests {
         Invalid(json: #"{"id":"a","input":"http://h/x.mp4","outputs":["o.flv"]}"#, problems: [#"input: protocol "http://" is not allowed; use a file path, file://, rtmp:// or rtmps://"#]),
         Invalid(json: #"{"id":"a","input":{"url":"a.mp4","timeout":3},"outputs":["o.flv"]}"#, problems: ["input.timeout: unknown key"]),
         Invalid(json: #"{"id":"a","input":{"url":"a.mp4","listen":"yes"},"outputs":["o.flv"]}"#, problems: ["input.listen: must be true or false, got a string"]),
-        Invalid(json: #"{"id":"a","input":{"url":"a.mp4","listen":true},"outputs":["o.flv"]}"#, problems: ["input.listen: listen needs an rtmp:// URL"]),
+        Invalid(json: #"{"id":"a","input":{"url":"a.mp4","listen":true},"outputs":["o.flv"]}"#, problems: ["input.listen: listen needs an rtmp:// or rtmps:// URL"]),
         Invalid(json: #"{"id":"a","input":"a.mp4"}"#, problems: ["outputs: is required (1 to 16 outputs)"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[]}"#, problems: ["outputs: must hold 1 to 16 outputs, got 0"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["o.mp4"]}"#, problems: [#"outputs[0].url: cannot tell the format from the extension .mp4; name one with "format": flv, adts or annexb"#]),

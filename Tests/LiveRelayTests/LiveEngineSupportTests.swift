@@ -22,6 +22,10 @@ import MediaEngine
         var listen = live("rtmp://0.0.0.0:1935/ingest/k", outputs: [out])
         listen.inputOptions["listen"] = "1"
         #expect(LiveEngine.supports(listen))
+        // rtmps:// listen: the engine terminates TLS with the worker's certificate.
+        var secureListen = live("rtmps://0.0.0.0:443/ingest/k", outputs: [out])
+        secureListen.inputOptions["listen"] = "1"
+        #expect(LiveEngine.supports(secureListen))
         var dropVideo = live("rtmp://src.example/live/k", outputs: [out])
         dropVideo.video = .drop
         #expect(LiveEngine.supports(dropVideo))
@@ -38,9 +42,6 @@ import MediaEngine
         var encode = live("rtmp://src.example/live/k", outputs: [out])
         encode.audio = .encode(AudioEncodeSettings())
         #expect(!LiveEngine.supports(encode))
-        var secureListen = live("rtmps://0.0.0.0:443/ingest/k", outputs: [out])
-        secureListen.inputOptions["listen"] = "1"
-        #expect(!LiveEngine.supports(secureListen))
         var notLive = live("rtmp://src.example/live/k", outputs: [out])
         notLive.liveInput = false
         #expect(!LiveEngine.supports(notLive))
