@@ -19,10 +19,12 @@ struct LiveStreamDescription {
     static func videoCodecName(_ body: [UInt8]) -> String {
         guard let first = body.first else { return "an empty video tag" }
         if first & 0x80 != 0 {
-            // Enhanced RTMP: IsExHeader, then a FourCC after the first byte (for most packet types).
-            let fourCC = body.count >= 5 ? String(decoding: body[1..<5], as: UTF8.self) : "?"
-            let names = ["hvc1": "HEVC", "av01": "AV1", "vp09": "VP9", "avc1": "H.264"]
-            return "\(names[fourCC] ?? "an unknown codec") (FourCC \(fourCC), Enhanced RTMP)"
+            // Enhanced RTMP (multitrack included): the FourCC of the first track.
+            guard let data = try? FLVVideoData(parsing: body), let track = data.tracks.first, case let .fourCC(fourCC) = track.codec else {
+                return "a codec in an Enhanced RTMP tag that does not parse"
+            }
+            let names: [FLVVideoFourCC: String] = [.hvc1: "HEVC", .av01: "AV1", .vp09: "VP9", .vp08: "VP8", .vvc1: "H.266", .avc1: "H.264"]
+            return "\(names[fourCC] ?? "\(fourCC)") (FourCC \(fourCC), Enhanced RTMP\(data.multitrackType == nil ? "" : ", multitrack"))"
         }
         let names: [UInt8: String] = [2: "Sorenson H.263", 3: "Screen video", 4: "On2 VP6", 5: "On2 VP6 with alpha",
                                       6: "Screen video v2", 7: "H.264", 12: "HEVC (FLV codec id 12)", 13: "AV1 (FLV codec id 13)"]
@@ -34,9 +36,11 @@ struct LiveStreamDescription {
         guard let first = body.first else { return "an empty audio tag" }
         let format = first >> 4
         if format == 9 {
-            let fourCC = body.count >= 5 ? String(decoding: body[1..<5], as: UTF8.self) : "?"
-            let names = ["Opus": "Opus", "mp4a": "AAC", "ac-3": "AC-3", "ec-3": "E-AC-3", "fLaC": "FLAC", ".mp3": "MP3"]
-            return "\(names[fourCC] ?? "an unknown codec") (FourCC \(fourCC), Enhanced RTMP)"
+            guard let data = try? FLVAudioData(parsing: body), let track = data.tracks.first, case let .fourCC(fourCC) = track.codec else {
+                return "a codec in an Enhanced RTMP tag that does not parse"
+            }
+            let names: [FLVAudioFourCC: String] = [.opus: "Opus", .mp4a: "AAC", .ac3: "AC-3", .ec3: "E-AC-3", .flac: "FLAC", .mp3: "MP3"]
+            return "\(names[fourCC] ?? "\(fourCC)") (FourCC \(fourCC), Enhanced RTMP)"
         }
         let names: [UInt8: String] = [0: "linear PCM", 1: "ADPCM", 2: "MP3", 3: "linear PCM (little endian)",
                                       4: "Nellymoser 16 kHz", 5: "Nellymoser 8 kHz", 6: "Nellymoser", 7: "G.711 A-law",

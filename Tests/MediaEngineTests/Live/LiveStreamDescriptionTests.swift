@@ -1,0 +1,79 @@
+import MediaFormats
+import Testing
+@testable import MediaEngine
+
+/// What the codec stage learns from a live input's first tags: AVC and AAC configurations, and every other codec
+/// named in the job's error (issue #17 and #18: never a silent "received no packets").
+@Suite("LiveStreamDescription")
+struct LiveStreamDescriptionTests {
+    static let avcSequenceHeader = FLVTagMessage(typeID: FLVTagMessage.video, timestamp: 0, body: [0x17, 0, 0, 0, 0, 1, 0x64, 0, 0x1F, 0xFF])
+    static let aacSequenceHeader = FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: 0, body: [0xAF, 0, 0x11, 0x90])
+    static func avcFrame(at time: Int64) -> FLVTagMessage {
+        FLVTagMessage(typeID: FLVTagMessage.video, timestamp: time, body: [0x27, 1, 0, 0, 0, 0, 0, 0, 1, 0x41])
+    }
+
+    static func enhancedVideo(_ fourCC: FLVVideoFourCC) throws -> FLVTagMessage {
+        let data = FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: fourCC, payload: [1, 2, 3, 4][...])
+        return FLVTagMessage(typeID: FLVTagMessage.video, timestamp: 0, body: try data.serialized())
+    }
+
+    static func enhancedAudio(_ fourCC: FLVAudioFourCC) throws -> FLVTagMessage {
+        let data = FLVAudioData(packetType: .sequenceStart, fourCC: fourCC, payload: [1, 2, 3, 4][...])
+        return FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: 0, body: try data.serialized())
+    }
+
+    static func refusal(_ tag: FLVTagMessage, video: Bool = true, audio: Bool = true) -> String? {
+        var description = LiveStreamDescription()
+        do {
+            try description.take(tag, video: video, audio: audio)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("HEVC, AV1 and VP9 over Enhanced RTMP are named by codec and FourCC")
+    func enhancedVideoNamed() throws {
+        for (fourCC, name) in [(FLVVideoFourCC.hvc1, "HEVC"), (.av01, "AV1"), (.vp09, "VP9")] {
+            let message = try #require(Self.refusal(try Self.enhancedVideo(fourCC)), "\(fourCC) was taken")
+            #expect(message.contains("the live input's video is \(name) (FourCC \(fourCC), Enhanced RTMP)"), "\(message)")
+            #expect(message.contains("video.mode to drop"))
+        }
+    }
+
+    @Test("Opus over Enhanced RTMP and legacy MP3 are named; a job that drops the kind never looks at it")
+    func audioNamedOrDropped() throws {
+        let opus = try #require(Self.refusal(try Self.enhancedAudio(.opus)))
+        #expect(opus.contains("the live input's audio is Opus (FourCC Opus, Enhanced RTMP)"), "\(opus)")
+        let mp3 = try #require(Self.refusal(FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: 0, body: [0x2F, 0xFF, 0xFB])))
+        #expect(mp3.contains("audio is MP3"), "\(mp3)")
+        #expect(Self.refusal(try Self.enhancedAudio(.opus), audio: false) == nil)
+        #expect(Self.refusal(try Self.enhancedVideo(.hvc1), video: false) == nil)
+    }
+
+    @Test("both sequence headers complete the description; without audio, three seconds of video do")
+    func completion() {
+        var both = LiveStreamDescription()
+        #expect(throws: Never.self) { try both.take(Self.avcSequenceHeader, video: true, audio: true) }
+        #expect(!both.isComplete(video: true, audio: true))
+        #expect(throws: Never.self) { try both.take(Self.aacSequenceHeader, video: true, audio: true) }
+        #expect(both.isComplete(video: true, audio: true))
+        #expect(both.videoConfiguration == [1, 0x64, 0, 0x1F, 0xFF] && both.audioConfiguration == [0x11, 0x90])
+
+        var videoOnly = LiveStreamDescription()
+        #expect(throws: Never.self) {
+            try videoOnly.take(Self.avcSequenceHeader, video: true, audio: true)
+            for time in stride(from: Int64(0), to: 2_900, by: 100) { try videoOnly.take(Self.avcFrame(at: time), video: true, audio: true) }
+        }
+        #expect(!videoOnly.isComplete(video: true, audio: true))
+        #expect(throws: Never.self) { try videoOnly.take(Self.avcFrame(at: 3_000), video: true, audio: true) }
+        #expect(videoOnly.isComplete(video: true, audio: true))
+    }
+
+    @Test("a dropped kind needs no sequence header")
+    func droppedKind() {
+        var description = LiveStreamDescription()
+        #expect(throws: Never.self) { try description.take(Self.avcSequenceHeader, video: true, audio: false) }
+        #expect(description.isComplete(video: true, audio: false))
+    }
+}
