@@ -90,6 +90,10 @@ public enum OutputFormat: String, Sendable, Equatable, CaseIterable {
 public struct OutputSpec: Sendable, Equatable {
     public var url: String
     public var format: OutputFormat
+    /// This output's own rendition: when given, it replaces the job's `video` / `audio` object for this output
+    /// (a ladder: copy to one destination, 720p to another). Outputs with equal settings share one encoder.
+    public var video: VideoSpec?
+    public var audio: AudioSpec?
     public var isNetwork: Bool { InputSpec(url: url, listen: false, timeoutSeconds: 0).isNetwork }
     /// The URL with stream key and credentials masked.
     public var redactedURL: String { Redaction.redact(url: url) }
@@ -101,4 +105,24 @@ extension JobSpec {
 
     /// Every URL of this job that may carry a secret, for scrubbing free text such as FFmpeg messages.
     public var secretURLs: [String] { [input.url] + outputs.map(\.url) }
+
+    /// What `output` does with video: its own `video` object, else the job's.
+    public func video(of output: OutputSpec) -> VideoSpec { output.video ?? video }
+
+    /// What `output` does with audio: its own `audio` object, else the job's.
+    public func audio(of output: OutputSpec) -> AudioSpec { output.audio ?? audio }
+
+    /// The video treatments the outputs use, each once, in the order outputs first use them (`drop` left out).
+    public var videoRenditions: [VideoSpec] {
+        var distinct: [VideoSpec] = []
+        for output in outputs where output.format != .adts {
+            let spec = video(of: output)
+            if spec.mode != .drop, !distinct.contains(spec) { distinct.append(spec) }
+        }
+        return distinct
+    }
+
+    /// Whether any output re-encodes video (or audio).
+    public var encodesVideo: Bool { videoRenditions.contains { $0.mode == .encode } }
+    public var encodesAudio: Bool { outputs.contains { $0.format != .annexb && audio(of: $0).mode == .encode } }
 }

@@ -67,17 +67,30 @@ struct SpecValidator {
 
         for (index, output) in outputs.enumerated() {
             let path = "outputs[\(index)]"
+            // An output's own object replaces the job's; the message names whichever applies.
+            let outputVideo = output.video ?? video
+            let outputAudio = output.audio ?? audio
+            let videoKey = output.video == nil ? "video.mode" : "\(path).video.mode"
+            let audioKey = output.audio == nil ? "audio.mode" : "\(path).audio.mode"
             switch output.format {
-            case .adts where audio.mode == .drop:
-                problem(path, "an ADTS output needs audio, but audio.mode is drop")
-            case .annexb where video.mode == .drop:
-                problem(path, "an Annex B output needs video, but video.mode is drop")
-            case .flv where video.mode == .drop && audio.mode == .drop:
+            case .adts where outputAudio.mode == .drop:
+                problem(path, "an ADTS output needs audio, but \(audioKey) is drop")
+            case .annexb where outputVideo.mode == .drop:
+                problem(path, "an Annex B output needs video, but \(videoKey) is drop")
+            case .flv where outputVideo.mode == .drop && outputAudio.mode == .drop:
                 problem(path, "an FLV output needs audio or video, but both are dropped")
             default: break
             }
+            // A file of one stream kind cannot carry the other: a setting for it would be silently ignored.
+            if output.format == .adts, let own = output.video, own.mode != .drop {
+                problem("\(path).video", "an ADTS output carries no video; leave video out of it")
+            }
+            if output.format == .annexb, let own = output.audio, own.mode != .drop {
+                problem("\(path).audio", "an Annex B output carries no audio; leave audio out of it")
+            }
         }
-        if video.mode == .drop && audio.mode == .drop { problem("", "video and audio are both dropped: nothing to do") }
+        let overridden = outputs.contains { $0.video != nil || $0.audio != nil }
+        if video.mode == .drop && audio.mode == .drop && !overridden { problem("", "video and audio are both dropped: nothing to do") }
         if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp:// or rtmps:// URL") }
         if let input, input.listen, input.isNetwork { checkListenURL(input.url) }
 
@@ -145,14 +158,15 @@ struct SpecValidator {
         return String(name[name.index(after: dot)...])
     }
 
-    private mutating func videoSpec(_ value: JSONValue?) -> VideoSpec {
+    /// A `video` object: the job's (`path` "video") or one output's (`outputs[2].video`).
+    private mutating func videoSpec(_ value: JSONValue?, path: String = "video") -> VideoSpec {
         var spec = VideoSpec()
         guard let value else { return spec }
         guard case let .object(object) = value else {
-            problem("video", "must be an object, got \(value.typeName)")
+            problem(path, "must be an object, got \(value.typeName)")
             return spec
         }
-        var fields = Fields(object: object, path: "video")
+        var fields = Fields(object: object, path: path)
         spec.mode = fields.choice("mode", StreamMode.self, into: &self) ?? .copy
         spec.encoder = fields.choice("encoder", VideoEncoderChoice.self, into: &self) ?? .auto
         spec.device = fields.string("device", required: false, limit: JobLimits.device, into: &self) ?? VideoSpec.defaultDevice
@@ -163,26 +177,27 @@ struct SpecValidator {
         spec.gopSeconds = fields.number(JobLimits.gop, into: &self)
         if let profile = fields.string("profile", required: false, into: &self) {
             if VideoSpec.profiles.contains(profile) { spec.profile = profile } else {
-                problem("video.profile", "must be one of \(VideoSpec.profiles.joined(separator: ", ")), got \(quoted(profile))")
+                problem("\(path).profile", "must be one of \(VideoSpec.profiles.joined(separator: ", ")), got \(quoted(profile))")
             }
         }
         fields.reportUnknown(into: &self)
         if spec.mode != .encode {
             for key in ["encoder", "device", "bitrate_kbps", "width", "height", "fps", "gop_s", "profile"] where object[key] != nil {
-                problem("video.\(key)", "only applies when video.mode is encode")
+                problem("\(path).\(key)", "only applies when \(path).mode is encode")
             }
         }
         return spec
     }
 
-    private mutating func audioSpec(_ value: JSONValue?) -> AudioSpec {
+    /// An `audio` object: the job's (`path` "audio") or one output's.
+    private mutating func audioSpec(_ value: JSONValue?, path: String = "audio") -> AudioSpec {
         var spec = AudioSpec()
         guard let value else { return spec }
         guard case let .object(object) = value else {
-            problem("audio", "must be an object, got \(value.typeName)")
+            problem(path, "must be an object, got \(value.typeName)")
             return spec
         }
-        var fields = Fields(object: object, path: "audio")
+        var fields = Fields(object: object, path: path)
         spec.mode = fields.choice("mode", StreamMode.self, into: &self) ?? .copy
         spec.bitrateKbps = fields.integer(JobLimits.audioBitrate, into: &self)
         spec.sampleRate = fields.integer(JobLimits.sampleRate, into: &self)
@@ -190,7 +205,7 @@ struct SpecValidator {
         fields.reportUnknown(into: &self)
         if spec.mode != .encode {
             for key in ["bitrate_kbps", "sample_rate", "channels"] where object[key] != nil {
-                problem("audio.\(key)", "only applies when audio.mode is encode")
+                problem("\(path).\(key)", "only applies when \(path).mode is encode")
             }
         }
         return spec
@@ -217,6 +232,8 @@ struct SpecValidator {
             var url: String?
             var format: OutputFormat?
             var formatGiven = false
+            var video: VideoSpec?
+            var audio: AudioSpec?
             switch item {
             case let .string(text):
                 guard checkLength(text, JobLimits.outputURL, path: "\(path).url") else { continue }
@@ -226,6 +243,8 @@ struct SpecValidator {
                 url = fields.string("url", required: true, limit: JobLimits.outputURL, into: &self)
                 formatGiven = object["format"] != nil
                 format = fields.choice("format", OutputFormat.self, into: &self)
+                if let value = fields.take("video") { video = videoSpec(value, path: "\(path).video") }
+                if let value = fields.take("audio") { audio = audioSpec(value, path: "\(path).audio") }
                 fields.reportUnknown(into: &self)
             default:
                 problem(path, "must be a URL string or an object, got \(item.typeName)")
@@ -264,7 +283,7 @@ struct SpecValidator {
                 continue
             }
             seen[url] = index
-            if let format { outputs.append(OutputSpec(url: url, format: format)) }
+            if let format { outputs.append(OutputSpec(url: url, format: format, video: video, audio: audio)) }
         }
         return outputs
     }

@@ -30,7 +30,10 @@ extension LiveEngine: LiveTransport {
 
     public func subscribe(options: PipelineOptions, interrupter: Interrupter, consumer: any LiveTagConsumer) -> any LiveSubscription {
         var relay = options
-        // The pipeline writes every output and ends at max_duration_s itself.
+        // The pipeline writes every output and ends at max_duration_s itself; the tap carries each kind some output
+        // uses (an output's own rendition may take video the job's `video` drops).
+        relay.video = options.usesVideo ? .copy : .drop
+        relay.audio = options.usesAudio ? .copy : .drop
         relay.outputs = []
         relay.maxDuration = nil
         let subscription = EngineSubscription()

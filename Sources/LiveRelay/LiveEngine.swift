@@ -53,12 +53,13 @@ public final class LiveEngine: Sendable {
     public var listeningPorts: Int { ingest.listeningPorts }
 
     /// Whether this engine runs these pipeline options: a live rtmp(s) pull or listen, video and audio
-    /// copied or dropped, and every output FLV: a publish to rtmp:// or rtmps://, or a file.
+    /// copied or dropped alike for every output, and every output FLV: a publish to rtmp:// or rtmps://, or a file.
     public static func supports(_ options: PipelineOptions) -> Bool {
         guard options.liveInput, RTMPEndpoint(parsing: options.inputURL) != nil else { return false }
         guard options.video == .copy || options.video == .drop, options.audio == .copy || options.audio == .drop,
               options.video == .copy || options.audio == .copy else { return false }
-        guard !options.outputs.isEmpty else { return false }
+        // Outputs with renditions of their own (an audio-only output, a ladder rung) go through the codec stage.
+        guard !options.outputs.isEmpty, !options.hasRenditions else { return false }
         return options.outputs.allSatisfy { output in
             guard output.kind == .flv else { return false }
             switch output.target {

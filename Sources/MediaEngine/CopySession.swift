@@ -10,6 +10,9 @@ struct CopySession {
     let interrupter: Interrupter
     let video: StreamInfo?
     let audio: StreamInfo?
+    /// Which rendition of each kind every output takes (copy, or one encoder's settings).
+    let plan: RenditionPlan
+    /// The copied renditions' configurations (the input's); encoded ones come from their chains.
     var videoConfiguration: VideoConfiguration?
     var audioConfiguration: AudioConfiguration?
     /// Packets read ahead to learn every stream's first timestamp and configuration.
@@ -20,11 +23,17 @@ struct CopySession {
     /// A file's timeline made continuous where it restarts or jumps (`cat a.ts b.ts`, a restarted source);
     /// `nil` for live inputs, which splice their own.
     private var timeline: TimelineSplicer?
-    /// Encode mode: a stream being re-encoded goes through its transcoder instead of the copy path.
+    /// Encode mode: a stream with encoded renditions also goes through its transcoder (one decode, a chain per
+    /// rendition); a copied rendition of it takes the copy path beside.
     var videoTranscoder: VideoTranscoder?
     var audioTranscoder: AudioTranscoder?
-    /// Orders encoded and copied packets by DTS across streams (encoders hold frames back).
-    var interleaver: PacketInterleaver?
+    /// Per lane, orders encoded and copied packets by DTS across streams (encoders hold frames back).
+    var interleavers: [PacketInterleaver?] = []
+    /// Per lane, the outputs it feeds (set when `run` starts).
+    private var laneOutputs: [[any PipelineOutput]] = []
+    /// The lanes whose packets progress counts (one rendition of each kind, so a ladder counts frames once).
+    private var countedVideoLane: Int?
+    private var countedAudioLane: Int?
     /// Raw Annex B input without timestamps gets them from picture order counts.
     private var rawTiming: RawVideoTiming?
     private var audioIsADTS = false
@@ -44,14 +53,17 @@ struct CopySession {
         self.interrupter = interrupter
         let firstVideo = input.streams.first { $0.kind == .video && !$0.isAttachedPicture }
         let firstAudio = input.streams.first { $0.kind == .audio }
-        video = options.video == .drop ? nil : firstVideo
-        audio = options.audio == .drop ? nil : firstAudio
-        if let video, video.codecName != "h264", !options.video.isEncode {
+        plan = RenditionPlan(options)
+        video = plan.video.isEmpty ? nil : firstVideo
+        audio = plan.audio.isEmpty ? nil : firstAudio
+        if let video, video.codecName != "h264", plan.copiedVideo != nil {
             throw PipelineError.unsupportedCodec(kind: "video", stream: video.index, codec: video.codecName)
         }
-        if let audio, audio.codecName != "aac", !options.audio.isEncode {
+        if let audio, audio.codecName != "aac", plan.copiedAudio != nil {
             throw PipelineError.unsupportedCodec(kind: "audio", stream: audio.index, codec: audio.codecName)
         }
+        countedVideoLane = plan.lanes.firstIndex { $0.video != nil }
+        countedAudioLane = plan.lanes.firstIndex { $0.audio != nil }
         guard video != nil || audio != nil else { throw PipelineError.noStreams(name: options.inputName) }
         if let file = input as? MediaInput {
             // Backward jumps are spliced in any format; forward ones only where the format allows them.
@@ -95,7 +107,7 @@ struct CopySession {
 
     private mutating func deriveConfigurations() throws {
         try openTranscoders()
-        if let video, videoTranscoder == nil {
+        if let video, plan.copiedVideo != nil {
             let bitstream: VideoBitstream
             do {
                 if AVCDecoderConfigurationRecord.isAVCC(video.extradata) {
@@ -115,7 +127,7 @@ struct CopySession {
             }
             videoConfiguration = VideoConfiguration(bitstream: bitstream, width: video.width, height: video.height, frameRate: frameRate)
         }
-        if let audio, audioTranscoder == nil {
+        if let audio, plan.copiedAudio != nil {
             do {
                 let config: AudioSpecificConfig
                 if !audio.extradata.isEmpty {
@@ -142,7 +154,8 @@ struct CopySession {
                     // Published by the live engine, which connects in the background: a dead destination never
                     // holds up the start.
                     do {
-                        workers.append(try publishOutput(index: index, description: description, url: url))
+                        workers.append(try publishOutput(index: index, description: description, url: url,
+                                                         video: videoConfiguration(ofOutput: index), audio: audioConfiguration(ofOutput: index)))
                     } catch {
                         throw PipelineError.openOutput(index: index, name: description.name, error)
                     }
@@ -150,7 +163,7 @@ struct CopySession {
                 }
                 let sink: any PacketSink
                 do {
-                    sink = try makeSink(description)
+                    sink = try makeSink(description, video: videoConfiguration(ofOutput: index), audio: audioConfiguration(ofOutput: index))
                 } catch {
                     throw PipelineError.openOutput(index: index, name: description.name, error)
                 }
@@ -164,7 +177,21 @@ struct CopySession {
         return workers
     }
 
-    private func publishOutput(index: Int, description: OutputDescription, url: String) throws -> EnginePublishOutput {
+    /// The configuration `output` opens its video with: its rendition's (nil: it takes no video).
+    func videoConfiguration(ofOutput output: Int) -> VideoConfiguration? {
+        guard video != nil, let rendition = plan.lanes[plan.outputLanes[output]].video else { return nil }
+        if rendition == plan.copiedVideo { return videoConfiguration }
+        return videoTranscoder?.configuration(ofRendition: rendition)
+    }
+
+    func audioConfiguration(ofOutput output: Int) -> AudioConfiguration? {
+        guard audio != nil, let rendition = plan.lanes[plan.outputLanes[output]].audio else { return nil }
+        if rendition == plan.copiedAudio { return audioConfiguration }
+        return audioTranscoder?.configuration(ofRendition: rendition)
+    }
+
+    private func publishOutput(index: Int, description: OutputDescription, url: String,
+                               video videoConfiguration: VideoConfiguration?, audio audioConfiguration: AudioConfiguration?) throws -> EnginePublishOutput {
         guard description.kind == .flv else {
             throw OutputError.unsupported(output: description.name, reason: "RTMP carries FLV only")
         }
@@ -179,7 +206,8 @@ struct CopySession {
                                    publication: transport.publish(to: destination, options: options))
     }
 
-    private func makeSink(_ description: OutputDescription) throws -> any PacketSink {
+    private func makeSink(_ description: OutputDescription, video videoConfiguration: VideoConfiguration?,
+                          audio audioConfiguration: AudioConfiguration?) throws -> any PacketSink {
         switch description.kind {
         case .flv:
             guard videoConfiguration != nil || audioConfiguration != nil else {
@@ -223,8 +251,7 @@ struct CopySession {
     // MARK: Running
 
     mutating func run(workers: [any PipelineOutput], report: (PipelineProgress) -> Void) throws {
-        let videoWorkers = workers.filter(\.wantsVideo)
-        let audioWorkers = workers.filter(\.wantsAudio)
+        laneOutputs = plan.lanes.indices.map { lane in workers.filter { plan.outputLanes[$0.index] == lane } }
         var pending = lookahead
         lookahead = []
         pending.reverse()
@@ -239,10 +266,7 @@ struct CopySession {
             var normalized = try normalize(packet)
             // Arrival time rides along for the restream latency histogram, through the interleaver too.
             for index in normalized.indices { normalized[index].receivedAt = packet.receivedAt }
-            for media in interleave(normalized) {
-                try emit(media, to: media.kind == .video ? videoWorkers : audioWorkers)
-                if reachedMaxDuration { break }
-            }
+            try route(normalized)
             progress.bytesIn = input.bytesRead
             progress.dtsRepairs = videoClock.repairs + audioClock.repairs
             report(progress)
@@ -254,16 +278,16 @@ struct CopySession {
         // A live input ends its reads quietly when interrupted: that is a stop, not the end of the stream.
         if !reachedMaxDuration && interrupter.isCancelled { cancelled = true }
         if !reachedMaxDuration && !cancelled, var timing = rawTiming {
-            for media in interleave(try timing.flush()) { try emit(media, to: videoWorkers) }
+            try route(CopySession.tagged(try timing.flush(), plan.copiedVideo))
             rawTiming = timing
         }
         if !reachedMaxDuration && !cancelled, let video {
             for packet in videoInference.flush() {
-                for media in interleave(try normalizeVideo(packet, stream: video, inferred: true)) { try emit(media, to: videoWorkers) }
+                try route(try normalizeVideo(packet, stream: video, inferred: true))
             }
         }
         // Encoders are drained even at max_duration_s or on cancel, so what was read reaches the outputs.
-        for media in try finishTranscoders() { try emit(media, to: media.kind == .video ? videoWorkers : audioWorkers) }
+        try finishTranscoders()
         progress.bytesIn = input.bytesRead
     }
 
@@ -298,8 +322,21 @@ struct CopySession {
         return []
     }
 
+    /// A video packet's renditions: encoded by the transcoder's chains (not for packets whose DTS was inferred:
+    /// those come from the copy path's inference, after the decoder already had them) and copied.
     private mutating func normalizeVideo(_ packet: DemuxedPacket, stream: StreamInfo, inferred: Bool = false) throws -> [MediaPacket] {
-        if let videoTranscoder { return try transcode(spliceForDecoder(packet, stream: stream), with: videoTranscoder, stream: stream) }
+        var encoded: [MediaPacket] = []
+        if !inferred, let videoTranscoder {
+            // A file's timeline splicer sees this packet twice when video is also copied; for one packet it answers
+            // the same offset both times.
+            encoded = try transcode(spliceForDecoder(packet, stream: stream), with: videoTranscoder, stream: stream)
+        }
+        guard plan.copiedVideo != nil else { return encoded }
+        return encoded + CopySession.tagged(try copyVideo(packet, stream: stream, inferred: inferred), plan.copiedVideo)
+    }
+
+    /// The copy path of a video packet: DTS inferred where missing, new avcC announced, timestamps normalized.
+    private mutating func copyVideo(_ packet: DemuxedPacket, stream: StreamInfo, inferred: Bool) throws -> [MediaPacket] {
         if rawTiming == nil && !inferred {
             // Packets without a DTS wait for the next one that has it.
             var media: [MediaPacket] = []
@@ -338,8 +375,15 @@ struct CopySession {
                             isKeyframe: packet.isKeyframe, videoConfiguration: changed)]
     }
 
+    /// An audio packet's renditions: encoded by the transcoder's chains, and copied.
     private mutating func normalizeAudio(_ packet: DemuxedPacket, stream: StreamInfo) throws -> [MediaPacket] {
-        if let audioTranscoder { return try transcode(spliceForDecoder(packet, stream: stream), with: audioTranscoder, stream: stream) }
+        var encoded: [MediaPacket] = []
+        if let audioTranscoder { encoded = try transcode(spliceForDecoder(packet, stream: stream), with: audioTranscoder, stream: stream) }
+        guard plan.copiedAudio != nil else { return encoded }
+        return encoded + CopySession.tagged(try copyAudio(packet, stream: stream), plan.copiedAudio)
+    }
+
+    private mutating func copyAudio(_ packet: DemuxedPacket, stream: StreamInfo) throws -> [MediaPacket] {
         let spliced = splice(packet, stream: stream)
         let times = audioClock.normalize(pts: spliced.pts, dts: spliced.dts, duration: spliced.duration)
         guard audioIsADTS else {
@@ -353,7 +397,6 @@ struct CopySession {
                     changed = configuration
                 }
             }
-            progress.audioFrames += 1
             return [MediaPacket(kind: .audio, data: packet.data, pts: times.pts, dts: times.dts, isKeyframe: true, audioConfiguration: changed)]
         }
         // ADTS input (MPEG-TS, .aac): strip each header; a new configuration is announced when it changes.
@@ -377,7 +420,6 @@ struct CopySession {
                 }
                 let payload = Array(packet.data[(offset + header.headerLength)..<(offset + frameLength)])
                 packets.append(MediaPacket(kind: .audio, data: payload, pts: frameTime, dts: frameTime, isKeyframe: true, audioConfiguration: changed))
-                progress.audioFrames += 1
                 offset += frameLength
                 // Further frames in one packet follow at 1024 samples each.
                 frameTime = frameTime.addingSaturating(Int64(1024 * 1_000_000 / max(config.samplingFrequency, 1)))
@@ -388,15 +430,55 @@ struct CopySession {
         return packets
     }
 
-    private mutating func emit(_ packet: MediaPacket, to workers: [any PipelineOutput]) throws {
+    /// Packets of any rendition to every lane that takes their rendition, through the lane's interleaver when it has
+    /// one. Packets at or past `max_duration_s` are not emitted (and end the run).
+    mutating func route(_ packets: [MediaPacket]) throws {
+        for packet in packets {
+            for (lane, renditions) in plan.lanes.enumerated() {
+                let rendition = packet.kind == .video ? renditions.video : renditions.audio
+                guard rendition == packet.rendition else { continue }
+                if var interleaver = interleavers[lane] {
+                    let released = interleaver.push(packet)
+                    interleavers[lane] = interleaver
+                    for media in released { try emit(media, lane: lane) }
+                } else {
+                    try emit(packet, lane: lane)
+                }
+            }
+        }
+    }
+
+    /// Whatever the interleavers still hold, in DTS order (end of input).
+    mutating func flushInterleavers() throws {
+        for lane in interleavers.indices {
+            guard var interleaver = interleavers[lane] else { continue }
+            let released = interleaver.flush()
+            interleavers[lane] = interleaver
+            for media in released { try emit(media, lane: lane) }
+        }
+    }
+
+    /// Copied packets as their rendition's (nil: the kind is not copied, and there are none).
+    static func tagged(_ packets: [MediaPacket], _ rendition: Int?) -> [MediaPacket] {
+        guard let rendition, rendition != 0 else { return packets }
+        return packets.map { packet in
+            var packet = packet
+            packet.rendition = rendition
+            return packet
+        }
+    }
+
+    private mutating func emit(_ packet: MediaPacket, lane: Int) throws {
         if let limit = options.maxDuration, Double(packet.dts) / 1e6 >= limit {
             reachedMaxDuration = true
             return
         }
         if options.realtime { pace(until: packet.dts) }
         progress.mediaTime = max(progress.mediaTime, Double(packet.dts) / 1e6)
-        if packet.kind == .video { progress.videoFrames += 1 }
-        for worker in workers where !worker.submit(packet) {
+        if packet.kind == .video, lane == countedVideoLane { progress.videoFrames += 1 }
+        if packet.kind == .audio, lane == countedAudioLane { progress.audioFrames += 1 }
+        let workers = laneOutputs[lane]
+        for worker in workers where (packet.kind == .video ? worker.wantsVideo : worker.wantsAudio) && !worker.submit(packet) {
             throw PipelineError.output(index: worker.index, name: worker.name, worker.error ?? OutputError.unsupported(output: worker.name, reason: "stopped"))
         }
     }

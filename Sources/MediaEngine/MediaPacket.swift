@@ -40,4 +40,6 @@ public struct MediaPacket: Sendable {
     public var audioConfiguration: AudioConfiguration?
     /// Monotonic nanoseconds when the input delivered the packet (0 = unknown), for restream latency.
     public var receivedAt: UInt64 = 0
+    /// Which rendition of its kind the packet belongs to (`RenditionPlan`); 0 when the job has one.
+    var rendition = 0
 }

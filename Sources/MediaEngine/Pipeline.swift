@@ -20,12 +20,22 @@ public struct OutputDescription: Sendable, Equatable {
     public var kind: OutputKind
     /// How the output is named in messages: a redacted URL or the path.
     public var name: String
+    /// This output's own rendition, replacing the pipeline's `video` / `audio` for it (nil: the pipeline's).
+    public var video: StreamHandling<VideoEncodeSettings>?
+    public var audio: StreamHandling<AudioEncodeSettings>?
 
-    public init(target: OutputTarget, kind: OutputKind, name: String) {
+    public init(target: OutputTarget, kind: OutputKind, name: String,
+                video: StreamHandling<VideoEncodeSettings>? = nil, audio: StreamHandling<AudioEncodeSettings>? = nil) {
         self.target = target
         self.kind = kind
         self.name = name
+        self.video = video
+        self.audio = audio
     }
+
+    /// Whether the format carries video / audio at all.
+    var carriesVideo: Bool { kind != .adts }
+    var carriesAudio: Bool { kind != .annexB }
 }
 
 /// Everything a pipeline needs, in Swift terms (built by the `Sluice` library from a job spec).

@@ -55,9 +55,13 @@ public struct JobPlan: Sendable {
         options.inputFrameRate = spec.input.fps
         options.realtime = spec.input.realtime ?? (isFileInput && spec.outputs.contains { $0.isNetwork })
         options.maxDuration = spec.maxDurationSeconds > 0 ? spec.maxDurationSeconds : nil
-        options.video = JobPlan.videoHandling(spec.video, live: spec.input.isNetwork || spec.input.listen)
+        let live = spec.input.isNetwork || spec.input.listen
+        options.video = JobPlan.videoHandling(spec.video, live: live)
         options.audio = JobPlan.audioHandling(spec.audio)
         for output in spec.outputs {
+            // An output's own rendition replaces the job's for it.
+            let video = output.video.map { JobPlan.videoHandling($0, live: live) }
+            let audio = output.audio.map { JobPlan.audioHandling($0) }
             let kind: OutputKind
             switch output.format {
             case .flv: kind = .flv
@@ -65,11 +69,13 @@ public struct JobPlan: Sendable {
             case .annexb: kind = .annexB
             }
             if output.isNetwork {
-                options.outputs.append(OutputDescription(target: .network(url: output.url), kind: kind, name: output.redactedURL))
+                options.outputs.append(OutputDescription(target: .network(url: output.url), kind: kind, name: output.redactedURL,
+                                                         video: video, audio: audio))
             } else {
                 let path: String
                 do { path = try paths.resolveOutput(output.url) } catch { throw .path(error) }
-                options.outputs.append(OutputDescription(target: .file(path: path), kind: kind, name: output.url))
+                options.outputs.append(OutputDescription(target: .file(path: path), kind: kind, name: output.url,
+                                                         video: video, audio: audio))
             }
         }
         self.options = options

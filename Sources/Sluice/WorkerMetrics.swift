@@ -136,10 +136,11 @@ public final class WorkerMetrics: @unchecked Sendable {
         lock.withLock {
             guard var tracked = jobs[spec.id], tracked.running else { return }
             if tracked.encoder == nil {
-                switch spec.video.mode {
-                case .copy: tracked.encoder = "copy"
-                case .drop: tracked.encoder = "none"
-                case .encode: tracked.encoder = "pending"
+                let renditions = spec.videoRenditions
+                if renditions.contains(where: { $0.mode == .encode }) {
+                    tracked.encoder = "pending"
+                } else {
+                    tracked.encoder = renditions.isEmpty ? "none" : "copy"
                 }
             }
             let totals = progress.outputs.enumerated().map { index, output in

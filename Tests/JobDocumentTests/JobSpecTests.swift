@@ -221,7 +221,13 @@ struct JobSchemaTests {
         for limit in JobLimits.numbers {
             var object = JobSchema.document
             for key in limit.path.split(separator: ".").map(String.init) {
-                guard case let .object(fields) = object else { break }
+                guard case var .object(fields) = object else { break }
+                // `video` and `audio` are defined once under $defs: the job's and every output's refer to them.
+                if case let .string(reference)? = fields["$ref"], reference.hasPrefix("#/$defs/"),
+                   case let .object(root) = JobSchema.document, case let .object(definitions)? = root["$defs"],
+                   case let .object(definition)? = definitions[String(reference.dropFirst("#/$defs/".count))] {
+                    fields = definition
+                }
                 if case let .object(properties)? = fields["properties"] { object = properties[key] ?? .null } else if case let .array(choices)? = fields["oneOf"], case let .object(last)? = choices.last, case let .object(properties)? = last["properties"] {
                     object = properties[key] ?? .null
                 } else { object = .null }

@@ -27,26 +27,7 @@ bench_liveencode() {
  "audio": {"mode": "encode", "bitrate_kbps": 128, "sample_rate": 48000, "channels": 2},
  "outputs": ["$url/out-sluice"], "max_duration_s": $seconds}
 JSON
-  # Samples a process until it exits: prints "cpu_seconds max_threads max_rss_kib".
-  sample() {
-    python3 - "$1" <<'PY'
-import os, sys, time
-pid, tick = sys.argv[1], os.sysconf("SC_CLK_TCK")
-cpu = threads = rss = 0
-while os.path.exists(f"/proc/{pid}/stat"):
-    try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        if fields[0] == "Z": break
-        cpu = (int(fields[11]) + int(fields[12])) / tick
-        status = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status") if ":" in line)
-        threads = max(threads, int(status["Threads"]))
-        rss = max(rss, int(status["VmRSS"].split()[0]))
-    except (FileNotFoundError, ProcessLookupError, KeyError, IndexError):
-        break
-    time.sleep(0.2)
-print(f"{cpu:.2f} {threads} {rss}")
-PY
-  }
+  sample() { python3 scripts/lib/process-sample.py "$1"; }
   # Counts the media seconds a player receives from STREAM while it plays, for SECONDS+5 s at most.
   play() {
     timeout $((seconds + 8)) ffprobe -v error -rw_timeout 5000000 -select_streams v -show_entries packet=pts_time \
@@ -70,16 +51,16 @@ PY
   f_stats=$(sample "$ffmpeg_pid")
   wait "$ffmpeg_pid" || true
   wait "$player_f" || true
-  python3 - "$s_stats" "$f_stats" "$work/liveencode-out-sluice.csv" "$work/liveencode-out-ffmpeg.csv" "$seconds" <<'PY'
+  local s_span f_span
+  s_span=$(python3 scripts/lib/published-span.py "$work/liveencode-out-sluice.csv")
+  f_span=$(python3 scripts/lib/published-span.py "$work/liveencode-out-ffmpeg.csv")
+  python3 - "$s_stats" "$f_stats" "$s_span" "$f_span" "$seconds" <<'PY'
 import sys
 s, f = [x.split() for x in sys.argv[1:3]]
-def span(path):
-    times = [float(l) for l in open(path) if l.strip() and l.strip() != "N/A"]
-    return (max(times) - min(times)) if times else 0.0
 seconds = float(sys.argv[5])
 sc, fc = float(s[0]), float(f[0])
-print(f"sluice: cpu {sc:.2f} s ({100*sc/seconds:.0f} % of a core), threads {s[1]}, peak RSS {int(s[2])/1024:.0f} MiB, published {span(sys.argv[3]):.1f} s of media")
-print(f"ffmpeg: cpu {fc:.2f} s ({100*fc/seconds:.0f} % of a core), threads {f[1]}, peak RSS {int(f[2])/1024:.0f} MiB, published {span(sys.argv[4]):.1f} s of media")
+print(f"sluice: cpu {sc:.2f} s ({100*sc/seconds:.0f} % of a core), threads {s[1]}, peak RSS {int(s[2])/1024:.0f} MiB, published {sys.argv[3]} s of media")
+print(f"ffmpeg: cpu {fc:.2f} s ({100*fc/seconds:.0f} % of a core), threads {f[1]}, peak RSS {int(f[2])/1024:.0f} MiB, published {sys.argv[4]} s of media")
 print(f"cpu ratio {sc/fc:.3f} (sluice / ffmpeg)")
 PY
   kill "$publisher" 2>/dev/null || true

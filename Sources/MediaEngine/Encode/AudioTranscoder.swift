@@ -1,51 +1,37 @@
 import CFFmpeg
 import MediaFormats
 
-/// Encode mode for one audio stream, run on the input thread: decoder → libswresample (rate, layout, `fltp`)
-/// → `AVAudioFifo` → AAC in `frame_size` blocks, PTS from a running sample count → raw AAC `MediaPacket`s.
+/// Encode mode for one audio stream, run on the input thread: one decoder, whose frames feed every audio
+/// rendition's `AudioEncodeChain`.
 final class AudioTranscoder {
-    /// What the outputs are opened with: the encoder's AudioSpecificConfig, rate and channels.
-    let configuration: AudioConfiguration
+    /// The chains, one per encoded rendition, in rendition order.
+    let chains: [AudioEncodeChain]
     /// Subtracted from input timestamps (microseconds) to place samples on the job's timeline.
     var timelineOffset: Int64 = 0
-    private(set) var encodedFrames = 0
 
     private let stream: StreamInfo
     private let decoder: StreamDecoder
-    private let encoder: AACEncoder
-    private var resampler: AudioResampler?
-    private let fifo: AudioSampleFIFO
-    private let converted: RawFrame
-    /// The next block's first sample on the job's timeline, in output samples; set by the first decoded frame.
-    private var nextSample: Int64?
-    private var lastDTS: Int64?
     private static let microseconds = AVRational(num: 1, den: 1_000_000)
 
-    init(stream: StreamInfo, parameters: UnsafePointer<AVCodecParameters>, settings: AudioEncodeSettings) throws(EncodeError) {
+    init(stream: StreamInfo, parameters: UnsafePointer<AVCodecParameters>,
+         renditions: [(rendition: Int, settings: AudioEncodeSettings)]) throws(EncodeError) {
         self.stream = stream
         let timeBase = AVRational(num: stream.timeBaseNumerator, den: stream.timeBaseDenominator)
         decoder = try StreamDecoder(parameters: parameters, timeBase: timeBase, kind: "audio")
-        encoder = try AACEncoder(settings: settings, inputSampleRate: stream.sampleRate, inputChannels: stream.channels)
-        do {
-            fifo = try AudioSampleFIFO(format: AV_SAMPLE_FMT_FLTP, channels: encoder.channels)
-            converted = try RawFrame()
-        } catch {
-            throw .ffmpeg(stage: "allocating the audio FIFO", error)
+        var chains: [AudioEncodeChain] = []
+        for (rendition, settings) in renditions {
+            chains.append(try AudioEncodeChain(rendition: rendition, stream: stream, settings: settings))
         }
-        let config: AudioSpecificConfig
-        do {
-            config = try AudioSpecificConfig(parsing: encoder.extradata)
-        } catch {
-            throw .unsupportedSetting("the AAC encoder wrote an AudioSpecificConfig MediaFormats cannot read: \(error)")
-        }
-        configuration = AudioConfiguration(audioSpecificConfig: config, sampleRate: Int(encoder.sampleRate), channels: Int(encoder.channels))
+        self.chains = chains
     }
 
-    /// The encoder's priming in microseconds: its first packet starts this much before the first sample,
-    /// so the job's timeline starts this much later.
-    var encoderDelay: Int64 {
-        av_rescale_q(Int64(encoder.initialPadding), encoder.timeBase, AudioTranscoder.microseconds)
+    /// The configuration outputs of `rendition` open with.
+    func configuration(ofRendition rendition: Int) -> AudioConfiguration? {
+        chains.first { $0.rendition == rendition }?.configuration
     }
+
+    /// The longest priming of the chains, microseconds: the job's timeline starts this much later.
+    var encoderDelay: Int64 { chains.map(\.encoderDelay).max() ?? 0 }
 
     func push(_ packet: DemuxedPacket) throws -> [MediaPacket] {
         var output: [MediaPacket] = []
@@ -57,20 +43,12 @@ final class AudioTranscoder {
         return output
     }
 
-    /// End of input: drains the decoder and the resampler, encodes the last short block, drains the encoder.
+    /// End of input: drains the decoder, then every chain.
     func finish() throws -> [MediaPacket] {
         var output: [MediaPacket] = []
         do {
             try decoder.decode(nil) { frame in try take(frame, into: &output) }
-            if let resampler {
-                while true {
-                    let count = try resampler.convert(nil, into: converted)
-                    guard count > 0 else { break }
-                    try fifo.write(converted, samples: count)
-                }
-            }
-            try encodeBlocks(final: true, into: &output)
-            try encoder.drain { packet in emit(packet, into: &output) }
+            for chain in chains { try chain.finish(into: &output) }
         } catch let error as FFmpegError {
             throw EncodeError.ffmpeg(stage: "audio transcode (stream \(stream.index))", error)
         }
@@ -78,51 +56,9 @@ final class AudioTranscoder {
     }
 
     private func take(_ frame: UnsafeMutablePointer<AVFrame>, into output: inout [MediaPacket]) throws {
-        if nextSample == nil {
-            let nopts = sluice_nopts_value()
-            let time = frame.pointee.best_effort_timestamp == nopts ? 0
-                : av_rescale_q(frame.pointee.best_effort_timestamp, decoder.timeBase, AudioTranscoder.microseconds)
-                    .subtractingSaturating(timelineOffset)
-            nextSample = av_rescale_q(time, AudioTranscoder.microseconds, encoder.timeBase)
-        }
-        if let current = resampler, !current.accepts(frame) {
-            // The decoded format changed: what the old resampler still holds is flushed first.
-            while true {
-                let count = try current.convert(nil, into: converted)
-                guard count > 0 else { break }
-                try fifo.write(converted, samples: count)
-            }
-            resampler = nil
-        }
-        let resampler = try resampler ?? AudioResampler(from: frame, to: encoder.channelLayout, format: AV_SAMPLE_FMT_FLTP, rate: encoder.sampleRate)
-        self.resampler = resampler
-        let count = try resampler.convert(frame, into: converted)
-        try fifo.write(converted, samples: count)
-        try encodeBlocks(final: false, into: &output)
-    }
-
-    /// Encodes every whole block waiting in the FIFO; `final` also encodes the short remainder.
-    private func encodeBlocks(final: Bool, into output: inout [MediaPacket]) throws {
-        let frameSize = encoder.frameSize
-        while fifo.count >= frameSize || (final && fifo.count > 0) {
-            let samples = min(fifo.count, frameSize)
-            let pts = nextSample ?? 0
-            try encoder.encode(from: fifo, samples: samples, pts: pts) { packet in emit(packet, into: &output) }
-            nextSample = pts + Int64(samples)
-        }
-    }
-
-    private func emit(_ packet: UnsafeMutablePointer<AVPacket>, into output: inout [MediaPacket]) {
-        guard let data = packet.pointee.data, packet.pointee.size > 0 else { return }
         let nopts = sluice_nopts_value()
-        let raw = packet.pointee.pts != nopts ? packet.pointee.pts : packet.pointee.dts
-        var dts = raw == nopts ? (lastDTS ?? 0) + 1 : av_rescale_q(raw, encoder.timeBase, AudioTranscoder.microseconds)
-        // The timeline was shifted by the priming; this keeps timestamps ≥ 0 and increasing regardless.
-        dts = max(dts, 0)
-        if let last = lastDTS, dts <= last { dts = last + 1 }
-        lastDTS = dts
-        encodedFrames += 1
-        output.append(MediaPacket(kind: .audio, data: Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))),
-                                  pts: dts, dts: dts, isKeyframe: true))
+        let time = frame.pointee.best_effort_timestamp == nopts ? nil
+            : av_rescale_q(frame.pointee.best_effort_timestamp, decoder.timeBase, AudioTranscoder.microseconds).subtractingSaturating(timelineOffset)
+        for chain in chains { try chain.take(frame, time: time, into: &output) }
     }
 }

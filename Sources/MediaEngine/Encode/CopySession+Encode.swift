@@ -15,33 +15,35 @@ extension CopySession {
     /// The video encoder the job got, when video is encoded.
     var encoderSelection: EncoderSelection? { videoTranscoder?.selection }
 
-    /// Opens the transcoders of the streams in encode mode and shifts the job's timeline by the longest
-    /// encoder delay (B-frame reordering, AAC priming), so no stream's first timestamp is negative.
+    /// Opens the transcoders of the streams with encoded renditions (one decoder each, an encoder per rendition)
+    /// and shifts the job's timeline by the longest encoder delay (B-frame reordering, AAC priming), so no
+    /// stream's first timestamp is negative.
     mutating func openTranscoders() throws {
-        if options.video.isEncode || options.audio.isEncode { LibraryLog.limitToErrors() }
-        if let video, case let .encode(settings) = options.video {
+        let encodedVideo = plan.encodedVideo
+        let encodedAudio = plan.encodedAudio
+        if !encodedVideo.isEmpty || !encodedAudio.isEmpty { LibraryLog.limitToErrors() }
+        if let video, !encodedVideo.isEmpty {
             guard let parameters = (input as? any CodecParameterSource)?.codecParameters(ofStream: video.index) else {
                 throw PipelineError.noStreams(name: options.inputName)
             }
             do {
-                let transcoder = try VideoTranscoder(stream: video, parameters: parameters, settings: settings)
-                videoTranscoder = transcoder
-                videoConfiguration = transcoder.configuration
+                videoTranscoder = try VideoTranscoder(stream: video, parameters: parameters, renditions: encodedVideo)
             } catch {
                 throw PipelineError.encode(kind: "video", stream: video.index, error)
             }
         }
-        if let audio, case let .encode(settings) = options.audio {
+        if let audio, !encodedAudio.isEmpty {
             guard let parameters = (input as? any CodecParameterSource)?.codecParameters(ofStream: audio.index) else {
                 throw PipelineError.noStreams(name: options.inputName)
             }
             do {
-                let transcoder = try AudioTranscoder(stream: audio, parameters: parameters, settings: settings)
-                audioTranscoder = transcoder
-                audioConfiguration = transcoder.configuration
+                audioTranscoder = try AudioTranscoder(stream: audio, parameters: parameters, renditions: encodedAudio)
             } catch {
                 throw PipelineError.encode(kind: "audio", stream: audio.index, error)
             }
+        }
+        interleavers = plan.lanes.map { lane in
+            video != nil && audio != nil && plan.interleaves(lane) ? PacketInterleaver() : nil
         }
         guard videoTranscoder != nil || audioTranscoder != nil else { return }
         let delay = max(videoTranscoder?.encoderDelay ?? 0, audioTranscoder?.encoderDelay ?? 0)
@@ -49,10 +51,9 @@ extension CopySession {
         audioClock.offset -= delay
         videoTranscoder?.timelineOffset = videoClock.offset
         audioTranscoder?.timelineOffset = audioClock.offset
-        if video != nil && audio != nil { interleaver = PacketInterleaver() }
     }
 
-    /// One packet of an encoded stream through its transcoder.
+    /// One packet of an encoded stream through its transcoder: a packet per rendition it completes.
     mutating func transcode(_ packet: DemuxedPacket, with transcoder: VideoTranscoder, stream: StreamInfo) throws -> [MediaPacket] {
         do { return try transcoder.push(packet) } catch let error as EncodeError {
             throw PipelineError.encode(kind: "video", stream: stream.index, error)
@@ -60,45 +61,27 @@ extension CopySession {
     }
 
     mutating func transcode(_ packet: DemuxedPacket, with transcoder: AudioTranscoder, stream: StreamInfo) throws -> [MediaPacket] {
-        do {
-            let packets = try transcoder.push(packet)
-            progress.audioFrames += packets.count
-            return packets
-        } catch let error as EncodeError {
+        do { return try transcoder.push(packet) } catch let error as EncodeError {
             throw PipelineError.encode(kind: "audio", stream: stream.index, error)
         }
     }
 
-    /// End of input: drains both encoders, then whatever the interleaver still holds, in DTS order.
-    mutating func finishTranscoders() throws -> [MediaPacket] {
-        var packets: [MediaPacket] = []
+    /// End of input: drains both transcoders to the lanes, then whatever the interleavers still hold.
+    mutating func finishTranscoders() throws {
         if let videoTranscoder, let video {
-            do { packets += interleave(try videoTranscoder.finish()) } catch let error as EncodeError {
+            let drained: [MediaPacket]
+            do { drained = try videoTranscoder.finish() } catch let error as EncodeError {
                 throw PipelineError.encode(kind: "video", stream: video.index, error)
             }
+            try route(drained)
         }
         if let audioTranscoder, let audio {
-            do {
-                let drained = try audioTranscoder.finish()
-                progress.audioFrames += drained.count
-                packets += interleave(drained)
-            } catch let error as EncodeError {
+            let drained: [MediaPacket]
+            do { drained = try audioTranscoder.finish() } catch let error as EncodeError {
                 throw PipelineError.encode(kind: "audio", stream: audio.index, error)
             }
+            try route(drained)
         }
-        if var interleaver {
-            packets += interleaver.flush()
-            self.interleaver = interleaver
-        }
-        return packets
-    }
-
-    /// Passes packets through the interleaver when one is in use.
-    mutating func interleave(_ packets: [MediaPacket]) -> [MediaPacket] {
-        guard var interleaver else { return packets }
-        defer { self.interleaver = interleaver }
-        var released: [MediaPacket] = []
-        for packet in packets { released += interleaver.push(packet) }
-        return released
+        try flushInterleavers()
     }
 }

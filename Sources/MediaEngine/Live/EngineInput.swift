@@ -151,8 +151,8 @@ public final class EngineInput: PacketSource, LiveTagConsumer, @unchecked Sendab
     }
 
     private func describeStreams() throws(PipelineError) {
-        let wantsVideo = options.video != .drop
-        let wantsAudio = options.audio != .drop
+        let wantsVideo = options.usesVideo
+        let wantsAudio = options.usesAudio
         var description = LiveStreamDescription()
         var read: [FLVTagMessage] = []
         while !description.isComplete(video: wantsVideo, audio: wantsAudio) {

@@ -87,6 +87,47 @@ struct OneRTMPStackTests {
         #expect(try Probe.streams(harness.path("played.flv"), "a").first?.codec == "aac")
     }
 
+    @Test("a live ladder: one pull published as copy and 180p, archived at 120p; every rung plays at its size")
+    func liveLadder() throws {
+        let source = try Fixtures.live(seconds: 6)  // 320x240, 30 fps
+        let harness = try JobHarness("live-ladder")
+        let base = try #require(TestRTMP.url)
+        let input = base + "/" + Self.key("ladder-src")
+        let copy = base + "/" + Self.key("ladder-copy")
+        let rung = base + "/" + Self.key("ladder-180")
+        let copyPlayer = try TestRTMP.play(copy, into: harness.path("copy.flv"))
+        let rungPlayer = try TestRTMP.play(rung, into: harness.path("180.flv"))
+        #expect(RTMPServerStatistics.waitForPlayer(copy) && RTMPServerStatistics.waitForPlayer(rung), "a player never attached")
+        let publisher = try TestRTMP.publish(source, to: input)
+        defer { _ = publisher.wait(seconds: 10) }
+        usleep(700_000)
+        let outcome = try harness.run(json: """
+            {"id": "live-ladder", "input": {"url": "\(input)", "timeout_s": 5},
+             "audio": {"mode": "encode", "bitrate_kbps": 64},
+             "outputs": [
+               {"url": "\(copy)", "audio": {"mode": "copy"}},
+               {"url": "\(rung)", "video": {"mode": "encode", "encoder": "software", "height": 180, "bitrate_kbps": 300, "gop_s": 1}},
+               {"url": "\(harness.path("120.flv"))", "video": {"mode": "encode", "encoder": "software", "height": 120, "bitrate_kbps": 150, "gop_s": 1}}],
+             "max_duration_s": 3}
+            """)
+        #expect(outcome.succeeded != nil, "job: \(outcome)")
+        #expect(copyPlayer.wait(seconds: 15) == 0, "copy player: \(copyPlayer.stderr)")
+        #expect(rungPlayer.wait(seconds: 15) == 0, "180p player: \(rungPlayer.stderr)")
+        for (file, width, height) in [("copy.flv", 320, 240), ("180.flv", 240, 180), ("120.flv", 160, 120)] {
+            let video = try Probe.streams(harness.path(file), "v")
+            #expect(video.count == 1 && video.first?.width == width && video.first?.height == height, "\(file): \(video)")
+            #expect(try Probe.decodeErrors(harness.path(file)).isEmpty, "\(file) does not decode cleanly")
+            #expect(try Probe.streams(harness.path(file), "a").first?.codec == "aac", "\(file)")
+            let frames = try Probe.frameCount(harness.path(file), "v")
+            #expect(frames >= 80 && frames <= 92, "\(file): \(frames) frames, want about 3 s at 30 fps")
+        }
+        // The copy rung is lossless: the frames played are a run of the source's frames, in order.
+        let played = try FrameHashes.of(harness.path("copy.flv"), .video)
+        let original = try FrameHashes.of(source, .video)
+        let start = try #require(played.first.flatMap { original.firstIndex(of: $0) }, "the copy's first frame is not the source's")
+        #expect(Array(original[start..<min(start + played.count, original.count)]) == played)
+    }
+
     @Test("one port, a copy listen job and an encode listen job with .h264/.aac outputs: each publisher reaches its job")
     func copyAndEncodeListenersShareAPort() throws {
         let source = try Fixtures.live(seconds: 4)

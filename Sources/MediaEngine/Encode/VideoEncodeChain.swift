@@ -1,0 +1,142 @@
+import CFFmpeg
+import MediaFormats
+
+/// One video rendition of encode mode: constant frame rate (drop/duplicate by output timestamp) → libswscale →
+/// H.264 encoder → AVCC `MediaPacket`s with an avcC configuration. Fed decoded pictures by `VideoTranscoder`,
+/// which decodes once for every chain.
+final class VideoEncodeChain {
+    /// The rendition its packets belong to (`RenditionPlan.video`).
+    let rendition: Int
+    let selection: EncoderSelection
+    /// What the outputs are opened with: avcC from the encoder's extradata, or (when it made none) an empty
+    /// Annex B configuration that the first packet's avcC, built from the first IDR, replaces.
+    let configuration: VideoConfiguration
+    private(set) var encodedFrames = 0
+
+    private let scaler: PictureScaler
+    private let encoder: H264Encoder
+    private var rateConverter: FrameRateConverter
+    /// The decoded picture waiting for its slots (one behind), its scaled form, and its end time.
+    private let held: RawFrame
+    private let scaled: RawFrame
+    private var heldEnd: Int64 = 0
+    private var lastTime: Int64?
+    /// The first picture's time on the job's timeline: slot 0.
+    private var slotOrigin: Int64?
+    private var avcc: AnnexBToAVCCConverter
+    private var announced: AVCDecoderConfigurationRecord?
+    private var sample: [UInt8] = []
+    private var lastDTS: Int64?
+    private static let microseconds = AVRational(num: 1, den: 1_000_000)
+
+    /// Opens the encoder `settings` ask for, at the target size and rate.
+    init(rendition: Int, stream: StreamInfo, settings: VideoEncodeSettings) throws(EncodeError) {
+        self.rendition = rendition
+        if (stream.width <= 0 || stream.height <= 0) && (settings.width == nil || settings.height == nil) {
+            throw .unsupportedSetting("the input does not say its picture size: set video.width and video.height")
+        }
+        let size = PictureSize.target(input: PictureSize(width: stream.width, height: stream.height), width: settings.width, height: settings.height)
+        let rate = VideoTranscoder.outputRate(requested: settings.fps, input: stream.averageFrameRate)
+        let (encoder, selection) = try H264Encoder.open(settings: settings, size: size, rate: rate)
+        self.encoder = encoder
+        self.selection = selection
+        scaler = PictureScaler(target: size, format: encoder.pictureFormat)
+        rateConverter = FrameRateConverter(rateNumerator: Int64(rate.num), rateDenominator: Int64(rate.den))
+        do {
+            held = try RawFrame()
+            scaled = try RawFrame()
+        } catch {
+            throw .ffmpeg(stage: "allocating video frames", error)
+        }
+        let extradata = encoder.extradata
+        do {
+            avcc = extradata.isEmpty ? AnnexBToAVCCConverter() : try AnnexBToAVCCConverter(extradata: extradata)
+        } catch {
+            throw .unsupportedSetting("\(encoder.name) wrote extradata MediaFormats cannot read: \(error)")
+        }
+        announced = avcc.record
+        let frameRate = Double(rate.num) / Double(rate.den)
+        let bitstream: VideoBitstream = avcc.record.map { .avcc($0) } ?? .annexB(extradata: [])
+        configuration = VideoConfiguration(bitstream: bitstream, width: size.width, height: size.height, frameRate: frameRate)
+    }
+
+    /// How far the encoder's first DTS precedes its first PTS, in microseconds.
+    var encoderDelay: Int64 {
+        av_rescale_q(Int64(encoder.reorderDelay), encoder.timeBase, VideoEncodeChain.microseconds)
+    }
+
+    /// A decoded picture at `time` (microseconds on the job's timeline; nil: none known) lasting `duration` (nil:
+    /// unknown): the held one gets its slots, then this one is held.
+    func take(_ frame: UnsafeMutablePointer<AVFrame>, time decoded: Int64?, duration given: Int64?, into output: inout [MediaPacket]) throws {
+        let duration = given ?? rateConverter.time(ofSlot: 1)
+        // No timestamp at all: one frame after the previous picture.
+        let time = decoded ?? (lastTime ?? 0) + duration
+        lastTime = time
+        // Slots count from the first picture, so it keeps its exact time and the others follow at the output rate.
+        let origin = slotOrigin ?? time
+        slotOrigin = origin
+        let slots = rateConverter.push(presentationTime: time - origin)
+        if held.hasData {
+            try encodeHeld(slots: slots, into: &output)
+            av_frame_unref(held.pointer)
+        }
+        try check(av_frame_ref(held.pointer, frame), "av_frame_ref")
+        heldEnd = time + duration
+    }
+
+    /// End of input: shows the last picture for its duration and drains the encoder.
+    func finish(into output: inout [MediaPacket]) throws {
+        if held.hasData {
+            try encodeHeld(slots: rateConverter.finish(endTime: heldEnd - (slotOrigin ?? 0)), into: &output)
+            av_frame_unref(held.pointer)
+        }
+        try encoder.encode(nil) { packet in try emit(packet, into: &output) }
+    }
+
+    /// Encodes the held picture once per slot (none: it is dropped).
+    private func encodeHeld(slots: Range<Int64>, into output: inout [MediaPacket]) throws {
+        guard !slots.isEmpty else { return }
+        let picture: UnsafeMutablePointer<AVFrame>
+        if scaler.passesThrough(held.pointer) {
+            picture = held.pointer
+        } else {
+            try scaler.scale(held.pointer, into: scaled)
+            picture = scaled.pointer
+        }
+        // The encoder decides frame types itself (GOP, B-frames); the decoder's must not leak through. The held
+        // picture is this chain's own reference, so setting its fields leaves other chains' pictures alone.
+        picture.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        for slot in slots {
+            picture.pointee.pts = slot
+            try encoder.encode(picture) { packet in try emit(packet, into: &output) }
+            encodedFrames += 1
+        }
+    }
+
+    /// One encoded packet: Annex B → AVCC, with a new configuration when the parameter sets changed.
+    private func emit(_ packet: UnsafeMutablePointer<AVPacket>, into output: inout [MediaPacket]) throws {
+        guard let data = packet.pointee.data, packet.pointee.size > 0 else { return }
+        sample.removeAll(keepingCapacity: true)
+        let conversion = try avcc.convert(UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size)), into: &sample)
+        var changed: VideoConfiguration?
+        if conversion.parameterSetsChanged, let record = avcc.record, record != announced {
+            announced = record
+            var configuration = configuration
+            configuration.bitstream = .avcc(record)
+            changed = configuration
+        }
+        guard announced != nil, !sample.isEmpty else { return }
+        let nopts = sluice_nopts_value()
+        let origin = slotOrigin ?? 0
+        let pts = packet.pointee.pts == nopts ? (lastDTS ?? 0) : origin + av_rescale_q(packet.pointee.pts, encoder.timeBase, VideoEncodeChain.microseconds)
+        var dts = packet.pointee.dts == nopts ? pts : origin + av_rescale_q(packet.pointee.dts, encoder.timeBase, VideoEncodeChain.microseconds)
+        // The timeline was shifted by the encoder's reorder delay; this keeps DTS ≥ 0 and increasing regardless.
+        dts = max(dts, 0)
+        if let last = lastDTS, dts <= last { dts = last + 1 }
+        lastDTS = dts
+        let isKeyframe = packet.pointee.flags & AV_PKT_FLAG_KEY != 0 || conversion.isKeyframe
+        var media = MediaPacket(kind: .video, data: sample, pts: max(pts, dts), dts: dts, isKeyframe: isKeyframe, videoConfiguration: changed)
+        media.rendition = rendition
+        output.append(media)
+    }
+}
