@@ -68,7 +68,8 @@ JSON
   for rung in "${rungs[@]}"; do play "ffmpeg-$rung" & players+=($!); done
   local x264=(-c:v libx264 -preset veryfast -tune zerolatency -g 60 -keyint_min 60 -sc_threshold 0 -pix_fmt yuv420p -r 30)
   local aac=(-c:a aac -b:a 128k -ar 48000 -ac 2)
-  ffmpeg -hide_banner -loglevel error -nostdin -rw_timeout 10000000 -i "$url/src" -t "$seconds" \
+  # -t before -i: reading stops after SECONDS, so every output ends (after -i it would bound the first output only).
+  ffmpeg -hide_banner -loglevel error -nostdin -rw_timeout 10000000 -t "$seconds" -i "$url/src" \
     -filter_complex "[0:v]split=3[a][b][c];[a]scale=1280:720:flags=bicubic[v720];[b]scale=854:480:flags=bicubic[v480];[c]scale=640:360:flags=bicubic[v360]" \
     -map 0:v -map 0:a -c copy -f flv "$url/ffmpeg-copy" \
     -map "[v720]" -map 0:a "${x264[@]}" -profile:v high -b:v 3000k -maxrate 3000k -bufsize 6000k "${aac[@]}" -f flv "$url/ffmpeg-720" \
