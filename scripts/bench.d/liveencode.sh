@@ -28,11 +28,8 @@ bench_liveencode() {
  "outputs": ["$url/out-sluice"], "max_duration_s": $seconds}
 JSON
   sample() { python3 scripts/lib/process-sample.py "$1"; }
-  # Counts the media seconds a player receives from STREAM while it plays, for SECONDS+5 s at most.
-  play() {
-    timeout $((seconds + 8)) ffprobe -v error -rw_timeout 5000000 -select_streams v -show_entries packet=pts_time \
-      -of csv=p=0 "$url/$1" > "$work/liveencode-$1.csv" 2>/dev/null || true
-  }
+  # Logs when a player of STREAM receives each video packet, until the stream ends (SECONDS+60 s at most).
+  play() { python3 scripts/lib/play-times.py "$url/$1" $((seconds + 60)) > "$work/liveencode-$1.csv" || true; }
   echo "== liveencode: $(basename "$media") looped into nginx-rtmp, ${seconds} s pulled, 720p30 libx264 veryfast 2.5 Mb/s + AAC 128k, republished"
   rm -f "$work/liveencode.sqlite"*
   play out-sluice & local player_s=$!
@@ -59,8 +56,8 @@ import sys
 s, f = [x.split() for x in sys.argv[1:3]]
 seconds = float(sys.argv[5])
 sc, fc = float(s[0]), float(f[0])
-print(f"sluice: cpu {sc:.2f} s ({100*sc/seconds:.0f} % of a core), threads {s[1]}, peak RSS {int(s[2])/1024:.0f} MiB, published {sys.argv[3]} s of media")
-print(f"ffmpeg: cpu {fc:.2f} s ({100*fc/seconds:.0f} % of a core), threads {f[1]}, peak RSS {int(f[2])/1024:.0f} MiB, published {sys.argv[4]} s of media")
+print(f"sluice: cpu {sc:.2f} s ({100*sc/seconds:.0f} % of a core), threads {s[1]}, peak RSS {int(s[2])/1024:.0f} MiB, published {sys.argv[3]} (media @ rate once flowing)")
+print(f"ffmpeg: cpu {fc:.2f} s ({100*fc/seconds:.0f} % of a core), threads {f[1]}, peak RSS {int(f[2])/1024:.0f} MiB, published {sys.argv[4]} (media @ rate once flowing)")
 print(f"cpu ratio {sc/fc:.3f} (sluice / ffmpeg)")
 PY
   kill "$publisher" 2>/dev/null || true
