@@ -1,9 +1,10 @@
 import Foundation
 
 /// A blocking FIFO with a limit on items and bytes, between the input thread and one output thread.
-/// Threads are woken only when someone waits for the change (a push to an empty queue with a waiting consumer,
-/// a pop that makes room for a waiting producer), and the consumer takes everything queued at once: one lock
-/// round trip per batch instead of per packet.
+/// Threads are woken only when someone waits for the change, and the consumer takes everything queued at once: one
+/// lock round trip per batch instead of per packet. A consumer waiting in `popAll` is woken once a batch has built up
+/// (`wakeItems` or `wakeBytes`), on close, or after `batchWait` (a slow producer): a file job's input thread is
+/// faster than its writers, and waking the writer per packet cost a futex call or three per packet.
 /// `@unchecked Sendable`: every access to the storage happens under `condition`.
 final class BoundedQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
@@ -15,12 +16,22 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     private let maxItems: Int
     private let maxBytes: Int
     private let weight: (Element) -> Int
+    /// A batch this large wakes a consumer waiting in `popAll` (capped below the limits, so a full queue always has).
+    let wakeItems: Int
+    let wakeBytes: Int
+    /// The longest a consumer in `popAll` waits for a batch to build up once something is queued, seconds.
+    static var batchWait: Double { 0.05 }
 
-    init(maxItems: Int, maxBytes: Int, weight: @escaping (Element) -> Int) {
+    init(maxItems: Int, maxBytes: Int, wakeItems: Int = 1, wakeBytes: Int = 1, weight: @escaping (Element) -> Int) {
         self.maxItems = maxItems
         self.maxBytes = maxBytes
+        self.wakeItems = max(1, min(wakeItems, maxItems))
+        self.wakeBytes = max(1, min(wakeBytes, maxBytes))
         self.weight = weight
     }
+
+    /// Whether what is queued is worth waking a batching consumer for.
+    private var batchReady: Bool { items.count >= wakeItems || bytes >= wakeBytes }
 
     /// Waits for room, then appends. Returns false once the queue is closed (the consumer has stopped).
     @discardableResult
@@ -37,7 +48,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         guard !closed else { return false }
         items.append(element)
         bytes += size
-        if waitingConsumers > 0 { condition.broadcast() }
+        if waitingConsumers > 0 && (items.count == 1 || batchReady) { condition.broadcast() }
         return true
     }
 
@@ -46,6 +57,16 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         waitForItems()
+        // Something is queued: wait a little longer for a batch, unless it is closing.
+        if !closed && !batchReady {
+            let deadline = Date(timeIntervalSinceNow: BoundedQueue.batchWait)
+            while !closed && !batchReady {
+                waitingConsumers += 1
+                let signalled = condition.wait(until: deadline)
+                waitingConsumers -= 1
+                if !signalled { break }
+            }
+        }
         let batch = items
         items.removeAll(keepingCapacity: true)
         bytes = 0

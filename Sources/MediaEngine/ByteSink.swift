@@ -34,8 +34,9 @@ public final class ByteSink: @unchecked Sendable {
         context.pointee.seekable = AVIO_SEEKABLE_NORMAL
     }
 
-    /// AVIO's own default for files.
-    static let fileBufferSize = 32_768
+    /// 1 MiB per output: a 60 s 1080p copy job writes its 90 MB in ~90 write(2) calls instead of ~2,800 with AVIO's
+    /// 32 KiB default (the write count was a third of the copy benchmark's gap to ffmpeg).
+    static let fileBufferSize = 1 << 20
 
     deinit {
         freeCustomContext()

@@ -64,6 +64,9 @@ final class OutputWorker: PipelineOutput, @unchecked Sendable {
     /// can add as much again).
     static let maxQueuedPackets = 512
     static let maxQueuedBytes = 4 << 20
+    /// The writer wakes for this much (or after `BoundedQueue.batchWait`): about 2 s of 30 fps video and audio.
+    static let batchPackets = 128
+    static let batchBytes = 1 << 20
 
     /// A file output, its sink already opened by the caller.
     init(index: Int, name: String, sink: any PacketSink) {
@@ -72,7 +75,8 @@ final class OutputWorker: PipelineOutput, @unchecked Sendable {
         self.wantsVideo = sink.wantsVideo
         self.wantsAudio = sink.wantsAudio
         self.sink = sink
-        self.queue = BoundedQueue(maxItems: OutputWorker.maxQueuedPackets, maxBytes: OutputWorker.maxQueuedBytes) { $0.data.count }
+        self.queue = BoundedQueue(maxItems: OutputWorker.maxQueuedPackets, maxBytes: OutputWorker.maxQueuedBytes,
+                                  wakeItems: OutputWorker.batchPackets, wakeBytes: OutputWorker.batchBytes) { $0.data.count }
     }
 
     var progress: OutputProgress { withState { $0.progress } }

@@ -30,8 +30,10 @@ struct RunCommand: ParsableCommand {
         let signals = SignalCancellation(interrupter: interrupter)
         defer { signals.stop() }
         let display = ProgressDisplay(enabled: !quiet)
-        // Live jobs the live engine supports run on it (blocking `run`); the others on CopyPipeline.
-        let engine = LiveEngines.make()
+        // Live jobs the live engine supports run on it (blocking `run`); the others on CopyPipeline. A job with no RTMP
+        // input or output starts no event loop at all (an invalid one is refused by the runner either way).
+        let spec = try? JobSpec.parse(document)
+        let engine = spec.map { $0.input.isNetwork || $0.outputs.contains(where: \.isNetwork) } == false ? nil : LiveEngines.make()
         defer { engine?.shutdown() }
         let outcome = try runner.run(document: document, interrupter: interrupter, engine: engine) { spec, progress in
             display.show(spec: spec, progress: progress)
