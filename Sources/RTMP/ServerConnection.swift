@@ -37,11 +37,19 @@ public struct ServerConnection: Sendable {
     private var held: [UInt8] = []
     /// An error found in `held` bytes during `acceptPublish`, thrown by the next `receive`.
     private var deferredError: ProtocolError?
+    /// What the connect `_result` announces (Enhanced RTMP): publishers such as OBS and FFmpeg send HEVC, AV1 and
+    /// Opus only to a server that lists them.
+    private let capabilities: EnhancedCapabilities?
+    /// What the publisher's connect announced (nil when it announced nothing, or before connect).
+    public private(set) var peerCapabilities: EnhancedCapabilities?
 
     /// A connection enforcing `limits`; `epoch` is the time field of S1/S2; `random` fills S1's random field
-    /// (repeated; fresh system random bytes when empty).
-    public init(limits: Limits = Limits(), epoch: UInt32 = 0, random: [UInt8] = []) {
+    /// (repeated; fresh system random bytes when empty); `capabilities` are announced in the connect `_result`
+    /// (nil: a legacy answer without Enhanced RTMP properties).
+    public init(limits: Limits = Limits(), epoch: UInt32 = 0, random: [UInt8] = [],
+                capabilities: EnhancedCapabilities? = .relay()) {
         self.limits = limits
+        self.capabilities = capabilities
         handshake = ServerHandshake(epoch: epoch, random: random.isEmpty ? HandshakeFormat.randomBytes() : random)
         chunks = ChunkConnection(limits: limits)
     }
@@ -171,6 +179,8 @@ public struct ServerConnection: Sendable {
             var name = command.commandObject["app"]?.stringValue ?? ""
             while name.hasSuffix("/") { name.removeLast() }
             app = name
+            let announced = EnhancedCapabilities(properties: command.commandObject)
+            peerCapabilities = announced.announcesCodecs || announced.capsEx != nil ? announced : nil
             chunks.send(ProtocolControl.windowAcknowledgementSize(limits.windowAcknowledgementSize),
                         on: OutgoingChunkStream.control, into: &actions.pending)
             chunks.send(ProtocolControl.setPeerBandwidth(limits.windowAcknowledgementSize, limitType: .dynamic),
@@ -179,7 +189,7 @@ public struct ServerConnection: Sendable {
             let properties = AMF0Value.object([
                 AMF0Property("fmsVer", .string("FMS/3,0,1,123")),
                 AMF0Property("capabilities", .number(31)),
-            ])
+            ] + (capabilities?.properties ?? []))
             let information = AMF0Value.object([
                 AMF0Property("level", .string("status")),
                 AMF0Property("code", .string("NetConnection.Connect.Success")),
