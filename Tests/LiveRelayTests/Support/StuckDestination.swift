@@ -127,7 +127,7 @@ private final class StuckPublishHandler: ChannelInboundHandler {
                 if !resumed { _ = context.channel.setOption(ChannelOptions.autoRead, value: false) }
             case let .media(message):
                 log.state.withLock { $0.media.append(message) }
-            case .unpublished:
+            case .unpublished, .playRequested:
                 break
             }
         }
