@@ -161,3 +161,37 @@ struct EnhancedRTMPTests {
         #expect(!FileManager.default.fileExists(atPath: root + "/out/archive.flv"), "a failed job leaves no archive")
     }
 }
+
+/// The same HEVC stream pulled from an origin that plays it (nginx-rtmp forwards no enhanced video to its players).
+extension EnhancedRTMPTests {
+    @Test("a pull job of HEVC + AAC from an origin: FFmpeg 8 listening and the archive decode every frame")
+    func hevcPull() throws {
+        let source = try EnhancedPeer.fixture(video: "hevc", audio: "aac")
+        let reference = try EnhancedPeer.decode(source)
+        let root = Live.scratch("enhanced-pull")
+        try EnhancedPeer.remux(source, to: root + "/recording.flv")
+        let origin = try EnhancedOrigin(flv: root + "/recording.flv")
+        defer { origin.close() }
+        let destinationPort = try Live.freePort()
+        let destination = try EnhancedPeer.listen("rtmp://127.0.0.1:\(destinationPort)/live/pulldest", json: root + "/played.json")
+        var options = Live.options(input: origin.url(key: "originkey"), outputs: ["rtmp://127.0.0.1:\(destinationPort)/live/pulldest"],
+                                   timeout: 3, reconnect: ReconnectPolicy(attempts: 2, initialDelay: 0.2, maxDelay: 0.5))
+        options.outputs.append(OutputDescription(target: .file(path: root + "/archive.flv"), kind: .flv, name: root + "/archive.flv"))
+        options.fileRoots = FileRoots(input: root, output: root)
+        let job = RunningJob(Self.engine, options)
+        let outcome = try #require(job.wait(seconds: 40), "the job did not end")
+        let plays = origin.log.state.withLock { $0.plays }
+        #expect(plays.first == "originkey", "plays \(plays), tags sent \(origin.log.state.withLock { $0.sent })")
+        #expect(origin.log.state.withLock { $0.protocolErrors }.isEmpty)
+        if case let .failure(error) = outcome {
+            let progress = job.latestProgress
+            Issue.record("\(error): \(progress?.videoFrames ?? -1) video frames, \(progress?.inputReconnects ?? -1) reconnects, origin: \(origin.log.state.withLock { $0 })")
+            return
+        }
+        let result = try outcome.get()
+        #expect(destination.wait(seconds: 30) == 0, "FFmpeg's listen server: \(destination.stderr)")
+        Self.expectSame(try EnhancedPeer.read(root + "/played.json"), reference, "FFmpeg 8 listening, pulled")
+        Self.expectSame(try EnhancedPeer.decode(root + "/archive.flv"), reference, "the archive, pulled")
+        #expect(result.progress.outputs.map(\.videoFrames) == [120, 120])
+    }
+}
