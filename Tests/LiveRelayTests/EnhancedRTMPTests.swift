@@ -195,3 +195,38 @@ extension EnhancedRTMPTests {
         #expect(result.progress.outputs.map(\.videoFrames) == [120, 120])
     }
 }
+
+/// Multitrack: FFmpeg 8's multitrack FLV (HEVC + AAC on track 0, AV1 + Opus on track 1) published as OBS publishes.
+extension EnhancedRTMPTests {
+    @Test("multitrack HEVC+AAC / AV1+Opus through a listen job: every track reaches FFmpeg 8 listening and the archive, frame for frame")
+    func multitrack() throws {
+        let root = Live.scratch("enhanced-multitrack")
+        let flv = root + "/multitrack.flv"
+        try EnhancedPeer.mux([try EnhancedPeer.fixture(video: "hevc", audio: "aac"), try EnhancedPeer.fixture(video: "av1", audio: "opus")], to: flv)
+        let reference = try EnhancedPeer.decode(flv)
+        #expect(reference.tracks.map(\.codec) == ["hevc", "aac", "libdav1d", "opus"] && reference.errors.isEmpty,
+                "\(reference.tracks.map(\.codec)) \(reference.errors)")
+        let destinationPort = try Live.freePort()
+        let destination = try EnhancedPeer.listen("rtmp://127.0.0.1:\(destinationPort)/live/multidest", json: root + "/played.json")
+        let port = try Live.freePort()
+        let job = RunningJob(Self.engine, Self.options(port: port, key: "multikey", outputs: ["rtmp://127.0.0.1:\(destinationPort)/live/multidest"],
+                                                       archive: root + "/archive.flv", root: root))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        #expect(try OBSLikePublisher.run(port: port, app: "ingest", key: "multikey", flv: flv).contains("published"))
+        let result = try #require(job.wait(seconds: 30), "the job did not end").get()
+        #expect(destination.wait(seconds: 30) == 0, "FFmpeg's listen server: \(destination.stderr)")
+        // FFmpeg numbers streams in the order their first tags arrive: the relay sends every video configuration before
+        // the audio ones, the source interleaves them, so streams are compared by kind and codec.
+        func sorted(_ tracks: [EnhancedPeer.Decoded.Track]) -> [EnhancedPeer.Decoded.Track] {
+            tracks.sorted { ($0.kind, $0.codec) < ($1.kind, $1.codec) }
+        }
+        for (label, decoded) in [("FFmpeg 8 listening", try EnhancedPeer.read(root + "/played.json")), ("the archive", try EnhancedPeer.decode(root + "/archive.flv"))] {
+            #expect(decoded.errors.isEmpty, "\(label): \(decoded.errors.prefix(5))")
+            #expect(sorted(decoded.tracks).map(\.frames) == sorted(reference.tracks).map(\.frames),
+                    "\(label): \(decoded.tracks.map(\.codec)) \(decoded.tracks.map(\.frames)) frames")
+            #expect(sorted(decoded.tracks) == sorted(reference.tracks), "\(label): the decoded frames are not the source's")
+        }
+        // Both video tracks' frames are counted; the gate started on track 0.
+        #expect(result.progress.videoFrames == 240)
+    }
+}

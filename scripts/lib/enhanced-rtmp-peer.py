@@ -7,14 +7,18 @@ libdav1d and libopus).
   enhanced-rtmp-peer.py publish FILE rtmp://HOST:PORT/APP/KEY [--enhanced-codecs hvc1,av01] [--unpaced]
       remuxes FILE to FLV over RTMP at 1x (FFmpeg's flvenc writes Enhanced RTMP tags for HEVC, AV1 and Opus);
       with --unpaced and a path instead of a URL, as fast as it goes into an FLV file
+  enhanced-rtmp-peer.py mux OUT.flv INPUT...
+      every audio and video stream of the inputs in one FLV file: FFmpeg 8 writes the second and later streams of a
+      kind as Enhanced RTMP multitrack tags (track 1, 2, ...)
   enhanced-rtmp-peer.py listen rtmp://127.0.0.1:PORT/APP/KEY --json OUT [--timeout S]
       one-client RTMP server (FFmpeg's listen mode); says "listening" on stderr once the port is bound, then
       decodes everything the client publishes
   enhanced-rtmp-peer.py decode FILE --json OUT
       decodes a file
 
-`listen` and `decode` write a JSON summary: per kind, the codec, the number of decoded frames and an MD5 of each
-frame's visible samples (comparable with `decode` of the source), and every error FFmpeg logged or raised.
+`listen` and `decode` write a JSON summary: per kind (its first stream), the codec, the number of decoded frames and
+an MD5 of each frame's visible samples (comparable with `decode` of the source); the same for every stream under
+"tracks"; and every error FFmpeg logged or raised.
 """
 import argparse
 import hashlib
@@ -85,6 +89,24 @@ def publish(args):
     out.close()
 
 
+def mux(args):
+    inputs = [av.open(path) for path in args.inputs]
+    out = av.open(args.output, "w", format="flv")
+    queue = []
+    for number, source in enumerate(inputs):
+        streams = {s.index: out.add_stream_from_template(s, opaque=True) for s in source.streams if s.type in ("video", "audio")}
+        for packet in source.demux():
+            if packet.size == 0 or packet.stream.index not in streams:
+                continue
+            stamp = packet.dts if packet.dts is not None else (packet.pts or 0)
+            queue.append((float(stamp * packet.time_base), number, packet, streams[packet.stream.index]))
+    # Interleaved by decoding time, as a live encoder sends them.
+    for _, _, packet, stream in sorted(queue, key=lambda entry: (entry[0], entry[1])):
+        packet.stream = stream
+        out.mux(packet)
+    out.close()
+
+
 def frame_digest(frame):
     digest = hashlib.md5()
     if isinstance(frame, av.VideoFrame):
@@ -102,11 +124,14 @@ def frame_digest(frame):
 
 
 def summarize(container, errors):
-    result = {"errors": errors}
+    result = {"errors": errors, "tracks": []}
     streams = [s for s in container.streams if s.type in ("video", "audio")]
+    tracks = {}
     for stream in streams:
         result.setdefault(stream.type, {"codec": stream.codec_context.name, "frames": 0, "hashes": [], "streams": 0})
         result[stream.type]["streams"] += 1
+        tracks[stream.index] = {"kind": stream.type, "codec": stream.codec_context.name, "frames": 0, "hashes": []}
+        result["tracks"].append(tracks[stream.index])
     packets = container.demux(streams)
     while True:
         try:
@@ -125,6 +150,8 @@ def summarize(container, errors):
             continue
         first = next(s for s in streams if s.type == kind)
         for frame in frames:
+            tracks[packet.stream.index]["frames"] += 1
+            tracks[packet.stream.index]["hashes"].append(frame_digest(frame))
             if packet.stream.index != first.index:
                 continue  # only the first stream of each kind is counted and hashed
             result[kind]["frames"] += 1
@@ -137,6 +164,8 @@ def summarize(container, errors):
         except av.FFmpegError as error:
             errors.append(f"{stream.type} drain: {error}")
             continue
+        tracks[stream.index]["frames"] += len(frames)
+        tracks[stream.index]["hashes"] += [frame_digest(frame) for frame in frames]
         if stream.index == next(s for s in streams if s.type == stream.type).index:
             result[stream.type]["frames"] += len(frames)
             result[stream.type]["hashes"] += [frame_digest(frame) for frame in frames]
@@ -194,6 +223,9 @@ def main():
     p.add_argument("url")
     p.add_argument("--enhanced-codecs")
     p.add_argument("--unpaced", action="store_true")
+    p = commands.add_parser("mux")
+    p.add_argument("output")
+    p.add_argument("inputs", nargs="+")
     p = commands.add_parser("listen")
     p.add_argument("url")
     p.add_argument("--json", required=True)
@@ -206,6 +238,8 @@ def main():
         make(args)
     elif args.command == "publish":
         publish(args)
+    elif args.command == "mux":
+        mux(args)
     elif args.command == "listen":
         return listen(args)
     else:

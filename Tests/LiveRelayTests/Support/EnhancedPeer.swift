@@ -44,8 +44,16 @@ enum EnhancedPeer {
             var hashes: [String]
             var streams: Int
         }
+        /// One decoded stream (every stream, in the file's order).
+        struct Track: Decodable, Equatable {
+            var kind: String
+            var codec: String
+            var frames: Int
+            var hashes: [String]
+        }
         var video: Kind?
         var audio: Kind?
+        var tracks: [Track]
         var errors: [String]
         /// How a listen-mode read ended (FFmpeg reports the publisher's disconnect as an I/O error).
         var end: String?
@@ -69,6 +77,11 @@ enum EnhancedPeer {
     /// Remuxes `file` into an FLV file as FFmpeg 8 writes it (enhanced tags for HEVC, AV1, Opus).
     static func remux(_ file: String, to flv: String) throws {
         try Live.run(python[0], Array(python.dropFirst()) + [script, "publish", file, flv, "--unpaced"])
+    }
+
+    /// Every audio and video stream of `inputs` in one FLV file, as FFmpeg 8 writes it (multitrack past the first of a kind).
+    static func mux(_ inputs: [String], to flv: String) throws {
+        try Live.run(python[0], Array(python.dropFirst()) + [script, "mux", flv] + inputs)
     }
 
     /// A one-client RTMP server on `url` (FFmpeg's listen mode) decoding what it receives into `json`; returns once
