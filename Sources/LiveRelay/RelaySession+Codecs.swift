@@ -30,11 +30,12 @@ extension RelaySession {
             }
             return true
         } catch {
-            if message.typeID == MessageType.video.rawValue {
-                if unreadableVideo == nil { unreadableVideo = "\(error)" }
-            } else if unreadableAudio == nil {
-                unreadableAudio = "\(error)"
-            }
+            let kind = message.typeID == MessageType.video.rawValue ? "video" : "audio"
+            let first = kind == "video" ? unreadableVideo == nil : unreadableAudio == nil
+            guard first else { return false }
+            if kind == "video" { unreadableVideo = "\(error)" } else { unreadableAudio = "\(error)" }
+            // Said once; a job that relays none of that kind fails naming it when it ends (`silentMediaFailure`).
+            engine.report("input \(options.inputName): dropping \(kind) messages the relay cannot read: \(error)")
             return false
         }
     }
@@ -44,13 +45,16 @@ extension RelaySession {
         videoHeaders.sorted { $0.key < $1.key }.map(\.value) + audioHeaders.sorted { $0.key < $1.key }.map(\.value)
     }
 
-    /// Why a job that is about to succeed must not: its input had video (or sent only video it could not read) and
-    /// an output, or every output, wrote none of it.
-    func silentVideoFailure() -> PipelineError? {
+    /// Why a job that is about to succeed must not: its input sent only video or audio the relay could not read, or it
+    /// had video and an archive, or every output, wrote none of it.
+    func silentMediaFailure() -> PipelineError? {
+        if options.audio != .drop, progress.audioFrames == 0, let unreadableAudio {
+            return .liveInput(name: options.inputName, reason: "its audio cannot be relayed: \(unreadableAudio) (set audio.mode to drop to relay the rest)")
+        }
         guard options.video != .drop else { return nil }
         if progress.videoFrames == 0 {
             guard let unreadableVideo else { return nil }
-            return .liveInput(name: options.inputName, reason: "its video cannot be relayed: \(unreadableVideo)")
+            return .liveInput(name: options.inputName, reason: "its video cannot be relayed: \(unreadableVideo) (set video.mode to drop to relay the rest)")
         }
         let codec = videoCodec ?? "video"
         if let file = fileOutputs.first(where: { $0.failure == nil && $0.progress.videoFrames == 0 }) {

@@ -246,9 +246,9 @@ final class RelaySession: @unchecked Sendable {
         let maxMilliseconds = options.maxDuration.map { ClockConversion.milliseconds($0) }
         for var message in messages {
             switch message.typeID {
-            // An audio or video message too short for its FLV tag header carries no frame, and readers refuse the
-            // tag (FFmpeg's and ours): never forwarded. AVC video needs 5 bytes (frame type/codec, packet type,
-            // composition time), AAC audio 2.
+            // An audio or video message whose FLV tag header (legacy or Enhanced RTMP) does not read — too short, an
+            // unknown FourCC — is refused by readers (FFmpeg's and ours): never forwarded, and never silently
+            // (`readable` keeps why, `silentMediaFailure` names it).
             case MessageType.audio.rawValue:
                 guard options.audio != .drop, readable(message) else { continue }
             case MessageType.video.rawValue:
@@ -384,7 +384,7 @@ final class RelaySession: @unchecked Sendable {
         if case .success = outcome, !cancelled, let empty = fileOutputs.first(where: { $0.progress.packets == 0 && $0.failure == nil }) {
             outcome = .failure(.emptyOutput(index: empty.index, name: empty.name))
         }
-        if case .success = outcome, !cancelled, let silent = silentVideoFailure() { outcome = .failure(silent) }
+        if case .success = outcome, !cancelled, let silent = silentMediaFailure() { outcome = .failure(silent) }
         var commit = false
         if case .success = outcome { commit = true }
         // Files are finished whatever happens (published on success, removed otherwise) before the job completes.

@@ -157,8 +157,11 @@ struct EnhancedRTMPTests {
             Issue.record("a job whose video could not be read succeeded")
             return
         }
-        #expect(error.description.contains("xyz1"), "\(error)")
+        #expect(error.description.contains("xyz1") && error.description.contains("video.mode"), "\(error)")
         #expect(!FileManager.default.fileExists(atPath: root + "/out/archive.flv"), "a failed job leaves no archive")
+        // Said as it happened, once, without the key.
+        let said = Self.reports.withLock { $0 }.filter { $0.contains("dropping video messages") }
+        #expect(said.count == 1 && said.allSatisfy { $0.contains("xyz1") && !$0.contains("xyzkey") }, "\(said)")
     }
 }
 
