@@ -57,13 +57,16 @@ extension RelaySession {
             return .liveInput(name: options.inputName, reason: "its video cannot be relayed: \(unreadableVideo) (set video.mode to drop to relay the rest)")
         }
         let codec = videoCodec ?? "video"
+        // Outputs and archives start on a key frame of the default track: a stream without one (only track 1, say)
+        // reaches none of them.
+        let why = sawKeyframe ? "" : "; no key frame arrived on the default track (0), where outputs start"
         if let file = fileOutputs.first(where: { $0.failure == nil && $0.progress.videoFrames == 0 }) {
             return .output(index: file.index, name: file.name, RelayCodecError(
-                description: "the input had \(progress.videoFrames) frames of \(codec) video and none reached this file"))
+                description: "the input had \(progress.videoFrames) frames of \(codec) video and none reached this file\(why)"))
         }
         if fileOutputs.isEmpty, !outputs.isEmpty, outputs.allSatisfy({ $0.progress.videoFrames == 0 }) {
             let reasons = outputs.compactMap(\.progress.lastError)
-            return .liveInput(name: options.inputName, reason: "its \(codec) video (\(progress.videoFrames) frames) reached no output"
+            return .liveInput(name: options.inputName, reason: "its \(codec) video (\(progress.videoFrames) frames) reached no output\(why)"
                               + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: "; ")))"))
         }
         return nil

@@ -39,6 +39,8 @@ final class RelaySession: @unchecked Sendable {
     var videoHeaders: [UInt16: Message] = [:]
     var audioHeaders: [UInt16: Message] = [:]
     var sawVideo = false
+    /// Whether a key frame of the default track (0), where outputs and archives start, ever arrived.
+    var sawKeyframe = false
     /// The input's video and audio codecs as the messages name them ("hvc1 (HEVC)"), for messages.
     var videoCodec: String?
     var audioCodec: String?
@@ -283,6 +285,7 @@ final class RelaySession: @unchecked Sendable {
             } else if message.isVideoFrame {
                 sawVideo = true
                 progress.videoFrames += 1
+                if !sawKeyframe, message.isVideoKeyframe { sawKeyframe = true }
             } else if message.isAudioFrame {
                 progress.audioFrames += 1
             }
@@ -381,10 +384,11 @@ final class RelaySession: @unchecked Sendable {
             }
         }
         var outcome = outcome
+        // Video that reached no file (or no output) is named first; an archive without any packet after that.
+        if case .success = outcome, !cancelled, let silent = silentMediaFailure() { outcome = .failure(silent) }
         if case .success = outcome, !cancelled, let empty = fileOutputs.first(where: { $0.progress.packets == 0 && $0.failure == nil }) {
             outcome = .failure(.emptyOutput(index: empty.index, name: empty.name))
         }
-        if case .success = outcome, !cancelled, let silent = silentMediaFailure() { outcome = .failure(silent) }
         var commit = false
         if case .success = outcome { commit = true }
         // Files are finished whatever happens (published on success, removed otherwise) before the job completes.

@@ -233,3 +233,53 @@ extension EnhancedRTMPTests {
         #expect(result.progress.videoFrames == 240)
     }
 }
+
+/// Never silent: video that reaches no archive fails the job with the codec and the reason.
+extension EnhancedRTMPTests {
+    /// An FLV file of `messages` (tag type, timestamp, body), with its PreviousTagSize chain.
+    static func flv(_ messages: [Message]) -> [UInt8] {
+        var out: [UInt8] = Array("FLV".utf8) + [1, 0x05, 0, 0, 0, 9, 0, 0, 0, 0]
+        for message in messages {
+            let size = message.payload.count
+            out += [message.typeID, UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF),
+                    UInt8(message.timestamp >> 16 & 0xFF), UInt8(message.timestamp >> 8 & 0xFF), UInt8(message.timestamp & 0xFF),
+                    UInt8(message.timestamp >> 24), 0, 0, 0]
+            out += message.payload
+            let tagSize = UInt32(size + 11)
+            out += [UInt8(tagSize >> 24), UInt8(tagSize >> 16 & 0xFF), UInt8(tagSize >> 8 & 0xFF), UInt8(tagSize & 0xFF)]
+        }
+        return out
+    }
+
+    @Test("HEVC only on multitrack track 1 (no default track): the archive gets the audio, and the job fails naming hvc1 and track 0")
+    func videoOnlyOnTrackOne() throws {
+        let source = try EnhancedPeer.fixture(video: "hevc", audio: "aac")
+        let root = Live.scratch("enhanced-track1")
+        try EnhancedPeer.remux(source, to: root + "/plain.flv")
+        var moved = 0
+        let messages = try EnhancedOrigin.tags(of: [UInt8](Data(contentsOf: URL(fileURLWithPath: root + "/plain.flv")))).map { message in
+            // An ex-header video message without ModEx becomes Multitrack OneTrack on track 1: 4 bits of the first byte
+            // kept + packet type 6, then 0000 + the real packet type, the FourCC, the track id 1, the rest.
+            let body = message.payload
+            guard message.typeID == 9, body.count >= 5, body[0] & 0x80 != 0, body[0] & 0x0F != 7 else { return message }
+            moved += 1
+            var changed = message
+            changed.payload = [body[0] & 0xF0 | 6, body[0] & 0x0F] + body[1..<5] + [1] + body[5...]
+            return changed
+        }
+        #expect(moved > 120)
+        let flv = root + "/track1.flv"
+        try Data(Self.flv(messages)).write(to: URL(fileURLWithPath: flv))
+        let port = try Live.freePort()
+        let job = RunningJob(Self.engine, Self.options(port: port, key: "trackkey", outputs: [], archive: root + "/out/archive.flv", root: root))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        #expect(try OBSLikePublisher.run(port: port, app: "ingest", key: "trackkey", flv: flv).contains("published"))
+        let outcome = try #require(job.wait(seconds: 30), "the job did not end")
+        guard case let .failure(error) = outcome else {
+            Issue.record("a job whose video reached no archive succeeded")
+            return
+        }
+        #expect(error.description.contains("hvc1 (HEVC)") && error.description.contains("track (0)"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/out/archive.flv"))
+    }
+}
