@@ -1,6 +1,7 @@
 // libFuzzer target: FLV video and audio tag data, legacy and enhanced (ex-headers, ModEx, multitrack), and the
 // codec configurations their tracks carry (hvcC, av1C, vpcC, OpusHead, multichannel config). A message that parses
-// and writes must parse back to itself.
+// and writes must parse back to itself; the relay's prefix readers (FLVVideoTagPrefix, FLVAudioTagPrefix) must read
+// every message the full parsers read, and agree with them.
 import MediaFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -8,8 +9,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let (selector, bytes) = FuzzInput(data, size).selectorAndRest else { return 0 }
     switch selector % 3 {
     case 0:  // video tag data (seeds use 9, the video TagType)
+        let prefix = try? FLVVideoTagPrefix(parsing: bytes)
         guard let video = try? FLVVideoData(parsing: bytes) else { return 0 }
         _ = (video.isKeyframe, video.isSequenceStart, video.isEnhanced)
+        guard let prefix, prefix.frameType == video.frameType, prefix.packetType == video.packetType,
+              prefix.codec == video.tracks.first?.codec, prefix.trackID == (video.tracks.first?.id ?? 0),
+              prefix.isKeyframe == video.isKeyframe else {
+            fatalError("FLVVideoTagPrefix disagrees with FLVVideoData")
+        }
         for track in video.tracks where video.packetType == .sequenceStart {
             let payload = Array(track.payload)
             switch track.codec.fourCC {
@@ -27,7 +34,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             }
         }
     case 2:  // audio tag data (seeds use 8, the audio TagType)
+        let prefix = try? FLVAudioTagPrefix(parsing: bytes)
         guard let audio = try? FLVAudioData(parsing: bytes) else { return 0 }
+        guard let prefix, prefix.packetType == audio.packetType, prefix.codec == audio.tracks.first?.codec,
+              prefix.trackID == (audio.tracks.first?.id ?? 0) else {
+            fatalError("FLVAudioTagPrefix disagrees with FLVAudioData")
+        }
         for track in audio.tracks {
             if audio.packetType == .multichannelConfig { _ = try? FLVAudioMultichannelConfig(parsing: track.payload) }
             if audio.packetType == .sequenceStart, track.codec.fourCC == .opus { _ = try? OpusIDHeader(parsing: Array(track.payload)) }

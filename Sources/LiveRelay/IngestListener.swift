@@ -322,6 +322,9 @@ final class IngestHandler: ChannelInboundHandler {
             case .unpublished:
                 deliverBatch()
                 detach(clean: true)
+            case .playRequested:
+                // Not made with servesPlayers: the ingest takes publishers only (play gets _error).
+                break
             }
         }
     }

@@ -20,6 +20,9 @@ public final class LiveEngine: Sendable {
     let pool: NIOThreadPool
     private let caFile: String?
     private let tls = Mutex<Result<NIOSSLContext, TLSSetupError>?>(nil)
+    /// One line for the operator (stderr by default): what the engine did that no job's state shows, such as a
+    /// codec sent to a destination that announced none.
+    let report: @Sendable (String) -> Void
     private let runs = Atomic<Int>(0)
     private let shutDown = Atomic<Bool>(false)
 
@@ -27,9 +30,12 @@ public final class LiveEngine: Sendable {
     ///   - threads: event-loop threads for every job of the process.
     ///   - rtmpsCAFile: extra trusted CA certificates (PEM) for rtmps:// peers; by default `SLUICE_RTMPS_CA_FILE`.
     ///   - ingestCertificate: what rtmps:// listen jobs serve; by default `SLUICE_RTMPS_CERT_FILE` and `SLUICE_RTMPS_KEY_FILE`.
+    ///   - report: where the engine's notes go (never a stream key: output names are redacted); stderr by default.
     public init(threads: Int = System.coreCount,
                 rtmpsCAFile: String? = ProcessInfo.processInfo.environment[LiveEngine.caFileEnvironmentVariable],
-                ingestCertificate: IngestCertificateFiles = .environment) {
+                ingestCertificate: IngestCertificateFiles = .environment,
+                report: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice: " + $0 + "\n").utf8)) }) {
+        self.report = report
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(threads, 1))
         ingest = IngestRegistry(group: group, certificate: ingestCertificate)
         pool = NIOThreadPool(numberOfThreads: 1)

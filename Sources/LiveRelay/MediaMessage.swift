@@ -1,41 +1,59 @@
+import MediaFormats
 import RTMP
 
-/// What a relay needs to know about an audio (8), video (9) or data (18) message, read from the first
-/// bytes of its FLV tag body without copying it.
+/// What a relay needs to know about an audio (8), video (9) or data (18) message, read from the head of its FLV tag
+/// body (legacy or Enhanced RTMP, `FLVVideoTagPrefix` / `FLVAudioTagPrefix`) without copying it.
+///
+/// Multitrack: the gate and the GOP start on the default track (0); every track is relayed.
 extension Message {
-    /// Long enough for its FLV video tag header: 1 byte (frame type, codec), 5 for AVC (codec 7).
-    var hasVideoTagHeader: Bool {
-        guard let first = payload.first else { return false }
-        return first & 0x0F != 7 || payload.count >= 5
+    /// The head of a video message; nil for another type or a head that does not parse.
+    var videoPrefix: FLVVideoTagPrefix? {
+        guard typeID == MessageType.video.rawValue else { return nil }
+        return try? FLVVideoTagPrefix(parsing: payload[...])
     }
 
-    /// Long enough for its FLV audio tag header: 1 byte (format, rate, size, type), 2 for AAC (format 10).
-    var hasAudioTagHeader: Bool {
-        guard let first = payload.first else { return false }
-        return first >> 4 != 10 || payload.count >= 2
+    /// The head of an audio message; nil for another type or a head that does not parse.
+    var audioPrefix: FLVAudioTagPrefix? {
+        guard typeID == MessageType.audio.rawValue else { return nil }
+        return try? FLVAudioTagPrefix(parsing: payload[...])
     }
 
-    /// A video message carrying the AVC sequence header (AVCDecoderConfigurationRecord).
+    /// Long enough for its FLV video tag header, with a known frame type and codec: readers refuse the others.
+    var hasVideoTagHeader: Bool { videoPrefix != nil }
+
+    /// Long enough for its FLV audio tag header, with a known format: readers refuse the others.
+    var hasAudioTagHeader: Bool { audioPrefix != nil }
+
+    /// A video message to replay to late joiners: a codec configuration (avcC, hvcC, av1C, vpcC) or an ex-header's
+    /// Metadata (colorInfo), which FFmpeg sends once before the first key frame.
     var isVideoSequenceHeader: Bool {
-        typeID == MessageType.video.rawValue && payload.count >= 2 && payload[0] & 0x0F == 7 && payload[1] == 0
+        guard let prefix = videoPrefix else { return false }
+        return prefix.isSequenceStart || !prefix.isCommand && prefix.packetType == .metadata
     }
 
-    /// An audio message carrying the AAC AudioSpecificConfig.
-    var isAudioSequenceHeader: Bool {
-        typeID == MessageType.audio.rawValue && payload.count >= 2 && payload[0] >> 4 == 10 && payload[1] == 0
+    /// An audio message carrying a configuration (AudioSpecificConfig, OpusHead, a multichannel layout …).
+    var isAudioSequenceHeader: Bool { audioPrefix?.isConfiguration ?? false }
+
+    /// Coded pictures (not a configuration, end of sequence, metadata or command).
+    var isVideoFrame: Bool { videoPrefix?.isCodedFrames ?? false }
+
+    /// A picture of the default track (0) a decoder can start at: where an output or an archive starts.
+    var isVideoKeyframe: Bool {
+        guard let prefix = videoPrefix else { return false }
+        return prefix.isKeyframe && prefix.trackID == 0
     }
 
-    /// A coded picture (not a sequence header or end of sequence).
-    var isVideoFrame: Bool {
-        guard typeID == MessageType.video.rawValue, payload.count >= 2 else { return false }
-        return payload[0] & 0x0F != 7 || payload[1] == 1
+    /// Coded audio (not a configuration or end of sequence).
+    var isAudioFrame: Bool { audioPrefix?.isCodedFrames ?? false }
+
+    /// Keys the configurations replayed to late joiners: the track it configures (its first track) in the high byte,
+    /// the packet type in the low one, so an Opus track keeps both its OpusHead and its MultichannelConfig, and
+    /// sorted keys replay track by track, each configuration before its channel layout or metadata.
+    var configurationKey: UInt16 {
+        if let prefix = videoPrefix { return UInt16(prefix.trackID) << 8 | UInt16(prefix.packetType.rawValue) }
+        if let prefix = audioPrefix { return UInt16(prefix.trackID) << 8 | UInt16(prefix.packetType.rawValue) }
+        return 0
     }
-
-    /// A picture a decoder can start at (FLV frame type 1).
-    var isVideoKeyframe: Bool { isVideoFrame && payload[0] >> 4 == 1 }
-
-    /// An audio frame (not a sequence header).
-    var isAudioFrame: Bool { typeID == MessageType.audio.rawValue && payload.count >= 1 && !isAudioSequenceHeader }
 
     /// AMF0 string "onMetaData" as it starts a metadata body.
     static let onMetaDataName: [UInt8] = [0x02, 0x00, 0x0A] + Array("onMetaData".utf8)

@@ -37,6 +37,10 @@ final class OutputLink: @unchecked Sendable {
     var retry: Scheduled<Void>?
     /// When the connection's send buffer last filled up (monotonic ns), 0 while it drains.
     var unwritableSince: UInt64 = 0
+    /// Enhanced RTMP codecs this connection's server was checked for (and takes); emptied per connection.
+    var checkedCodecs: Set<String> = []
+    /// What the relay said about this output (a codec sent to a server that announced none), in order.
+    var notes: [String] = []
 
     init(index: Int, name: String, endpoint: RTMPEndpoint) {
         self.index = index

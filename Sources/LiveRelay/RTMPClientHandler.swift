@@ -40,6 +40,8 @@ final class RTMPClientHandler: ChannelInboundHandler {
     }
 
     var channel: (any Channel)? { context?.channel }
+    /// What the server's connect `_result` announced (Enhanced RTMP); nil when it announced nothing.
+    var serverCapabilities: EnhancedCapabilities? { connection.serverCapabilities }
     var isWritable: Bool { context?.channel.isWritable ?? false }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }

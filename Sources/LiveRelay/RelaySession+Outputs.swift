@@ -26,8 +26,7 @@ extension RelaySession {
                 output.progress.drops += 1
                 return
             }
-            for header in [metadata, videoHeader, audioHeader] {
-                guard var header else { continue }
+            for var header in [metadata].compactMap({ $0 }) + sequenceHeaders {
                 header.timestamp = message.timestamp
                 encode(header, to: output, handler: handler, receivedAt: receivedAt)
             }
@@ -39,7 +38,7 @@ extension RelaySession {
                     output.progress.drops += 1
                     return
                 }
-                if var header = videoHeader {
+                for var header in videoHeaders.sorted(by: { $0.key < $1.key }).map(\.value) {
                     header.timestamp = message.timestamp
                     encode(header, to: output, handler: handler, receivedAt: receivedAt)
                 }
@@ -94,6 +93,8 @@ extension RelaySession {
     }
 
     func encode(_ message: Message, to output: OutputLink, handler: RTMPClientHandler, receivedAt: UInt64) {
+        // A codec the destination refused has failed the output (its handler is gone): nothing more is sent.
+        guard output.handler === handler, destinationTakes(message, output: output, handler: handler) else { return }
         scratch.removeAll(keepingCapacity: true)
         handler.encode(message, into: &scratch)
         if output.pending == nil {
@@ -132,6 +133,7 @@ extension RelaySession {
         let generation = output.generation
         output.ready = false
         output.position = .waitingForStart
+        output.checkedCodecs = []
         let endpoint = output.endpoint
         let connection = ClientConnection(mode: .publish, app: endpoint.app, tcURL: endpoint.tcURL, streamKey: endpoint.streamKey, limits: limits)
         let index = output.index
@@ -164,7 +166,9 @@ extension RelaySession {
         }
     }
 
-    func outputLost(_ index: Int, _ generation: Int, _ error: String) {
+    /// The output's connection is gone; it reconnects with backoff unless `permanent` (a codec the server refused) or
+    /// out of attempts.
+    func outputLost(_ index: Int, _ generation: Int, _ error: String, permanent: Bool = false) {
         guard !ending, let output = outputs.first(where: { $0.index == index }), output.generation == generation else { return }
         output.generation += 1
         output.readyTimeout?.cancel()
@@ -176,9 +180,11 @@ extension RelaySession {
         handler?.channel?.close(promise: nil)
         output.failures += 1
         output.progress.lastError = error
-        if output.failures > options.reconnect.attempts {
+        if permanent || output.failures > options.reconnect.attempts {
             output.progress.status = .failed
-            if outputs.allSatisfy({ $0.progress.status == .failed }) {
+            // A codec the destination refused does not end a job that still archives the stream (the archive is whole);
+            // destinations that all gave up reconnecting do.
+            if outputs.allSatisfy({ $0.progress.status == .failed }), !permanent || fileOutputs.isEmpty {
                 finish(.failure(.allOutputsFailed(name: options.inputName, lastError: error)))
             }
             return

@@ -67,7 +67,9 @@ extension RelaySession {
         sourceHandler = handler
         open(endpoint, handler: handler).whenFailure { [self] error in
             if generation == sourceGeneration { lastSourceError = describeNetworkError(error) }
-            sourceLost(generation, clean: false)
+            // A stream that ended cleanly stays ended cleanly while reconnects fail (or are closed as stalled while they
+            // connect): only data that then breaks off makes the end unclean.
+            sourceLost(generation, clean: lastEndClean)
         }
     }
 

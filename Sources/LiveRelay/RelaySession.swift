@@ -35,9 +35,19 @@ final class RelaySession: @unchecked Sendable {
     var fileOutputs: [FileOutputLink] = []
     var timeline = LiveTimeline()
     var metadata: Message?
-    var videoHeader: Message?
-    var audioHeader: Message?
+    /// The latest configurations of each video and audio track (by `configurationKey`), replayed in key order.
+    var videoHeaders: [UInt16: Message] = [:]
+    var audioHeaders: [UInt16: Message] = [:]
     var sawVideo = false
+    /// Whether a key frame of the default track (0), where outputs and archives start, ever arrived.
+    var sawKeyframe = false
+    /// The input's video and audio codecs as the messages name them ("hvc1 (HEVC)"), for messages.
+    var videoCodec: String?
+    var audioCodec: String?
+    /// Why the first video or audio message the relay could not read was refused (an unknown FourCC, a cut header):
+    /// a job whose video was all like that fails naming it instead of succeeding without video.
+    var unreadableVideo: String?
+    var unreadableAudio: String?
     var progress = PipelineProgress()
     var lastData: UInt64
     var lastProgress: UInt64
@@ -238,11 +248,13 @@ final class RelaySession: @unchecked Sendable {
         let maxMilliseconds = options.maxDuration.map { ClockConversion.milliseconds($0) }
         for var message in messages {
             switch message.typeID {
-            // An audio or video message too short for its FLV tag header carries no frame, and readers refuse the
-            // tag (FFmpeg's and ours): never forwarded. AVC video needs 5 bytes (frame type/codec, packet type,
-            // composition time), AAC audio 2.
-            case MessageType.audio.rawValue: if options.audio == .drop || !message.hasAudioTagHeader { continue }
-            case MessageType.video.rawValue: if options.video == .drop || !message.hasVideoTagHeader { continue }
+            // An audio or video message whose FLV tag header (legacy or Enhanced RTMP) does not read — too short, an
+            // unknown FourCC — is refused by readers (FFmpeg's and ours): never forwarded, and never silently
+            // (`readable` keeps why, `silentMediaFailure` names it).
+            case MessageType.audio.rawValue:
+                guard options.audio != .drop, readable(message) else { continue }
+            case MessageType.video.rawValue:
+                guard options.video != .drop, readable(message) else { continue }
             case MessageType.dataAMF0.rawValue: break
             default: continue
             }
@@ -266,13 +278,14 @@ final class RelaySession: @unchecked Sendable {
                 continue
             }
             if message.isVideoSequenceHeader {
-                videoHeader = message
+                videoHeaders[message.configurationKey] = message
                 sawVideo = true
             } else if message.isAudioSequenceHeader {
-                audioHeader = message
+                audioHeaders[message.configurationKey] = message
             } else if message.isVideoFrame {
                 sawVideo = true
                 progress.videoFrames += 1
+                if !sawKeyframe, message.isVideoKeyframe { sawKeyframe = true }
             } else if message.isAudioFrame {
                 progress.audioFrames += 1
             }
@@ -317,8 +330,7 @@ final class RelaySession: @unchecked Sendable {
                     header.timestamp = 0
                     append(header, to: file)
                 }
-                for header in [videoHeader, audioHeader] {
-                    guard var header else { continue }
+                for var header in sequenceHeaders {
                     header.timestamp = message.timestamp
                     append(header, to: file)
                 }
@@ -372,6 +384,8 @@ final class RelaySession: @unchecked Sendable {
             }
         }
         var outcome = outcome
+        // Video that reached no file (or no output) is named first; an archive without any packet after that.
+        if case .success = outcome, !cancelled, let silent = silentMediaFailure() { outcome = .failure(silent) }
         if case .success = outcome, !cancelled, let empty = fileOutputs.first(where: { $0.progress.packets == 0 && $0.failure == nil }) {
             outcome = .failure(.emptyOutput(index: empty.index, name: empty.name))
         }

@@ -43,12 +43,18 @@ public struct ClientConnection: Sendable {
     private var createStreamTransaction: Double = 0
     private var startTransaction: Double = 0
     private var streamID: UInt32 = 0
+    /// What our connect announces (Enhanced RTMP); nil announces nothing.
+    private let capabilities: EnhancedCapabilities?
+    /// What the server's connect `_result` announced; nil when it announced nothing (or before it answered).
+    public private(set) var serverCapabilities: EnhancedCapabilities?
 
     /// A client for `app` at `tcURL` (e.g. "rtmp://host:1935/live") that publishes or plays `streamKey`.
-    /// `random` fills C1's random field (repeated; fresh system random bytes when empty).
+    /// `random` fills C1's random field (repeated; fresh system random bytes when empty). With `announcesEnhancedRTMP`
+    /// the connect command object lists every codec the relay carries (with CanEncode when publishing).
     public init(mode: Mode, app: String, tcURL: String, streamKey: String, limits: Limits = Limits(), epoch: UInt32 = 0,
-                random: [UInt8] = []) {
+                random: [UInt8] = [], announcesEnhancedRTMP: Bool = true) {
         self.mode = mode
+        capabilities = announcesEnhancedRTMP ? .relay(canEncode: mode == .publish) : nil
         self.app = app
         self.tcURL = tcURL
         self.streamKey = streamKey
@@ -139,6 +145,7 @@ public struct ClientConnection: Sendable {
                 AMF0Property("videoFunction", .number(1)),
             ]
         }
+        properties += capabilities?.properties ?? []
         connectTransaction = nextTransactionID
         sendCommand("connect", arguments: [], commandObject: .object(properties), into: &out)
         state = .connecting
@@ -214,6 +221,8 @@ public struct ClientConnection: Sendable {
         switch command.name {
         case "_result":
             if state == .connecting, command.transactionID == connectTransaction {
+                let announced = EnhancedCapabilities(properties: command.commandObject)
+                serverCapabilities = announced.announcesCodecs || announced.capsEx != nil ? announced : nil
                 connected(into: &actions.pending)
             } else if state == .creatingStream, command.transactionID == createStreamTransaction {
                 guard let number = command.arguments.first?.numberValue, number >= 1, number <= Double(UInt32.max),

@@ -13,9 +13,13 @@ public enum ServerAction: Sendable, Equatable {
     case media(Message)
     /// The publisher stopped (FCUnpublish, deleteStream or closeStream).
     case unpublished
+    /// A connection made with `servesPlayers` asked to play `streamKey` in `app`: answer with `acceptPlay`, then send
+    /// the stream with `encodeMedia` and end it with `endPlay`.
+    case playRequested(app: String, streamKey: String)
 }
 
-/// We are the server: one accepted connection from a publisher (ffmpeg, OBS). Bytes in, actions out; no I/O.
+/// We are the server: one accepted connection from a publisher (ffmpeg, OBS), or, when made with `servesPlayers`, from
+/// a player (a test origin). Bytes in, actions out; no I/O.
 public struct ServerConnection: Sendable {
     private enum PublishState: Sendable, Equatable {
         case idle
@@ -37,11 +41,24 @@ public struct ServerConnection: Sendable {
     private var held: [UInt8] = []
     /// An error found in `held` bytes during `acceptPublish`, thrown by the next `receive`.
     private var deferredError: ProtocolError?
+    /// What the connect `_result` announces (Enhanced RTMP): publishers such as OBS and FFmpeg send HEVC, AV1 and
+    /// Opus only to a server that lists them.
+    private let capabilities: EnhancedCapabilities?
+    /// What the publisher's connect announced (nil when it announced nothing, or before connect).
+    public private(set) var peerCapabilities: EnhancedCapabilities?
+    /// Whether `play` is answered (`.playRequested`); otherwise it gets `_error` like any unknown call.
+    private let servesPlayers: Bool
+    /// The message stream a player asked to play on (0 before play).
+    private var playStreamID: UInt32 = 0
 
     /// A connection enforcing `limits`; `epoch` is the time field of S1/S2; `random` fills S1's random field
-    /// (repeated; fresh system random bytes when empty).
-    public init(limits: Limits = Limits(), epoch: UInt32 = 0, random: [UInt8] = []) {
+    /// (repeated; fresh system random bytes when empty); `capabilities` are announced in the connect `_result`
+    /// (nil: a legacy answer without Enhanced RTMP properties).
+    public init(limits: Limits = Limits(), epoch: UInt32 = 0, random: [UInt8] = [],
+                capabilities: EnhancedCapabilities? = .relay(), servesPlayers: Bool = false) {
         self.limits = limits
+        self.capabilities = capabilities
+        self.servesPlayers = servesPlayers
         handshake = ServerHandshake(epoch: epoch, random: random.isEmpty ? HandshakeFormat.randomBytes() : random)
         chunks = ChunkConnection(limits: limits)
     }
@@ -146,6 +163,40 @@ public struct ServerConnection: Sendable {
         return [.send(out)]
     }
 
+    // MARK: - Play (servesPlayers)
+
+    /// Answers a `.playRequested`: StreamBegin, then onStatus NetStream.Play.Reset and NetStream.Play.Start.
+    public mutating func acceptPlay() -> [ServerAction] {
+        guard playStreamID != 0 else { return [] }
+        var out: [UInt8] = []
+        chunks.send(UserControlEvent.streamBegin(streamID: playStreamID).message, on: OutgoingChunkStream.control, into: &out)
+        for (code, description) in [("NetStream.Play.Reset", "Playing and resetting"), ("NetStream.Play.Start", "Started playing")] {
+            let status = StatusInfo.object(level: "status", code: code, description: description)
+            chunks.send(Command(name: "onStatus", transactionID: 0, arguments: [status]), streamID: playStreamID,
+                        on: OutgoingChunkStream.netStream, into: &out)
+        }
+        return [.send(out)]
+    }
+
+    /// After `acceptPlay`: encodes one audio, video or data message on the played stream, appending its chunks to `out`.
+    public mutating func encodeMedia(_ message: Message, into out: inout [UInt8]) {
+        guard playStreamID != 0 else { return }
+        var message = message
+        message.streamID = playStreamID
+        chunks.send(message, on: OutgoingChunkStream.forMedia(message.typeID), into: &out)
+    }
+
+    /// Ends the played stream: StreamEOF and onStatus NetStream.Play.UnpublishNotify (what nginx-rtmp sends).
+    public mutating func endPlay() -> [UInt8] {
+        guard playStreamID != 0 else { return [] }
+        var out: [UInt8] = []
+        chunks.send(UserControlEvent.streamEOF(streamID: playStreamID).message, on: OutgoingChunkStream.control, into: &out)
+        let status = StatusInfo.object(level: "status", code: "NetStream.Play.UnpublishNotify", description: "Stream ended")
+        chunks.send(Command(name: "onStatus", transactionID: 0, arguments: [status]), streamID: playStreamID,
+                    on: OutgoingChunkStream.netStream, into: &out)
+        return out
+    }
+
     // MARK: - Messages
 
     private mutating func handle(_ message: Message, actions: inout ActionList<ServerAction>) throws(ProtocolError) {
@@ -171,6 +222,8 @@ public struct ServerConnection: Sendable {
             var name = command.commandObject["app"]?.stringValue ?? ""
             while name.hasSuffix("/") { name.removeLast() }
             app = name
+            let announced = EnhancedCapabilities(properties: command.commandObject)
+            peerCapabilities = announced.announcesCodecs || announced.capsEx != nil ? announced : nil
             chunks.send(ProtocolControl.windowAcknowledgementSize(limits.windowAcknowledgementSize),
                         on: OutgoingChunkStream.control, into: &actions.pending)
             chunks.send(ProtocolControl.setPeerBandwidth(limits.windowAcknowledgementSize, limitType: .dynamic),
@@ -179,7 +232,7 @@ public struct ServerConnection: Sendable {
             let properties = AMF0Value.object([
                 AMF0Property("fmsVer", .string("FMS/3,0,1,123")),
                 AMF0Property("capabilities", .number(31)),
-            ])
+            ] + (capabilities?.properties ?? []))
             let information = AMF0Value.object([
                 AMF0Property("level", .string("status")),
                 AMF0Property("code", .string("NetConnection.Connect.Success")),
@@ -204,6 +257,14 @@ public struct ServerConnection: Sendable {
             let publishStreamID = streamID == 0 ? Self.publishedStreamID : streamID
             publishState = .requested(streamID: publishStreamID)
             actions.append(.publishRequested(app: app, streamKey: key))
+        case "play" where servesPlayers:
+            guard let app else { throw ProtocolError(.unexpectedCommand, "play before connect") }
+            guard playStreamID == 0, publishState == .idle else { throw ProtocolError(.unexpectedCommand, "a second play on one connection") }
+            guard let key = command.arguments.first?.stringValue else {
+                throw ProtocolError(.malformedMessage, "play without a stream name")
+            }
+            playStreamID = streamID == 0 ? Self.publishedStreamID : streamID
+            actions.append(.playRequested(app: app, streamKey: key))
         case "FCUnpublish", "deleteStream", "closeStream":
             if command.name == "FCUnpublish", command.transactionID > 0 {
                 reply(Command(name: "_result", transactionID: command.transactionID, arguments: [.undefined]), to: streamID, actions: &actions)

@@ -34,6 +34,55 @@ import RTMP
         #expect(audio([0xAF, 0x00, 0x12, 0x10]).isAudioSequenceHeader)
         #expect(audio([0xAF, 0x01, 0x21]).isAudioFrame)
     }
+
+    private static let hvc1: [UInt8] = Array("hvc1".utf8)
+    private static let av01: [UInt8] = Array("av01".utf8)
+    private static let opus: [UInt8] = Array("Opus".utf8)
+
+    @Test("Enhanced RTMP: ex-header sequence starts, key frames (CodedFrames and CodedFramesX) and inter frames")
+    func enhancedVideo() {
+        // 1 bit IsExHeader + 3 bits FrameType + 4 bits PacketType, then the FourCC.
+        let start = video([0x90] + Self.hvc1 + [1, 2, 3])
+        #expect(start.isVideoSequenceHeader && !start.isVideoFrame && !start.isVideoKeyframe)
+        let key = video([0x91] + Self.hvc1 + [0, 0, 0, 0, 0, 0, 1, 0x26])
+        #expect(key.isVideoFrame && key.isVideoKeyframe && !key.isVideoSequenceHeader)
+        #expect(video([0x93] + Self.av01 + [0x12, 0]).isVideoKeyframe)
+        let inter = video([0xA1] + Self.hvc1 + [0, 0, 0, 0, 0, 0, 1, 0x02])
+        #expect(inter.isVideoFrame && !inter.isVideoKeyframe)
+        // End of sequence and metadata (colorInfo) are relayed but are no frames; metadata is replayed like a configuration.
+        #expect(!video([0x92] + Self.hvc1).isVideoFrame && !video([0x92] + Self.hvc1).isVideoSequenceHeader)
+        let colorInfo = video([0xD4] + Self.hvc1 + [0x02])
+        #expect(!colorInfo.isVideoFrame && colorInfo.isVideoSequenceHeader && colorInfo.configurationKey == 4)
+        // ModEx (a nanosecond offset) before a key frame: 0x97, size−1 = 2, UI24, then 0000 0011 (CodedFramesX).
+        #expect(video([0x97, 0x02, 0x00, 0x01, 0x00, 0x03] + Self.av01 + [0x12, 0]).isVideoKeyframe)
+        // An unknown FourCC has no readable head.
+        #expect(!video([0x91] + Array("xyz1".utf8) + [0, 0, 0]).hasVideoTagHeader)
+    }
+
+    @Test("multitrack: every track is a frame, but only the default track (0) starts a group of pictures")
+    func multitrackGate() {
+        // 1 001 0110 (Multitrack), then 0000 0011 (OneTrack, CodedFramesX), the FourCC, the track id.
+        let track0 = video([0x96, 0x03] + Self.av01 + [0, 0x12, 0])
+        let track1 = video([0x96, 0x03] + Self.av01 + [1, 0x12, 0])
+        #expect(track0.isVideoKeyframe)
+        #expect(track1.isVideoFrame && !track1.isVideoKeyframe)
+        let config1 = video([0x96, 0x00] + Self.av01 + [1, 0x81])
+        #expect(config1.isVideoSequenceHeader && config1.configurationKey == 0x0100)
+    }
+
+    @Test("Enhanced RTMP audio: Opus sequence start and multichannel config are configurations, coded frames are frames")
+    func enhancedAudio() {
+        #expect(audio([0x90] + Self.opus + Array("OpusHead".utf8)).isAudioSequenceHeader)
+        let layout = audio([0x94] + Self.opus + [0x01, 0x02, 0, 0, 0, 3])
+        #expect(layout.isAudioSequenceHeader)
+        // The OpusHead and the channel layout are kept side by side (a regression: the layout replaced the OpusHead, and
+        // an archive without it lost Opus's pre-skip).
+        #expect(layout.configurationKey != audio([0x90] + Self.opus + Array("OpusHead".utf8)).configurationKey)
+        let frame = audio([0x91] + Self.opus + [0xFC, 0xFF])
+        #expect(frame.isAudioFrame && !frame.isAudioSequenceHeader)
+        #expect(!audio([0x92] + Self.opus).isAudioFrame, "SequenceEnd")
+        #expect(!audio([0x91, 0x4F]).hasAudioTagHeader)
+    }
 }
 
 /// What an archive keeps of a publisher's onMetaData.

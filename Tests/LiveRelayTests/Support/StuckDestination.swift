@@ -7,6 +7,7 @@ import Synchronization
 /// An RTMP server that accepts a publish and then stops reading, as a destination behind a saturated link does:
 /// the relay's bytes pile up in the kernel and in its channel until the channel turns unwritable. `resume()`
 /// reads again. The protocol is the pure `RTMP.ServerConnection`; every media message received is kept.
+/// With `stopsReading: false` it is a plain destination that announces `capabilities` in its connect answer.
 final class StuckDestination: Sendable {
     let port: Int
     private let group: MultiThreadedEventLoopGroup
@@ -14,9 +15,10 @@ final class StuckDestination: Sendable {
     private let log: StuckDestinationLog
 
     /// Binds 127.0.0.1 on a free port.
-    init() throws {
+    init(capabilities: EnhancedCapabilities? = .relay(), stopsReading: Bool = true) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = StuckDestinationLog()
+        log.state.withLock { $0.resumed = !stopsReading }
         do {
             listener = try ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -24,7 +26,7 @@ final class StuckDestination: Sendable {
                 .serverChannelOption(.socketOption(.so_rcvbuf), value: 16 << 10)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(StuckPublishHandler(log: log))
+                        try channel.pipeline.syncOperations.addHandler(StuckPublishHandler(log: log, capabilities: capabilities))
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0).wait()
@@ -85,10 +87,13 @@ private final class StuckPublishHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private var connection = ServerConnection()
+    private var connection: ServerConnection
     private let log: StuckDestinationLog
 
-    init(log: StuckDestinationLog) { self.log = log }
+    init(log: StuckDestinationLog, capabilities: EnhancedCapabilities?) {
+        self.log = log
+        connection = ServerConnection(capabilities: capabilities)
+    }
 
     func channelActive(context: ChannelHandlerContext) {
         let channel = context.channel
@@ -122,7 +127,7 @@ private final class StuckPublishHandler: ChannelInboundHandler {
                 if !resumed { _ = context.channel.setOption(ChannelOptions.autoRead, value: false) }
             case let .media(message):
                 log.state.withLock { $0.media.append(message) }
-            case .unpublished:
+            case .unpublished, .playRequested:
                 break
             }
         }

@@ -1,0 +1,144 @@
+import Foundation
+import MediaEngine
+import MediaFormats
+import RTMP
+
+/// The codecs a live job carries: which messages the relay can read (legacy FLV or Enhanced RTMP), what each
+/// destination said it takes, and the rule that a job with video never succeeds having written none.
+///
+/// Destinations (Enhanced RTMP "Enhancing NetConnection connect Command"): every output announces the codecs the
+/// relay carries in its connect and reads the server's `_result`:
+/// - a server that lists the codec (fourCcList, or an info map with CanDecode or CanForward): sent;
+/// - a server that announces codecs without this one: that output fails naming the codec (no reconnect: the next
+///   connection would be answered the same), the job goes on with the others;
+/// - a server that announces nothing (nginx-rtmp, FFmpeg's listen mode, most services): sent, and said once per
+///   connection on stderr, since many such servers relay Enhanced RTMP without saying so and a guess that drops the
+///   video would lose a stream the destination could have taken.
+/// Legacy FLV codecs (H.264 and AAC in their legacy headers) go everywhere, as before Enhanced RTMP.
+extension RelaySession {
+    /// Whether the relay can read `message`'s head; the first reason it cannot is kept for the job's message.
+    /// An empty audio message (RTMP's silence) is skipped without a word.
+    func readable(_ message: Message) -> Bool {
+        do {
+            if message.typeID == MessageType.video.rawValue {
+                let prefix = try FLVVideoTagPrefix(parsing: message.payload[...])
+                if videoCodec == nil, let codec = prefix.codec { videoCodec = RelaySession.name(codec) }
+            } else {
+                guard !message.payload.isEmpty else { return false }
+                let prefix = try FLVAudioTagPrefix(parsing: message.payload[...])
+                if audioCodec == nil { audioCodec = RelaySession.name(prefix.codec) }
+            }
+            return true
+        } catch {
+            let kind = message.typeID == MessageType.video.rawValue ? "video" : "audio"
+            let first = kind == "video" ? unreadableVideo == nil : unreadableAudio == nil
+            guard first else { return false }
+            if kind == "video" { unreadableVideo = "\(error)" } else { unreadableAudio = "\(error)" }
+            // Said once; a job that relays none of that kind fails naming it when it ends (`silentMediaFailure`).
+            engine.report("input \(options.inputName): dropping \(kind) messages the relay cannot read: \(error)")
+            return false
+        }
+    }
+
+    /// The configurations to send before a stream's first frame: video tracks, then audio tracks, each in track order.
+    var sequenceHeaders: [Message] {
+        videoHeaders.sorted { $0.key < $1.key }.map(\.value) + audioHeaders.sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// Why a job that is about to succeed must not: its input sent only video or audio the relay could not read, or it
+    /// had video and an archive, or every output, wrote none of it.
+    func silentMediaFailure() -> PipelineError? {
+        if options.audio != .drop, progress.audioFrames == 0, let unreadableAudio {
+            return .liveInput(name: options.inputName, reason: "its audio cannot be relayed: \(unreadableAudio) (set audio.mode to drop to relay the rest)")
+        }
+        guard options.video != .drop else { return nil }
+        if progress.videoFrames == 0 {
+            guard let unreadableVideo else { return nil }
+            return .liveInput(name: options.inputName, reason: "its video cannot be relayed: \(unreadableVideo) (set video.mode to drop to relay the rest)")
+        }
+        let codec = videoCodec ?? "video"
+        // Outputs and archives start on a key frame of the default track: a stream without one (only track 1, say)
+        // reaches none of them.
+        let why = sawKeyframe ? "" : "; no key frame arrived on the default track (0), where outputs start"
+        if let file = fileOutputs.first(where: { $0.failure == nil && $0.progress.videoFrames == 0 }) {
+            return .output(index: file.index, name: file.name, RelayCodecError(
+                description: "the input had \(progress.videoFrames) frames of \(codec) video and none reached this file\(why)"))
+        }
+        if fileOutputs.isEmpty, !outputs.isEmpty, outputs.allSatisfy({ $0.progress.videoFrames == 0 }) {
+            let reasons = outputs.compactMap(\.progress.lastError)
+            return .liveInput(name: options.inputName, reason: "its \(codec) video (\(progress.videoFrames) frames) reached no output\(why)"
+                              + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: "; ")))"))
+        }
+        return nil
+    }
+
+    /// Whether `output`'s destination takes `message`'s codec (see the type's comment). A refusal fails the output.
+    func destinationTakes(_ message: Message, output: OutputLink, handler: RTMPClientHandler) -> Bool {
+        let name: String
+        let kind: String
+        let acceptance: EnhancedCapabilities.Acceptance
+        if let prefix = message.videoPrefix, case let .fourCC(fourCC)? = prefix.codec {
+            name = RelaySession.name(.fourCC(fourCC))
+            kind = "video"
+            guard !output.checkedCodecs.contains(name) else { return true }
+            acceptance = handler.serverCapabilities?.accepts(video: fourCC) ?? .unannounced
+        } else if let prefix = message.audioPrefix, case let .fourCC(fourCC) = prefix.codec {
+            name = RelaySession.name(.fourCC(fourCC))
+            kind = "audio"
+            guard !output.checkedCodecs.contains(name) else { return true }
+            acceptance = handler.serverCapabilities?.accepts(audio: fourCC) ?? .unannounced
+        } else {
+            return true
+        }
+        switch acceptance {
+        case .accepted:
+            break
+        case .unannounced:
+            let note = "the destination announced no Enhanced RTMP codecs: sending \(kind) \(name) as Enhanced RTMP anyway"
+            output.notes.append(note)
+            engine.report("output \(output.index) (\(output.name)): \(note)")
+        case .refused:
+            let announced = handler.serverCapabilities.map(RelaySession.describe) ?? "nothing"
+            outputLost(output.index, output.generation,
+                       "the destination does not take \(kind) \(name) (it announced \(announced)); set \(kind).mode to drop to send it the rest",
+                       permanent: true)
+            return false
+        }
+        output.checkedCodecs.insert(name)
+        return true
+    }
+
+    /// "hvc1 (HEVC)", "H.264 (legacy FLV)".
+    static func name(_ codec: FLVVideoCodec) -> String {
+        switch codec {
+        case let .fourCC(fourCC):
+            let names: [FLVVideoFourCC: String] = [.avc1: "H.264", .hvc1: "HEVC", .av01: "AV1", .vp09: "VP9", .vp08: "VP8", .vvc1: "VVC"]
+            return "\(fourCC) (\(names[fourCC] ?? "?"))"
+        case .legacy(.avc): return "H.264 (legacy FLV)"
+        case let .legacy(id): return "FLV codec \(id)"
+        }
+    }
+
+    /// "Opus (Opus)", "AAC (legacy FLV)".
+    static func name(_ codec: FLVAudioCodec) -> String {
+        switch codec {
+        case let .fourCC(fourCC):
+            let names: [FLVAudioFourCC: String] = [.opus: "Opus", .mp4a: "AAC", .ac3: "AC-3", .ec3: "E-AC-3", .flac: "FLAC", .mp3: "MP3"]
+            return "\(fourCC) (\(names[fourCC] ?? "?"))"
+        case .legacy(.aac): return "AAC (legacy FLV)"
+        case let .legacy(format): return "FLV sound format \(format)"
+        }
+    }
+
+    /// What a server announced, for a message: its FourCCs (info maps first) or "no codecs".
+    static func describe(_ capabilities: EnhancedCapabilities) -> String {
+        let names = (capabilities.videoInfo ?? []).map(\.fourCC) + (capabilities.audioInfo ?? []).map(\.fourCC)
+        let listed = names.isEmpty ? capabilities.fourCCList ?? [] : names
+        return listed.isEmpty ? "no codecs" : listed.joined(separator: ", ")
+    }
+}
+
+/// An output of a live job that cannot carry what the input sends.
+struct RelayCodecError: Error, CustomStringConvertible {
+    var description: String
+}
