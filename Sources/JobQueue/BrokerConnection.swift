@@ -705,7 +705,7 @@ extension BrokerConnection {
         let channel: amqp_channel_t
         let tag: String
         do throws(AMQPError) {
-            (channel, tag) = try attach(queue: request.queueName, connection: connection)
+            (channel, tag) = try attach(request, connection: connection)
         } catch let .channelClosed(function, code, reason) {
             countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
             waiter.resume(.heldElsewhere(reason: "the broker refused the lease of job \(request.jobID): \(code) \(reason)"))
@@ -730,12 +730,18 @@ extension BrokerConnection {
         return channel
     }
 
-    /// Opens a lease channel, declares the job's lease queue and consumes it exclusively.
-    private func attach(queue: String, connection: AMQPConnection) throws(AMQPError) -> (amqp_channel_t, String) {
+    /// Opens a lease channel, declares the job's lease queue and consumes it exclusively (its exclusion queue
+    /// too, first, on the same channel: a refusal of either closes the channel, and the job runs elsewhere).
+    private func attach(_ request: LeaseRequest, connection: AMQPConnection) throws(AMQPError) -> (amqp_channel_t, String) {
         let channel = freeLeaseChannel
         try connection.openLeaseChannel(channel)
-        try connection.declareLeaseQueue(queue, on: channel)
-        return (channel, try connection.consumeExclusively(queue, on: channel))
+        if let exclusion = request.exclusionQueueName {
+            try connection.declareLeaseQueue(exclusion, on: channel)
+            // A stale claim an earlier holder left in it arrives here and is dropped like one in the lease queue.
+            _ = try connection.consumeExclusively(exclusion, on: channel)
+        }
+        try connection.declareLeaseQueue(request.queueName, on: channel)
+        return (channel, try connection.consumeExclusively(request.queueName, on: channel))
     }
 
     private func publishClaim(_ lease: inout HeldLease, connection: AMQPConnection) throws(AMQPError) {
@@ -817,11 +823,13 @@ extension BrokerConnection {
         publishLeaseCount()
         guard let channel = lease.channel else {
             pendingLeaseDeletes.insert(lease.request.queueName)
+            if let exclusion = lease.request.exclusionQueueName { pendingLeaseDeletes.insert(exclusion) }
             return
         }
         leaseChannels[channel] = nil
         do throws(AMQPError) {
             try connection.deleteLeaseQueue(lease.request.queueName, on: channel)
+            if let exclusion = lease.request.exclusionQueueName { try connection.deleteLeaseQueue(exclusion, on: channel) }
             try connection.closeLeaseChannel(channel)
         } catch let .channelClosed(function, code, reason) {
             countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
@@ -865,7 +873,7 @@ extension BrokerConnection {
         for jobID in Array(leases.keys) {
             guard var lease = leases[jobID] else { continue }
             do throws(AMQPError) {
-                let (channel, tag) = try attach(queue: lease.request.queueName, connection: connection)
+                let (channel, tag) = try attach(lease.request, connection: connection)
                 lease.channel = channel
                 lease.consumerTag = tag
                 lease.lastPublish = nil

@@ -11,8 +11,15 @@ public struct WorkerConfiguration: Sendable {
     public var workerID: String
     /// Batch jobs (file input) run at once: the prefetch of `sluice.jobs.batch`. 0 takes none.
     public var batchSlots: Int
-    /// Live jobs (RTMP pull or listen input) run at once: the prefetch of `sluice.jobs.live`. 0 takes none.
+    /// Live jobs (RTMP pull or listen input) that encode no video, run at once: the prefetch of `sluice.jobs.live`.
+    /// 0 takes none.
     public var liveSlots: Int
+    /// The encode budget in 720p30-equivalents (`EncodeUnit`): live jobs that encode video run while the sum of
+    /// their `encodeCost` fits in it (`SlotBook`). 0 takes none.
+    public var encodeSlots: Int
+    /// How long a class waits for room after a delivery that did not fit, before it looks at its queue again
+    /// (sooner when a job of the class ends).
+    public var admissionRelook: Duration
     /// The older name of `batchSlots` (`--concurrency`), from when every job shared one queue.
     public var concurrency: Int {
         get { batchSlots }
@@ -33,17 +40,28 @@ public struct WorkerConfiguration: Sendable {
     /// and a restream costs little CPU (copy, no decode), so a worker takes many; batch jobs decode and encode.
     public static let defaultLiveSlots = 100
 
+    /// The encode budget when none is given: one unit (a 720p30 x264 veryfast live encode) per core. One unit
+    /// measured 0.41 of a core on a synthetic picture (`scripts/bench liveencode`) and takes more on camera content
+    /// (noise, motion: up to ~0.7), so this keeps a worker's encodes to about half to two thirds of its cores and
+    /// leaves the rest to the engine's loops, the copy restreams and the batch slot.
+    public static var defaultEncodeSlots: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
     /// - Parameters:
     ///   - workerID: this worker's id.
     ///   - batchSlots: batch jobs at once (≥ 0).
-    ///   - liveSlots: live jobs at once (≥ 0; at least one of the two > 0).
+    ///   - liveSlots: live jobs at once (≥ 0).
+    ///   - encodeSlots: the encode budget in 720p30-equivalents (≥ 0; at least one of the three > 0).
     ///   - paths: the input and output roots.
-    public init(workerID: String, batchSlots: Int = 1, liveSlots: Int = WorkerConfiguration.defaultLiveSlots, paths: PathPolicy) {
-        precondition(batchSlots >= 0 && liveSlots >= 0 && batchSlots + liveSlots >= 1, "a worker needs a slot")
+    public init(workerID: String, batchSlots: Int = 1, liveSlots: Int = WorkerConfiguration.defaultLiveSlots,
+                encodeSlots: Int = WorkerConfiguration.defaultEncodeSlots, paths: PathPolicy) {
+        precondition(batchSlots >= 0 && liveSlots >= 0 && encodeSlots >= 0 && batchSlots + liveSlots + encodeSlots >= 1,
+                     "a worker needs a slot")
         self.workerID = workerID
         self.batchSlots = batchSlots
         self.liveSlots = liveSlots
+        self.encodeSlots = encodeSlots
         self.paths = paths
+        admissionRelook = .seconds(15)
         grace = .seconds(30)
         retryBackoff = RetryBackoff(base: .seconds(5), cap: .seconds(300))
         progressEventInterval = 5
@@ -55,15 +73,17 @@ public struct WorkerConfiguration: Sendable {
         self.init(workerID: workerID, batchSlots: concurrency, paths: paths)
     }
 
-    /// The slots of one class.
+    /// The slots of one class (units for `encode`).
     public func slots(_ jobClass: JobClass) -> Int {
         switch jobClass {
         case .live: liveSlots
         case .batch: batchSlots
+        case .encode: encodeSlots
         }
     }
 
-    /// The class queues and their prefetch for `BrokerConfiguration.classPrefetch` (a class without slots is not consumed).
+    /// The class queues and their prefetch for `BrokerConfiguration.classPrefetch` (a class without slots is not
+    /// consumed). An encode job costs at least one unit, so the encode budget bounds the jobs that can start too.
     public var classPrefetch: [JobClass: UInt16] {
         var prefetch: [JobClass: UInt16] = [:]
         for jobClass in JobClass.allCases where slots(jobClass) > 0 {
@@ -74,8 +94,12 @@ public struct WorkerConfiguration: Sendable {
 }
 
 extension JobSpec {
-    /// Live when the input is a network stream (an RTMP/RTMPS pull or listen), else batch.
-    public var jobClass: JobClass { input.isNetwork ? .live : .batch }
+    /// Batch for a file input; for a network stream (an RTMP/RTMPS pull or listen), encode when it encodes video
+    /// (`encodeCost` > 0), else live.
+    public var jobClass: JobClass {
+        guard input.isNetwork else { return .batch }
+        return encodeCost > 0 ? .encode : .live
+    }
 }
 
 /// Triages `sluice.jobs` into the class queues, consumes `sluice.jobs.live` and `sluice.jobs.batch` with a
@@ -99,8 +123,8 @@ public final class Worker: @unchecked Sendable {
     private var triage = DeliveryTriage()
     /// Attempts running (on their own threads, or on the live engine), by job id.
     private var active: [String: ActiveJob] = [:]
-    /// How many of `active` are of each class.
-    private var busy: [JobClass: Int] = [:]
+    /// Each class's capacity and use (slots, or encode units), and which consumers wait for room.
+    private var book: SlotBook
     private var shutdownRequested = false
     private var interruptNow = false
 
@@ -124,6 +148,7 @@ public final class Worker: @unchecked Sendable {
         self.events = events
         runner = JobRunner(store: store, workerID: configuration.workerID, paths: configuration.paths,
                            storeInterval: configuration.storeInterval, onTransition: { events.transitioned($0) })
+        book = SlotBook(capacity: Dictionary(uniqueKeysWithValues: JobClass.allCases.map { ($0, configuration.slots($0)) }))
         for jobClass in JobClass.allCases { metrics?.slots(jobClass, capacity: configuration.slots(jobClass), busy: 0) }
     }
 
@@ -132,7 +157,7 @@ public final class Worker: @unchecked Sendable {
     public func run() async {
         reconcile()
         broker.start()
-        log("starting: triaging \(Topology.jobsQueue); consuming \(Topology.liveQueue) with \(configuration.liveSlots) slots and \(Topology.batchQueue) with \(configuration.batchSlots) once connected")
+        log("starting: triaging \(Topology.jobsQueue); consuming \(Topology.liveQueue) with \(configuration.liveSlots) slots, \(Topology.batchQueue) with \(configuration.batchSlots) and \(Topology.encodeQueue) with \(configuration.encodeSlots) encode units once connected")
         let controls = Task { await consumeControls() }
         // The intake's triage waits for a broker confirm per job: on a task of its own, in order (a burst of new
         // jobs keeps its order within a priority), so that it never holds back the class deliveries in this stream.
@@ -166,7 +191,10 @@ public final class Worker: @unchecked Sendable {
     /// Stops taking jobs; running jobs get the grace period. A second call interrupts them at once.
     public func shutdown() {
         let first = lock.withLock {
-            defer { shutdownRequested = true }
+            defer {
+                shutdownRequested = true
+                book.drain()
+            }
             if shutdownRequested { interruptNow = true }
             return !shutdownRequested
         }
@@ -209,6 +237,12 @@ public final class Worker: @unchecked Sendable {
             await classify(delivery, spec: spec, problem: problem)
             return
         }
+        if let spec, spec.jobClass != jobClass {
+            // Triaged by a worker that knew fewer classes (a live encode job in sluice.jobs.live): moved where it belongs.
+            log("arrived through \(jobClass.queueName); moving it to \(spec.jobClass.queueName)", job: spec.id)
+            await classify(delivery, spec: spec, problem: problem)
+            return
+        }
         let arrival: DeliveryTriage.Arrival = lock.withLock {
             let arrival = triage.arrived(id: spec?.id, problem: problem?.description)
             if arrival == .attachToRunning, let id = spec?.id {
@@ -223,10 +257,11 @@ public final class Worker: @unchecked Sendable {
             log("delivered again while running here (connection generation \(delivery.generation)); this copy is not run", job: spec?.id)
         case .record:
             guard let spec else { return }
-            // Jobs are acked when they start, so the prefetch no longer holds deliveries back while every slot is
-            // busy: one that arrives then goes back at once (it must not wait unacked past consumer_timeout).
-            if lock.withLock({ (busy[jobClass] ?? 0) >= configuration.slots(jobClass) || shutdownRequested }) {
-                broker.requeue(delivery)
+            // Jobs are acked when they start, so the prefetch no longer holds deliveries back while the class has no
+            // room: one that arrives then goes back at once (it must not wait unacked past consumer_timeout), and
+            // the class's consumer pauses until room frees up, so the broker does not hand it straight back.
+            if case let .wait(reason) = admit(spec, jobClass: jobClass, taking: false) {
+                deferred(spec, delivery, jobClass: jobClass, reason: reason)
                 return
             }
             await record(spec, delivery, jobClass: jobClass,
@@ -316,20 +351,9 @@ public final class Worker: @unchecked Sendable {
             broker.ack(delivery)
         case let .run(interrupted):
             let job = ActiveJob(spec: spec, delivery: delivery, jobClass: jobClass, interrupted: interrupted, lineage: lineage)
-            // `handle` checked for a free slot, and slots only free up since; a shutdown may have begun meanwhile.
-            let startNow: Bool = lock.withLock {
-                guard (busy[jobClass] ?? 0) < configuration.slots(jobClass), !shutdownRequested else {
-                    triage.finished(id: spec.id)
-                    return false
-                }
-                active[spec.id] = job
-                busy[jobClass, default: 0] += 1
-                slotsChanged(jobClass)
-                return true
-            }
-            guard startNow else {
-                log("returned to the queue: not started before shutdown", job: spec.id)
-                broker.requeue(delivery)
+            // `handle` checked for room, and room only frees up since; a shutdown may have begun meanwhile.
+            if case let .wait(reason) = admit(spec, jobClass: jobClass, taking: true, starting: job) {
+                deferred(spec, delivery, jobClass: jobClass, reason: "not started: \(reason)", recorded: true)
                 return
             }
             start(job)
@@ -378,7 +402,7 @@ public final class Worker: @unchecked Sendable {
             // The lease is held: the job's own leftovers from a killed attempt can go.
             let policy = AttemptPolicy(retriesTransientFailures: true, removesEarlierParts: true) { job.requeueReason }
             let reporter = ProgressReporter()
-            if job.jobClass == .live, let liveEngine {
+            if job.jobClass != .batch, let liveEngine {
                 let start = try runner.startAttempt(
                     spec: spec, engine: liveEngine, interrupter: job.interrupter, policy: policy,
                     progress: { [self] _, snapshot in progressed(job, reporter, snapshot) },
@@ -597,23 +621,69 @@ public final class Worker: @unchecked Sendable {
         }
     }
 
-    /// Frees the job's slot and takes deliveries of its class again, unless the worker is draining.
+    /// Asks the book whether the job has room: `taking` takes it (and records the job as active), otherwise only
+    /// asks. A refusal while `taking` forgets the job's claim here; `deferred` then returns the delivery.
+    private func admit(_ spec: JobSpec, jobClass: JobClass, taking: Bool, starting job: ActiveJob? = nil) -> SlotBook.Admission {
+        lock.withLock {
+            let answer = book.admission(jobClass, cost: spec.encodeCost)
+            guard taking, let job else { return answer }
+            switch answer {
+            case .start:
+                _ = book.admit(jobClass, cost: spec.encodeCost)
+                active[spec.id] = job
+                slotsChanged(jobClass)
+            case .wait:
+                triage.finished(id: spec.id)
+            }
+            return answer
+        }
+    }
+
+    /// A delivery with no room here goes back to its queue, for another worker or for later. A class that still has
+    /// room, but not enough for this job, stops taking deliveries until a job of it ends or `admissionRelook` passed.
+    /// `recorded`: the job was recorded here already (it lost its room to a shutdown meanwhile).
+    private func deferred(_ spec: JobSpec, _ delivery: Delivery, jobClass: JobClass, reason: String, recorded: Bool = false) {
+        // The pause this delivery began (nil: the class is full, draining, or already waiting for room).
+        let pause: Int? = lock.withLock {
+            let before = book.waiting[jobClass]
+            if case .wait = book.admission(jobClass, cost: spec.encodeCost) { _ = book.admit(jobClass, cost: spec.encodeCost) }
+            slotsChanged(jobClass)
+            let after = book.waiting[jobClass]
+            return after != before ? after : nil
+        }
+        if jobClass == .encode {
+            log("left in \(jobClass.queueName) for another worker: \(reason)", job: spec.id)
+            metrics?.encodeDeferred()
+        } else if recorded {
+            log("returned to \(jobClass.queueName): \(reason)", job: spec.id)
+        }
+        broker.requeue(delivery)
+        guard let pause else { return }
+        Task { [self, relook = configuration.admissionRelook] in
+            try? await Task.sleep(for: relook)
+            lock.withLock {
+                book.relook(jobClass, pause: pause)
+                slotsChanged(jobClass)
+            }
+        }
+    }
+
+    /// Frees the job's room and takes deliveries of its class again, unless the worker is draining.
     private func finished(_ job: ActiveJob) {
         lock.withLock {
             triage.finished(id: job.spec.id)
-            if active.removeValue(forKey: job.spec.id) != nil { busy[job.jobClass, default: 1] -= 1 }
+            if active.removeValue(forKey: job.spec.id) != nil { book.release(job.jobClass, cost: job.spec.encodeCost) }
             slotsChanged(job.jobClass)
         }
     }
 
-    /// Pauses a class's consumer while its slots are full, resumes it otherwise (not while draining), and
-    /// reports the slots. Called with `lock` held, so that pauses and resumes reach the broker in the order the
-    /// slots filled and freed (posting is quick and never blocks).
+    /// Pauses a class's consumer while it has no room (full, or waiting for room after a job that did not fit),
+    /// resumes it otherwise (not while draining), and reports the slots. Called with `lock` held, so that pauses and
+    /// resumes reach the broker in the order the room filled and freed (posting is quick and never blocks).
     private func slotsChanged(_ jobClass: JobClass) {
-        let used = busy[jobClass] ?? 0
-        let capacity = configuration.slots(jobClass)
-        if capacity > 0, !shutdownRequested { broker.pauseConsuming(used >= capacity, jobClass: jobClass) }
-        metrics?.slots(jobClass, capacity: capacity, busy: used)
+        let capacity = book.capacity(jobClass)
+        if capacity > 0, !shutdownRequested { broker.pauseConsuming(book.paused(jobClass), jobClass: jobClass) }
+        metrics?.slots(jobClass, capacity: capacity, busy: book.used(jobClass))
     }
 
     // MARK: Settling messages
@@ -691,7 +761,10 @@ public final class Worker: @unchecked Sendable {
 
     /// After consuming stopped: hand live jobs over at once, wait out the grace, interrupt the rest.
     private func drain() async {
-        lock.withLock { shutdownRequested = true }
+        lock.withLock {
+            shutdownRequested = true
+            book.drain()
+        }
         // A restream has no end to wait for: hand live jobs over now, so another worker resumes them within seconds.
         let live = lock.withLock { active.values.filter { $0.spec.input.isNetwork } }
         for job in live {
