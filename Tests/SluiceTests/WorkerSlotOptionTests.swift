@@ -57,6 +57,5 @@ import Testing
         var configuration = WorkerConfiguration(workerID: "w", batchSlots: 2, liveSlots: 0, encodeSlots: 0, paths: paths)
         configuration.concurrency = 4
         #expect(configuration.batchSlots == 4 && configuration.classPrefetch == [.batch: 4])
-        #expect(WorkerConfiguration.defaultEncodeSlots == ProcessInfo.processInfo.activeProcessorCount)
     }
 }
