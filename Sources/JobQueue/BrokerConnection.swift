@@ -536,7 +536,10 @@ public final class BrokerConnection: @unchecked Sendable {
                 case let .acquireLease(_, waiter):
                     waiter.resume(.failed(reason: "not connected to the broker"))
                 case let .releaseLease(jobID, waiter):
-                    if let lease = leases.removeValue(forKey: jobID) { pendingLeaseDeletes.insert(lease.request.queueName) }
+                    if let lease = leases.removeValue(forKey: jobID) {
+                        pendingLeaseDeletes.insert(lease.request.queueName)
+                        if let exclusion = lease.request.exclusionQueueName { pendingLeaseDeletes.insert(exclusion) }
+                    }
                     publishLeaseCount()
                     waiter?.resume()
                 }
