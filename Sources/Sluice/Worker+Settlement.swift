@@ -6,43 +6,38 @@ import JobStore
 import MediaEngine
 
 extension Worker {
-    /// Publishes what follows the attempt (dead letter, retry, hand-over), then gives the lease up: the job
-    /// lives on in the published message, never in two places at once for long.
+    /// Publishes what follows the attempt (`SettlementPlan`: dead letter, retry, hand-over), then gives the lease up:
+    /// the job lives on in the published message, never in two places at once for long.
     func settle(_ job: ActiveJob, _ outcome: JobOutcome) {
         let spec = job.spec
         defer { blockingWait { [broker] in await broker.releaseLease(jobID: spec.id) } }
-        switch outcome {
-        case .succeeded, .cancelled, .alreadySucceeded, .rejected:
+        let plan = SettlementPlan.plan(outcome: outcome, leaseLost: job.leaseLostReason,
+                                       requeueRequested: job.requeueReason != nil, carriedHeaders: job.carriedHeaders,
+                                       backoff: configuration.retryBackoff) { [self] in
+            do {
+                return try store.job(id: spec.id)?.attempts ?? 1
+            } catch {
+                log("cannot read the attempt count: \(error)", job: spec.id)
+                return 1
+            }
+        }
+        switch plan {
+        case .finished:
             return
-        case let .failed(failure):
-            log("dead-lettered: \(failure.message)", job: spec.id)
+        case let .deadLetter(reason):
+            log("dead-lettered: \(reason)", job: spec.id)
             blockingWait { [self] in
                 await publishOrLog(job: spec.id) { [broker = self.broker] () throws(AMQPError) in
                     try await broker.deadLetter(body: job.body, priority: job.priority, headers: job.carriedHeaders,
-                                                reason: failure.message)
+                                                reason: reason)
                 }
             }
-        case let .retrying(failure):
-            if let lost = job.leaseLostReason {
-                log("stopped: the job's lease was lost (\(lost)); the worker that holds it now runs the job", job: spec.id)
-                return
-            }
-            if job.requeueReason != nil {
-                handBack(job, reason: failure.message)
-                return
-            }
-            let attempt: Int
-            do {
-                attempt = try store.job(id: job.spec.id)?.attempts ?? 1
-            } catch {
-                log("cannot read the attempt count: \(error)", job: job.spec.id)
-                attempt = 1
-            }
-            let delay = configuration.retryBackoff.delay(afterAttempt: attempt)
-            log("retrying in \(Worker.seconds(delay)) s: \(failure.message)", job: job.spec.id)
-            var next = job.carriedHeaders
-            next[Topology.attemptHeader] = String(attempt + 1)
-            let headers = next
+        case let .stopLeaseLost(lost):
+            log("stopped: the job's lease was lost (\(lost)); the worker that holds it now runs the job", job: spec.id)
+        case let .handBack(reason):
+            handBack(job, reason: reason)
+        case let .retry(reason, delay, headers):
+            log("retrying in \(Worker.seconds(delay)) s: \(reason)", job: spec.id)
             blockingWait { [self] in
                 await publishOrLog(job: spec.id) { [broker = self.broker] () throws(AMQPError) in
                     try await broker.retry(body: job.body, priority: job.priority, headers: headers, after: delay)
