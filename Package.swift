@@ -64,6 +64,8 @@ let package = Package(
         .target(
             name: "Sluice",
             dependencies: ["JobDocument", "MediaFormats", "MediaEngine", "LiveRelay", "JobStore", "JobQueue",
+                           // NIOCore for System.coreCount (cgroup- and cpuset-aware), the cores the engine's loops use too.
+                           .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings

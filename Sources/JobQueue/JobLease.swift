@@ -15,19 +15,25 @@
 /// Names, headers and timing of job leases.
 public enum JobLease {
     /// The lease queue of a job id: `sluice.lease.<id>` for a live (or unclassified) job, `sluice.batch-lease.<id>`
-    /// for a batch job, so that running jobs of each class can be counted apart (KEDA scales each class on its own
-    /// slots). Live jobs keep the name every worker used before classes existed: during a rolling upgrade an old
-    /// and a new worker still exclude each other on a restream, the job whose duplicate would be visible.
+    /// for a batch job and `sluice.encode-lease.<id>` for a live encode job, so that running jobs of each class can be
+    /// counted apart (KEDA scales each class on its own capacity). Live jobs keep the name every worker used before
+    /// classes existed: during a rolling upgrade an old and a new worker still exclude each other on a restream.
     /// - Parameters:
     ///   - jobID: the job id.
     ///   - jobClass: the job's class; nil (no class known) names the original form.
     public static func queueName(jobID: String, jobClass: JobClass? = nil) -> String {
-        jobClass == .batch ? "\(batchQueuePrefix)\(jobID)" : "\(queuePrefix)\(jobID)"
+        switch jobClass {
+        case .batch?: "\(batchQueuePrefix)\(jobID)"
+        case .encode?: "\(encodeQueuePrefix)\(jobID)"
+        case .live?, nil: "\(queuePrefix)\(jobID)"
+        }
     }
     /// The lease queues of live (and unclassified) jobs start with this.
     public static let queuePrefix = "sluice.lease."
     /// The lease queues of batch jobs start with this.
     public static let batchQueuePrefix = "sluice.batch-lease."
+    /// The lease queues of live encode jobs start with this.
+    public static let encodeQueuePrefix = "sluice.encode-lease."
 
     /// Header: the worker id that published the claim.
     public static let holderHeader = "x-sluice-lease-holder"
@@ -91,6 +97,13 @@ public struct LeaseRequest: Sendable {
 
     /// The lease queue.
     public var queueName: String { JobLease.queueName(jobID: jobID, jobClass: jobClass) }
+
+    /// A second lease queue held with the first, empty, for exclusion only: an encode job also holds the live name
+    /// `sluice.lease.<id>`, so that a copy of the job classed live (by a worker from before the encode class, or
+    /// re-enqueued as a copy job) is refused like any second holder, while KEDA still counts it under its own name.
+    public var exclusionQueueName: String? {
+        jobClass == .encode ? JobLease.queueName(jobID: jobID, jobClass: .live) : nil
+    }
 
     /// - Parameters:
     ///   - jobID: the job id.

@@ -11,6 +11,8 @@ public enum Topology {
     public static let liveQueue = "sluice.jobs.live"
     /// Durable queue of batch jobs (file input), filled by the triage of `sluice.jobs`; declared like it.
     public static let batchQueue = "sluice.jobs.batch"
+    /// Durable queue of live jobs that encode video, filled by the triage of `sluice.jobs`; declared like it.
+    public static let encodeQueue = "sluice.jobs.encode"
     /// Header set by the triage when the `sluice.jobs` delivery it moved to a class queue was a redelivery.
     public static let redeliveredHeader = "x-sluice-redelivered"
     /// Routing key binding `sluice.jobs` exchange to the queue.
@@ -89,6 +91,7 @@ enum TopologyDeclaration: Equatable {
         // The class queues take copies through the default exchange (routing key = queue name), from the triage.
         .queue(name: Topology.liveQueue, arguments: jobsQueueArguments),
         .queue(name: Topology.batchQueue, arguments: jobsQueueArguments),
+        .queue(name: Topology.encodeQueue, arguments: jobsQueueArguments),
         .queue(name: Topology.deadQueue, arguments: []),
         .binding(queue: Topology.deadQueue, exchange: Topology.deadLetterExchange, routingKey: Topology.deadQueue),
         .queue(name: Topology.retryQueue, arguments: [
@@ -143,19 +146,24 @@ public enum JobsQueueType: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The two kinds of job a worker runs side by side, each from its own queue with its own slots, so that a burst
-/// of one kind never starves the other.
+/// The kinds of job a worker runs side by side, each from its own queue with its own capacity, so that a burst
+/// of one kind never starves another.
 public enum JobClass: String, Sendable, CaseIterable, Hashable {
-    /// A job whose input is a network stream (an RTMP/RTMPS pull or listen): a restream with no end in sight.
+    /// A job whose input is a network stream (an RTMP/RTMPS pull or listen) and that encodes no video: a restream
+    /// with no end in sight, costing little CPU.
     case live
-    /// Every other job (a file input): it ends on its own.
+    /// A job with a file input: it ends on its own.
     case batch
+    /// A live job that encodes video: it holds CPU for as long as it runs, so a worker takes as many as its encode
+    /// budget carries (in 720p30-equivalents), not as many as it has live slots.
+    case encode
 
     /// The class queue this kind of job waits in.
     public var queueName: String {
         switch self {
         case .live: Topology.liveQueue
         case .batch: Topology.batchQueue
+        case .encode: Topology.encodeQueue
         }
     }
 }

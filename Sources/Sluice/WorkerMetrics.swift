@@ -42,10 +42,14 @@ public final class WorkerMetrics: @unchecked Sendable {
         public static let brokerChannelErrors = "sluice_broker_channel_errors_total"
         /// Gauge: job leases this worker holds (one per running job).
         public static let leasesHeld = "sluice_job_leases_held"
-        /// Gauge, label `class` (`live`, `batch`): the slots of each class, i.e. the jobs it may run at once.
+        /// Gauge, label `class` (`live`, `batch`, `encode`): the slots of each class, i.e. the jobs it may run at
+        /// once; for `encode`, the encode budget in 720p30-equivalents.
         public static let slots = "sluice_worker_slots"
-        /// Gauge, label `class`: the slots in use (`sluice_jobs_running`, which keeps no label, is their sum).
+        /// Gauge, label `class`: the slots in use; for `encode`, the units its running jobs cost.
         public static let slotsBusy = "sluice_worker_slots_busy"
+        /// Counter: live encode deliveries this worker returned to `sluice.jobs.encode` because they did not fit in
+        /// the encode budget left (each one waited for another worker, or for room here).
+        public static let encodeDeferred = "sluice_worker_encode_deferred_total"
     }
 
     /// Histogram buckets for `sluice_job_duration_seconds`: jobs last from seconds (files) to days (live).
@@ -79,6 +83,7 @@ public final class WorkerMetrics: @unchecked Sendable {
     private let brokerUp: Gauge
     private let brokerConnections: Counter
     private let retries: Counter
+    private let encodeDeferrals: Counter
 
     /// - Parameter factory: where the metrics live (a Prometheus registry's factory in the worker).
     public init(factory: any MetricsFactory) {
@@ -88,6 +93,7 @@ public final class WorkerMetrics: @unchecked Sendable {
         brokerUp = Gauge(label: Name.brokerUp, factory: factory)
         brokerConnections = Counter(label: Name.brokerConnections, factory: factory)
         retries = Counter(label: Name.retries, factory: factory)
+        encodeDeferrals = Counter(label: Name.encodeDeferred, factory: factory)
         running.record(0)
         encodeFPS.record(0)
         brokerUp.record(0)
@@ -183,6 +189,11 @@ public final class WorkerMetrics: @unchecked Sendable {
         lock.withLock { slotTable[jobClass] = SlotUsage(jobClass: jobClass, capacity: capacity, busy: busy) }
         Gauge(label: Name.slots, dimensions: [("class", jobClass.rawValue)], factory: factory).record(capacity)
         Gauge(label: Name.slotsBusy, dimensions: [("class", jobClass.rawValue)], factory: factory).record(busy)
+    }
+
+    /// A live encode delivery did not fit in the encode budget left and went back to its queue.
+    public func encodeDeferred() {
+        encodeDeferrals.increment()
     }
 
     /// Each class's slots as last reported, live first (empty until the worker reported them).

@@ -80,8 +80,11 @@ struct WorkerCommand: ParsableCommand {
     var batchSlots: Int = Int(ProcessInfo.processInfo.environment["SLUICE_BATCH_SLOTS"] ?? "")
         ?? Int(ProcessInfo.processInfo.environment["SLUICE_CONCURRENCY"] ?? "") ?? 1
 
-    @Option(name: .customLong("live-slots"), help: ArgumentHelp("Live jobs (RTMP pull or listen input) run at once, beside the batch jobs; 0 runs none (env SLUICE_LIVE_SLOTS).", valueName: "n"))
+    @Option(name: .customLong("live-slots"), help: ArgumentHelp("Live jobs (RTMP pull or listen input) that encode no video, run at once beside the other classes; 0 runs none (env SLUICE_LIVE_SLOTS).", valueName: "n"))
     var liveSlots: Int = Int(ProcessInfo.processInfo.environment["SLUICE_LIVE_SLOTS"] ?? "") ?? WorkerConfiguration.defaultLiveSlots
+
+    @Option(name: .customLong("encode-slots"), help: ArgumentHelp("Encode budget for live jobs that encode video, in 720p30-equivalents (1080p30 costs 3); default one per core; 0 runs none (env SLUICE_ENCODE_SLOTS).", valueName: "units"))
+    var encodeSlots: Int = Int(ProcessInfo.processInfo.environment["SLUICE_ENCODE_SLOTS"] ?? "") ?? WorkerConfiguration.defaultEncodeSlots
 
     @Option(name: .customLong("input-root"), help: ArgumentHelp("Input paths must lie under this folder (env SLUICE_INPUT_ROOT).", valueName: "dir"))
     var inputRoot: String = ProcessInfo.processInfo.environment["SLUICE_INPUT_ROOT"] ?? FileManager.default.currentDirectoryPath
@@ -120,7 +123,10 @@ struct WorkerCommand: ParsableCommand {
         guard (0...(1 << 30)).contains(minFreeMB) else { throw ValidationError("--min-free-mb must be 0…\(1 << 30), got \(minFreeMB)") }
         guard (0...256).contains(batchSlots) else { throw ValidationError("--batch-slots (--concurrency) must be 0…256, got \(batchSlots)") }
         guard (0...4096).contains(liveSlots) else { throw ValidationError("--live-slots must be 0…4096, got \(liveSlots)") }
-        guard batchSlots + liveSlots > 0 else { throw ValidationError("--batch-slots and --live-slots cannot both be 0") }
+        guard (0...1024).contains(encodeSlots) else { throw ValidationError("--encode-slots must be 0…1024, got \(encodeSlots)") }
+        guard batchSlots + liveSlots + encodeSlots > 0 else {
+            throw ValidationError("--batch-slots, --live-slots and --encode-slots cannot all be 0")
+        }
         guard graceSeconds >= 0, graceSeconds <= 86_400 else { throw ValidationError("--grace-s must be 0…86400") }
         guard leaseOrphanSeconds >= 2, leaseOrphanSeconds <= 600 else { throw ValidationError("--lease-orphan-s must be 2…600") }
         guard (0...3600).contains(heartbeatSeconds) else { throw ValidationError("--heartbeat-s must be 0…3600") }
@@ -161,6 +167,7 @@ struct WorkerCommand: ParsableCommand {
         let store = try database.open()
 
         var configuration = WorkerConfiguration(workerID: workerID, batchSlots: batchSlots, liveSlots: liveSlots,
+                                                encodeSlots: encodeSlots,
                                                 paths: .rooted(inputRoot: inputRoot, outputRoot: outputRoot))
         brokerConfiguration.classPrefetch = configuration.classPrefetch
         configuration.grace = .milliseconds(ClockConversion.milliseconds(graceSeconds))

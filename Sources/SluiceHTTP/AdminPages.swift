@@ -79,7 +79,9 @@ struct JobListPage {
             body += "<h1>Slots</h1>\n<table class=\"slots\"><thead><tr><th>Class</th><th class=\"num\">Running</th>"
             body += "<th class=\"num\">Slots</th><th class=\"num\">Free</th></tr></thead><tbody>\n"
             for slot in slots {
-                body += "<tr class=\"slot\" data-class=\"\(HTML.escape(slot.jobClass.rawValue))\"><td>\(HTML.escape(slot.jobClass.rawValue))</td>"
+                // The encode class counts 720p30-equivalents, not jobs.
+                let name = slot.jobClass == .encode ? "encode (720p30 units)" : slot.jobClass.rawValue
+                body += "<tr class=\"slot\" data-class=\"\(HTML.escape(slot.jobClass.rawValue))\"><td>\(HTML.escape(name))</td>"
                 body += "<td class=\"num\">\(slot.busy)</td><td class=\"num\">\(slot.capacity)</td>"
                 body += "<td class=\"num\">\(max(0, slot.capacity - slot.busy))</td></tr>\n"
             }

@@ -22,6 +22,11 @@ struct JobLeaseTests {
                      headers: [JobLease.deathsHeader: "1"], holder: holder)
     }
 
+    private func request(_ id: String, holder: String, jobClass: JobClass) -> LeaseRequest {
+        LeaseRequest(jobID: id, body: Array(#"{"id":"\#(id)"}"#.utf8), priority: 3, headers: [:], holder: holder,
+                     jobClass: jobClass)
+    }
+
     private static func setupTestVhost(_ name: String) throws {
         _ = try TestBroker.configuration(vhost: name)
     }
@@ -90,5 +95,45 @@ struct JobLeaseTests {
         #expect(lost.all.isEmpty, "lost after a hiccup: \(lost.all) \(log.all)")
         #expect(holder.leasesHeld == 1)
         await holder.releaseLease(jobID: "j3")
+    }
+
+    @Test("an encode lease holds the live name too: a copy of the job classed live is refused both ways; released, both queues go")
+    func encodeLeaseExcludesLiveCopies() async throws {
+        try Self.setupTestVhost("jq-lease-encode")
+        let a = try await worker("jq-lease-encode")
+        let b = try await worker("jq-lease-encode")
+        defer { a.close(); b.close() }
+        #expect(request("e1", holder: "a", jobClass: .encode).queueName == "sluice.encode-lease.e1")
+        #expect(request("e1", holder: "a", jobClass: .encode).exclusionQueueName == "sluice.lease.e1")
+        #expect(request("e1", holder: "a", jobClass: .live).exclusionQueueName == nil)
+        #expect(await a.acquireLease(request("e1", holder: "a", jobClass: .encode), onLost: { _ in }) == .acquired)
+        // A worker from before the encode class (or the same id re-enqueued as a copy job) asks for the live name.
+        guard case let .heldElsewhere(reason) = await b.acquireLease(request("e1", holder: "b", jobClass: .live), onLost: { _ in }) else {
+            Issue.record("a live copy of a running encode job was let in")
+            return
+        }
+        #expect(reason.contains("403"), "\(reason)")
+        let queues = try TestBroker.ctl(["list_queues", "-p", "jq-lease-encode", "--quiet", "--no-table-headers", "name", "messages", "consumers"])
+        let rows = Dictionary(uniqueKeysWithValues: queues.split(separator: "\n").compactMap { line -> (String, [Int])? in
+            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
+            guard fields.count == 3, let messages = Int(fields[1]), let consumers = Int(fields[2]) else { return nil }
+            return (String(fields[0]), [messages, consumers])
+        })
+        #expect(rows["sluice.encode-lease.e1"] == [1, 1], "the claim lives under the encode name: \(queues)")
+        #expect(rows["sluice.lease.e1"] == [0, 1], "the live name is held, empty: \(queues)")
+        await a.releaseLease(jobID: "e1")
+
+        // The other way: a live copy job runs; an encode copy of it is refused at the live name.
+        #expect(await b.acquireLease(request("e1", holder: "b", jobClass: .live), onLost: { _ in }) == .acquired)
+        guard case .heldElsewhere = await a.acquireLease(request("e1", holder: "a", jobClass: .encode), onLost: { _ in }) else {
+            Issue.record("an encode copy of a running live job was let in")
+            return
+        }
+        #expect(a.leasesHeld == 0)
+        await b.releaseLease(jobID: "e1")
+        #expect(await a.acquireLease(request("e1", holder: "a", jobClass: .encode), onLost: { _ in }) == .acquired)
+        await a.releaseLease(jobID: "e1")
+        let after = try TestBroker.ctl(["list_queues", "-p", "jq-lease-encode", "--quiet", "--no-table-headers", "name"])
+        #expect(!after.contains("sluice.encode-lease.e1") && !after.contains("sluice.lease.e1"), "\(after)")
     }
 }

@@ -29,6 +29,22 @@ struct SlotsTests {
                                       SlotUsage(jobClass: .batch, capacity: 1, busy: 1)])
     }
 
+    @Test("the encode budget is the encode class's slots, in units; deliveries that did not fit are counted from zero")
+    func encodeBudgetGauges() throws {
+        let registry = MetricsRegistry()
+        let metrics = WorkerMetrics(factory: registry.factory)
+        var values: [String: Double] { samples(String(decoding: registry.exposition(), as: UTF8.self)) }
+        #expect(values["sluice_worker_encode_deferred_total"] == 0, "shown from the start, so dashboards see a zero")
+        metrics.slots(.encode, capacity: 4, busy: 0)
+        metrics.slots(.encode, capacity: 4, busy: 3)
+        #expect(values["sluice_worker_slots{class=\"encode\"}"] == 4)
+        #expect(values["sluice_worker_slots_busy{class=\"encode\"}"] == 3)
+        metrics.encodeDeferred()
+        metrics.encodeDeferred()
+        #expect(values["sluice_worker_encode_deferred_total"] == 2)
+        #expect(metrics.slotUsage == [SlotUsage(jobClass: .encode, capacity: 4, busy: 3)])
+    }
+
     @Test("/ shows each class's running, slots and free slots above the job list; without worker metrics, no slot table")
     func adminPageShowsSlots() async throws {
         let seeded = try SeededStore()
@@ -36,6 +52,7 @@ struct SlotsTests {
         let metrics = WorkerMetrics(factory: registry.factory)
         metrics.slots(.live, capacity: 100, busy: 3)
         metrics.slots(.batch, capacity: 2, busy: 2)
+        metrics.slots(.encode, capacity: 4, busy: 3)
         var logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         logger.logLevel = .critical
         let server = AdminServer(address: ListenAddress(host: "127.0.0.1", port: 0), store: seeded.store, registry: registry,
@@ -46,11 +63,13 @@ struct SlotsTests {
         await server.stop()
         #expect(page.status == 200)
         let rows = page.body.components(separatedBy: "<tr class=\"slot\"").dropFirst()
-        #expect(rows.count == 2)
+        #expect(rows.count == 3)
         let live = try #require(rows.first { $0.hasPrefix(" data-class=\"live\"") })
         #expect(live.contains("<td class=\"num\">3</td><td class=\"num\">100</td><td class=\"num\">97</td>"), "\(live)")
         let batch = try #require(rows.first { $0.hasPrefix(" data-class=\"batch\"") })
         #expect(batch.contains("<td class=\"num\">2</td><td class=\"num\">2</td><td class=\"num\">0</td>"), "\(batch)")
+        let encode = try #require(rows.first { $0.hasPrefix(" data-class=\"encode\"") })
+        #expect(encode.contains("<td>encode (720p30 units)</td><td class=\"num\">3</td><td class=\"num\">4</td><td class=\"num\">1</td>"), "\(encode)")
         let slotsAt = try #require(page.body.range(of: "<h1>Slots</h1>"))
         let jobsAt = try #require(page.body.range(of: "<h1>Recent jobs</h1>"))
         #expect(slotsAt.lowerBound < jobsAt.lowerBound)

@@ -12,12 +12,20 @@ import jsonschema
 import yaml
 
 # The queues and secret the Swift code and the base agree on (Topology, JobLease.queueName, secret-amqp.yaml):
-# per class, the queues its waiting and running jobs are in, and the setting that gives a pod's slots.
+# per class, the queues its waiting and running jobs are in, the setting that gives a pod's capacity, and the most
+# jobs per pod KEDA may assume from it (its trigger's `value`): the slots for live and batch; for encode, whose
+# capacity is in 720p30-equivalents, the jobs of 3 units (1080p30, the cost of an encode that names no size) it
+# carries, at least 1 (EncodeUnit in Sources/JobDocument/EncodeCost.swift).
 AMQP_SECRET = "sluice-amqp"
 SECRETS_KEY_SECRET = "sluice-secrets-key"
+UNSIZED_ENCODE_COST = 3
 CLASSES = {
-    "batch": {"slots": "SLUICE_BATCH_SLOTS", "queues": ("sluice.jobs", "sluice.jobs.batch", "sluice.batch-lease.archive-7")},
-    "live": {"slots": "SLUICE_LIVE_SLOTS", "queues": ("sluice.jobs.live", "sluice.lease.cam42-restream")},
+    "batch": {"slots": "SLUICE_BATCH_SLOTS", "queues": ("sluice.jobs", "sluice.jobs.batch", "sluice.batch-lease.archive-7"),
+              "most_per_pod": lambda slots: slots, "exact": True},
+    "live": {"slots": "SLUICE_LIVE_SLOTS", "queues": ("sluice.jobs.live", "sluice.lease.cam42-restream"),
+             "most_per_pod": lambda slots: slots, "exact": True},
+    "encode": {"slots": "SLUICE_ENCODE_SLOTS", "queues": ("sluice.jobs.encode", "sluice.encode-lease.cam42-720p"),
+               "most_per_pod": lambda units: max(1, units // UNSIZED_ENCODE_COST), "exact": False},
 }
 # Queues that hold no work a worker must take.
 NOT_JOBS = ("sluice.jobs.dead", "sluice.jobs.retry", "sluice.ledger", "sluice.events", "test.sluice.jobs")
@@ -105,8 +113,18 @@ def main() -> int:
                 cls = CLASSES[owner]
                 for name in cls["queues"]:
                     need(matches(name), f"the {owner} trigger's queueName {queue} must match {name}")
-                need(meta.get("value") == config.get(cls["slots"]),
-                     f"the {owner} trigger's queue length per pod ({meta.get('value')}) must equal {cls['slots']} ({config.get(cls['slots'])})")
+                slots = config.get(cls["slots"])
+                need(slots is not None and slots.isdigit(), f"the ConfigMap must set {cls['slots']} (KEDA's {owner} trigger depends on it)")
+                if slots is not None and slots.isdigit():
+                    most = cls["most_per_pod"](int(slots))
+                    value = meta.get("value", "")
+                    if cls["exact"]:
+                        need(value == slots,
+                             f"the {owner} trigger's queue length per pod ({value}) must equal {cls['slots']} ({slots})")
+                    else:
+                        need(value.isdigit() and 1 <= int(value) <= most,
+                             f"the {owner} trigger's queue length per pod ({value}) must be 1…{most}: the jobs of "
+                             f"{UNSIZED_ENCODE_COST} units that {cls['slots']} ({slots}) carries")
             for name in NOT_JOBS:
                 need(not matches(name), f"the rabbitmq trigger's queueName {queue} must not match {name}")
             need(meta.get("protocol") == "http", "the rabbitmq trigger must use the http protocol (counts unacked messages too)")

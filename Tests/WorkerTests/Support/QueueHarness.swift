@@ -20,9 +20,9 @@ enum PrivateBroker {
         return result.output
     }
 
-    /// Ready + unacked messages per queue of a vhost.
-    static func messageCounts(vhost: String) async throws -> [String: Int] {
-        let output = try await ctl(["list_queues", "-p", vhost, "--quiet", "--no-table-headers", "name", "messages"])
+    /// Ready + unacked messages per queue of a vhost (`column` "messages_ready": the ready ones alone).
+    static func messageCounts(vhost: String, column: String = "messages") async throws -> [String: Int] {
+        let output = try await ctl(["list_queues", "-p", vhost, "--quiet", "--no-table-headers", "name", column])
         var counts: [String: Int] = [:]
         for line in output.split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
@@ -251,10 +251,15 @@ final class QueueHarness: @unchecked Sendable {
 
     func counts() async throws -> [String: Int] { try await PrivateBroker.messageCounts(vhost: vhost) }
 
+    /// Messages ready for a consumer (neither delivered nor unacked) per queue.
+    func readyCounts() async throws -> [String: Int] {
+        try await PrivateBroker.messageCounts(vhost: vhost, column: "messages_ready")
+    }
+
     /// Jobs waiting (ready or unacked) in `sluice.jobs` and in the class queues the workers triage it into.
     func queued() async throws -> Int {
         let counts = try await counts()
-        return [Topology.jobsQueue, Topology.liveQueue, Topology.batchQueue].reduce(0) { $0 + (counts[$1] ?? 0) }
+        return [Topology.jobsQueue, Topology.liveQueue, Topology.batchQueue, Topology.encodeQueue].reduce(0) { $0 + (counts[$1] ?? 0) }
     }
 
     /// Messages in `sluice.jobs.dead`, taken off the queue: each body with its `x-sluice-reason`.

@@ -1,0 +1,344 @@
+// The owner thread of the librabbitmq connection (not thread-safe): connects and reconnects with backoff, declares
+// the topology, runs the consumers, drains the mailbox and dispatches what the broker sends.
+import CRabbitMQ
+import Foundation
+
+extension BrokerConnection {
+    func run() {
+        var action = lifecycle.start()
+        while true {
+            if lock.withLock({ shared.closeRequested }), action != .closeConnection {
+                action = lifecycle.close()
+            }
+            switch action {
+            case let .connect(attempt):
+                action = connect(attempt: attempt)
+            case let .serve(generation):
+                lock.withLock {
+                    shared.connectedGeneration = generation
+                    shared.lastGeneration = generation
+                }
+                log("connected to \(configuration.url.redacted) (generation \(generation))")
+                action = serve(generation: generation)
+            case let .reconnect(delay, failedAttempts):
+                tearDown(reason: "connection lost")
+                if failedAttempts > 0 {
+                    log("reconnecting to \(configuration.url.redacted) in \(delay) (attempt \(failedAttempts + 1))")
+                }
+                waitOut(delay)
+                action = lock.withLock({ shared.closeRequested }) ? lifecycle.close() : lifecycle.backoffElapsed()
+            case let .giveUp(reason):
+                log("giving up on \(configuration.url.redacted): \(reason)")
+                finish(reason: reason)
+                return
+            case .closeConnection:
+                closeGracefully()
+                finish(reason: "closed")
+                return
+            case .none:
+                finish(reason: "closed")
+                return
+            }
+        }
+    }
+
+    func connect(attempt: Int) -> ConnectionLifecycle.Action {
+        do throws(AMQPError) {
+            let connection = try AMQPConnection(configuration: configuration)
+            for declaration in TopologyDeclaration.declarations(for: configuration) {
+                try connection.declare(declaration)
+            }
+            try connection.setPrefetch(configuration.prefetch)
+            controlConsumerTag = nil
+            jobsConsumerTag = nil
+            classConsumerTags = [:]
+            if configuration.consumesControl {
+                let queue = try connection.declareControlQueue()
+                controlConsumerTag = try connection.consume(queue: queue, autoAck: true)
+            }
+            self.connection = connection
+            try reattachLeases(connection)
+            if wantsJobs && !jobsPaused {
+                jobsConsumerTag = try consumeJobs(nil, on: connection)
+            }
+            if wantsJobs {
+                for jobClass in classQueues where !pausedClasses.contains(jobClass) {
+                    classConsumerTags[jobClass] = try consumeJobs(jobClass, on: connection)
+                }
+            }
+            return lifecycle.connectSucceeded()
+        } catch {
+            self.connection = nil
+            detachLeases(reason: "connect failed")
+            log("cannot connect to \(configuration.url.redacted) (attempt \(attempt)): \(error)")
+            return lifecycle.connectFailed(reason: error.description)
+        }
+    }
+
+    /// The class queues this connection consumes besides `sluice.jobs` (a worker's), in a fixed order.
+    var classQueues: [JobClass] {
+        guard configuration.consumedQueue == .jobs else { return [] }
+        return JobClass.allCases.filter { configuration.classPrefetch[$0] != nil }
+    }
+
+    /// basic.qos then basic.consume: RabbitMQ applies a non-global prefetch to each consumer created after it,
+    /// so the intake and each class queue hold their own number of unacked deliveries.
+    func consumeJobs(_ jobClass: JobClass?, on connection: AMQPConnection) throws(AMQPError) -> String {
+        if !classQueues.isEmpty {
+            try connection.setPrefetch(jobClass.flatMap { configuration.classPrefetch[$0] } ?? configuration.prefetch)
+        }
+        return try connection.consume(queue: jobClass?.queueName ?? configuration.consumedQueue.name, autoAck: false)
+    }
+
+    func isJobsConsumer(_ tag: String) -> Bool {
+        tag == jobsConsumerTag || classConsumerTags.values.contains(tag)
+    }
+
+    /// Runs the live connection until it breaks or `close()` is called.
+    func serve(generation: Int) -> ConnectionLifecycle.Action {
+        while true {
+            guard let connection else { return lifecycle.connectionLost() }
+            if lock.withLock({ shared.closeRequested }) { return lifecycle.close() }
+            do throws(AMQPError) {
+                for command in mailbox.drain() {
+                    try execute(command, on: connection, generation: generation)
+                }
+                if !connection.hasBufferedInput {
+                    mailbox.wait(socket: connection.socketDescriptor, timeout: configuration.pollInterval)
+                }
+                // Bounded, so a flood of input cannot starve the mailbox.
+                for _ in 0..<256 {
+                    guard let event = try connection.nextEvent() else { break }
+                    try handle(event, on: connection, generation: generation)
+                }
+                try tendLeases(connection)
+            } catch {
+                countChannelError(error)
+                log("lost connection generation \(generation) to \(configuration.url.redacted): \(error)")
+                return lifecycle.connectionLost()
+            }
+        }
+    }
+
+    func execute(_ command: MailboxCommand, on connection: AMQPConnection, generation: Int) throws(AMQPError) {
+        switch command {
+        case let .ack(delivery):
+            guard isCurrent(delivery, generation: generation, settling: "ack") else { return }
+            try connection.ack(deliveryTag: delivery.deliveryTag)
+        case let .reject(delivery, requeue):
+            guard isCurrent(delivery, generation: generation, settling: requeue ? "requeue" : "reject") else { return }
+            try connection.reject(deliveryTag: delivery.deliveryTag, requeue: requeue)
+        case let .publish(message, waiter):
+            do throws(AMQPError) {
+                try connection.publish(message)
+            } catch {
+                waiter?.resume(.failure(.connectionLost(reason: error.description)))
+                throw error
+            }
+            _ = confirms.published(waiter)
+        case .stopConsuming:
+            guard wantsJobs else { return }
+            wantsJobs = false
+            if let tag = jobsConsumerTag {
+                try connection.cancel(consumerTag: tag)
+                jobsConsumerTag = nil
+            }
+            for (jobClass, tag) in classConsumerTags {
+                try connection.cancel(consumerTag: tag)
+                classConsumerTags[jobClass] = nil
+            }
+            deliveriesContinuation.finish()
+            log("stopped consuming \(configuration.consumedQueue.name)")
+        case let .pauseConsuming(paused, nil):
+            guard paused != jobsPaused else { return }
+            jobsPaused = paused
+            guard wantsJobs else { return }
+            if paused, let tag = jobsConsumerTag {
+                try connection.cancel(consumerTag: tag)
+                jobsConsumerTag = nil
+            } else if !paused, jobsConsumerTag == nil {
+                jobsConsumerTag = try consumeJobs(nil, on: connection)
+            }
+        case let .pauseConsuming(paused, jobClass?):
+            guard paused != pausedClasses.contains(jobClass) else { return }
+            if paused { pausedClasses.insert(jobClass) } else { pausedClasses.remove(jobClass) }
+            guard wantsJobs, classQueues.contains(jobClass) else { return }
+            if paused, let tag = classConsumerTags[jobClass] {
+                try connection.cancel(consumerTag: tag)
+                classConsumerTags[jobClass] = nil
+            } else if !paused, classConsumerTags[jobClass] == nil {
+                classConsumerTags[jobClass] = try consumeJobs(jobClass, on: connection)
+            }
+        case let .acquireLease(request, waiter):
+            try acquire(request, waiter: waiter, connection: connection)
+        case let .releaseLease(jobID, waiter):
+            try release(jobID: jobID, connection: connection)
+            waiter?.resume()
+        }
+    }
+
+    /// Never settle a tag from an old channel: on the new one it names a different message, or none.
+    func isCurrent(_ delivery: Delivery, generation: Int, settling verb: String) -> Bool {
+        guard delivery.generation != generation else { return true }
+        lock.withLock { shared.droppedStaleSettlements += 1 }
+        log("dropped \(verb) of delivery tag \(delivery.deliveryTag) from connection generation "
+            + "\(delivery.generation) (now \(generation)); the broker redelivers that message")
+        return false
+    }
+
+    func handle(_ event: InboundEvent, on connection: AMQPConnection, generation: Int) throws(AMQPError) {
+        switch event {
+        case let .delivery(channel, consumerTag, deliveryTag, redelivered, body, headers, priority):
+            if channel >= AMQPConnection.firstLeaseChannel {
+                try claimArrived(on: channel, deliveryTag: deliveryTag, headers: headers, connection: connection)
+            } else if consumerTag == controlConsumerTag {
+                if let message = ControlMessage(json: body) {
+                    controlsContinuation.yield(message)
+                } else {
+                    log("ignored an unrecognised control message (\(body.count) bytes)")
+                }
+            } else if wantsJobs, isJobsConsumer(consumerTag) {
+                let jobClass = classConsumerTags.first { $0.value == consumerTag }?.key
+                deliveriesContinuation.yield(Delivery(body: body, deliveryTag: deliveryTag, generation: generation,
+                                                      redelivered: redelivered, headers: headers, priority: priority,
+                                                      jobClass: jobClass))
+            } else {
+                // In flight when the consumer was cancelled: give it back for another worker.
+                try connection.reject(deliveryTag: deliveryTag, requeue: true)
+            }
+        case let .confirm(deliveryTag, multiple, acked):
+            for waiter in confirms.settle(deliveryTag: deliveryTag, multiple: multiple) {
+                if let waiter {
+                    waiter.resume(acked ? .success(()) : .failure(.publishRefused(exchange: waiter.exchange,
+                                                                                   routingKey: waiter.routingKey)))
+                } else if !acked {
+                    log("the broker refused (basic.nack) an event publish")
+                }
+            }
+        case let .consumerCancelled(consumerTag) where !isJobsConsumer(consumerTag) && consumerTag != controlConsumerTag:
+            // A lease consumer: its queue was deleted (by us on release, or by an operator).
+            if let (jobID, lease) = leases.first(where: { $0.value.consumerTag == consumerTag }) {
+                leases[jobID] = nil
+                if let channel = lease.channel {
+                    leaseChannels[channel] = nil
+                    try? connection.closeLeaseChannel(channel)
+                }
+                lost(lease, reason: "the broker cancelled its lease consumer (the lease queue was deleted)")
+            }
+        case let .consumerCancelled(consumerTag):
+            // The queue was deleted or its node went away: reconnecting redeclares it and consumes again.
+            throw .channelClosed(function: "basic.cancel from the broker (consumer \(consumerTag))", code: 0,
+                                 reason: "consumer cancelled by the broker")
+        case let .returned(replyText):
+            log("a publish was returned by the broker: \(replyText)")
+        case let .leaseChannelClosed(channel, error):
+            countChannelError(error)
+            if let jobID = leaseChannels.removeValue(forKey: channel), let lease = leases.removeValue(forKey: jobID) {
+                lost(lease, reason: "the broker closed its lease channel: \(error)")
+            }
+        case .ignored:
+            break
+        }
+    }
+
+    /// Drops the broken connection and fails what depended on it.
+    func tearDown(reason: String) {
+        lock.withLock { shared.connectedGeneration = nil }
+        detachLeases(reason: reason)
+        connection?.markBroken()
+        connection = nil
+        for waiter in confirms.reset() {
+            waiter?.resume(.failure(.connectionLost(reason: reason)))
+        }
+    }
+
+    /// Sleeps out a backoff, still answering the mailbox: settlements of the lost connection are dropped,
+    /// publishes wait for the next connection.
+    func waitOut(_ delay: Duration) {
+        let deadline = ContinuousClock.now + delay
+        while ContinuousClock.now < deadline, !lock.withLock({ shared.closeRequested }) {
+            mailbox.wait(socket: nil, timeout: min(deadline - ContinuousClock.now, configuration.pollInterval))
+            var keep: [MailboxCommand] = []
+            for command in mailbox.drain() {
+                switch command {
+                case let .ack(delivery), let .reject(delivery, _):
+                    _ = isCurrent(delivery, generation: lifecycle.generation + 1, settling: "settlement")
+                case .publish:
+                    keep.append(command)
+                case .stopConsuming:
+                    if wantsJobs {
+                        wantsJobs = false
+                        deliveriesContinuation.finish()
+                    }
+                case let .pauseConsuming(paused, nil):
+                    jobsPaused = paused
+                case let .pauseConsuming(paused, jobClass?):
+                    if paused { pausedClasses.insert(jobClass) } else { pausedClasses.remove(jobClass) }
+                case let .acquireLease(_, waiter):
+                    waiter.resume(.failed(reason: "not connected to the broker"))
+                case let .releaseLease(jobID, waiter):
+                    if let lease = leases.removeValue(forKey: jobID) {
+                        pendingLeaseDeletes.insert(lease.request.queueName)
+                        if let exclusion = lease.request.exclusionQueueName { pendingLeaseDeletes.insert(exclusion) }
+                    }
+                    publishLeaseCount()
+                    waiter?.resume()
+                }
+            }
+            mailbox.putBack(keep)
+            fenceLeases()
+        }
+    }
+
+    /// Sends what the mailbox holds, waits briefly for outstanding confirms, then closes the connection.
+    func closeGracefully() {
+        if let connection {
+            let generation = lifecycle.generation
+            do throws(AMQPError) {
+                for command in mailbox.drain() {
+                    try execute(command, on: connection, generation: generation)
+                }
+                let deadline = ContinuousClock.now + .seconds(5)
+                while confirms.count > 0, ContinuousClock.now < deadline {
+                    if !connection.hasBufferedInput {
+                        mailbox.wait(socket: connection.socketDescriptor, timeout: configuration.pollInterval)
+                    }
+                    while let event = try connection.nextEvent() {
+                        try handle(event, on: connection, generation: generation)
+                    }
+                }
+            } catch {
+                log("while closing: \(error)")
+                connection.markBroken()
+            }
+        }
+        lock.withLock { shared.connectedGeneration = nil }
+        connection = nil  // deinit sends connection.close and destroys the handle
+        for waiter in confirms.reset() {
+            waiter?.resume(.failure(.closed(reason: "closed before the broker confirmed")))
+        }
+    }
+
+    func finish(reason: String) {
+        lock.withLock {
+            shared.connectedGeneration = nil
+            shared.closedReason = reason
+        }
+        tearDown(reason: reason)
+        failQueuedCommands(reason: reason)
+        deliveriesContinuation.finish()
+        controlsContinuation.finish()
+        finished.signal()
+    }
+
+    func failQueuedCommands(reason: String) {
+        for command in mailbox.drain() {
+            switch command {
+            case let .publish(_, waiter): waiter?.resume(.failure(.closed(reason: reason)))
+            case let .acquireLease(_, waiter): waiter.resume(.failed(reason: "the broker connection is closed: \(reason)"))
+            case let .releaseLease(_, waiter): waiter?.resume()
+            case .ack, .reject, .stopConsuming, .pauseConsuming: break
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+// DESIGN §5: one claimed job while it runs here, and when its progress events are due.
+import Foundation
+import JobQueue
+import JobStore
+import MediaEngine
+
+/// One claimed job: its spec, the deliveries that carry it, and how to stop it.
+final class ActiveJob: @unchecked Sendable {
+    // Reason: `state` is guarded by `lock`; the `let`s are immutable or thread-safe.
+    let spec: JobSpec
+    /// The class whose slot it holds.
+    let jobClass: JobClass
+    /// An earlier attempt left `running` that must be recorded as interrupted before this one starts.
+    let interrupted: String?
+    let interrupter = Interrupter()
+    /// Where the message came from (fresh, orphaned claim, hand-over) and the deaths it carries.
+    let lineage: DeliveryLineage
+    /// The job message as delivered, for claims and for re-publishing.
+    let body: [UInt8]
+    let priority: UInt8?
+    /// The delivery's headers, and those every later copy carries (deaths; lease headers dropped).
+    let headers: [String: String]
+    let carriedHeaders: [String: String]
+
+    private struct State {
+        var deliveries: [Delivery]
+        var cancelRequested = false
+        var requeueReason: String?
+        /// Set once the outcome is known: how a delivery that still arrives for this attempt is settled.
+        var lateDeliveriesRequeue: Bool?
+        var leaseLostReason: String?
+        /// A take-over whose gap is not recorded yet.
+        var pendingTakeover: DeliveryLineage?
+    }
+    private let lock = NSLock()
+    private var state: State
+
+    init(spec: JobSpec, delivery: Delivery, jobClass: JobClass, interrupted: String?, lineage: DeliveryLineage) {
+        self.spec = spec
+        self.jobClass = jobClass
+        self.interrupted = interrupted
+        self.lineage = lineage
+        body = delivery.body
+        priority = delivery.priority
+        headers = delivery.headers
+        carriedHeaders = lineage.carriedHeaders(from: delivery.headers)
+        state = State(deliveries: [delivery], pendingTakeover: lineage.origin == .fresh ? nil : lineage)
+    }
+
+    /// The lease is ours: the deliveries can be acked, and so can any copy that still arrives.
+    func leaseAcquired() -> [Delivery] {
+        lock.withLock {
+            state.lateDeliveriesRequeue = false
+            return state.deliveries
+        }
+    }
+
+    /// The broker may hand the job to another worker now: stop at once, publish nothing.
+    func leaseLost(_ reason: String) {
+        lock.withLock {
+            state.leaseLostReason = reason
+            state.requeueReason = "the lease was lost: \(reason)"
+        }
+        interrupter.cancel()
+    }
+
+    var leaseLostReason: String? { lock.withLock { state.leaseLostReason } }
+
+    /// The take-over to record, once (at the first output).
+    func takeTakeover() -> DeliveryLineage? {
+        lock.withLock {
+            defer { state.pendingTakeover = nil }
+            return state.pendingTakeover
+        }
+    }
+
+
+    /// Set when the worker interrupted the attempt to requeue it; a cancel request takes precedence.
+    var requeueReason: String? {
+        lock.withLock { state.cancelRequested && state.leaseLostReason == nil ? nil : state.requeueReason }
+    }
+
+    /// Adds a redelivery of this job; once the job is sealed it is settled at once like the others were
+    /// (acked, or requeued when the attempt was requeued), so no delivery is left unsettled.
+    func attach(_ delivery: Delivery, broker: BrokerConnection) {
+        lock.withLock {
+            switch state.lateDeliveriesRequeue {
+            case nil: state.deliveries.append(delivery)
+            case true?: broker.requeue(delivery)
+            case false?: broker.ack(delivery)
+            }
+        }
+    }
+
+    /// Takes every delivery of this job for settling; later ones are settled by `attach`.
+    func seal(requeueLateDeliveries: Bool) -> [Delivery] {
+        lock.withLock {
+            state.lateDeliveriesRequeue = requeueLateDeliveries
+            return state.deliveries
+        }
+    }
+
+    func cancel() {
+        lock.withLock { state.cancelRequested = true }
+        interrupter.cancel()
+    }
+
+    func interruptForShutdown(reason: String) {
+        lock.withLock { state.requeueReason = reason }
+        interrupter.cancel()
+    }
+}
+
+/// When a running attempt last published `job.progress`, and its attempt number once read.
+final class ProgressReporter: @unchecked Sendable {
+    // Reason: both fields are guarded by `lock` (snapshots of one attempt come one at a time, but from the job's
+    // thread or the live queue).
+    private let lock = NSLock()
+    private var lastEvent = Date()
+    private var knownAttempt: Int?
+
+    /// nil when no event is due yet; else whether the attempt number still has to be read.
+    func eventDue(interval: Double) -> Bool? {
+        lock.withLock {
+            guard Date().timeIntervalSince(lastEvent) >= interval else { return nil }
+            lastEvent = Date()
+            return knownAttempt == nil
+        }
+    }
+
+    var attempt: Int? {
+        get { lock.withLock { knownAttempt } }
+        set { lock.withLock { knownAttempt = newValue } }
+    }
+}

@@ -1,0 +1,142 @@
+// DESIGN §4 and §5: what follows an attempt (dead letter, retry, hand-over, nothing), published with a confirm
+// before the lease goes, and how deliveries are settled. Called from job threads, never from the cooperative pool.
+import Foundation
+import JobQueue
+import JobStore
+import MediaEngine
+
+extension Worker {
+    /// Publishes what follows the attempt (`SettlementPlan`: dead letter, retry, hand-over), then gives the lease up:
+    /// the job lives on in the published message, never in two places at once for long.
+    func settle(_ job: ActiveJob, _ outcome: JobOutcome) {
+        let spec = job.spec
+        defer { blockingWait { [broker] in await broker.releaseLease(jobID: spec.id) } }
+        let plan = SettlementPlan.plan(outcome: outcome, leaseLost: job.leaseLostReason,
+                                       requeueRequested: job.requeueReason != nil, carriedHeaders: job.carriedHeaders,
+                                       backoff: configuration.retryBackoff) { [self] in
+            do {
+                return try store.job(id: spec.id)?.attempts ?? 1
+            } catch {
+                log("cannot read the attempt count: \(error)", job: spec.id)
+                return 1
+            }
+        }
+        switch plan {
+        case .finished:
+            return
+        case let .deadLetter(reason):
+            log("dead-lettered: \(reason)", job: spec.id)
+            blockingWait { [self] in
+                await publishOrLog(job: spec.id) { [broker = self.broker] () throws(AMQPError) in
+                    try await broker.deadLetter(body: job.body, priority: job.priority, headers: job.carriedHeaders,
+                                                reason: reason)
+                }
+            }
+        case let .stopLeaseLost(lost):
+            log("stopped: the job's lease was lost (\(lost)); the worker that holds it now runs the job", job: spec.id)
+        case let .handBack(reason):
+            handBack(job, reason: reason)
+        case let .retry(reason, delay, headers):
+            log("retrying in \(Worker.seconds(delay)) s: \(reason)", job: spec.id)
+            blockingWait { [self] in
+                await publishOrLog(job: spec.id) { [broker = self.broker] () throws(AMQPError) in
+                    try await broker.retry(body: job.body, priority: job.priority, headers: headers, after: delay)
+                }
+            }
+        }
+    }
+
+    /// Hands a job this worker stops without finishing back to `sluice.jobs` (shutdown, a failing store),
+    /// with when its output stopped, for the worker that takes it over. The caller releases the lease after.
+    func handBack(_ job: ActiveJob, reason: String) {
+        log("handed back to the queue: \(reason)", job: job.spec.id)
+        var handover = job.carriedHeaders
+        handover[JobLease.handoverHeader] = configuration.workerID
+        handover[JobLease.stoppedAtHeader] = String(BrokerConnection.wallClockMilliseconds())
+        let headers = handover
+        blockingWait { [self] in
+            await publishOrLog(job: job.spec.id) { [broker = self.broker] () throws(AMQPError) in
+                try await broker.handOver(body: job.body, priority: job.priority, headers: headers)
+            }
+        }
+    }
+
+    /// A confirmed publish that settles a job after its lease; when the broker is away, the lease (not
+    /// released) keeps the job safe: its claim expires into `sluice.jobs` and another attempt follows.
+    func publishOrLog(job: String, _ publish: () async throws(AMQPError) -> Void) async {
+        do throws(AMQPError) {
+            try await publish()
+        } catch {
+            log("could not publish the job's next step: \(error); its lease lapses and the job is taken over", job: job)
+        }
+    }
+
+    /// Publishes (confirmed), then acks the deliveries; on failure they are requeued.
+    func publishThenAck(_ deliveries: [Delivery], job: String, _ publish: () async throws(AMQPError) -> Void) async {
+        do throws(AMQPError) {
+            try await publish()
+            for delivery in deliveries { broker.ack(delivery) }
+        } catch {
+            log("could not publish: \(error); returning the message to the queue", job: job)
+            for delivery in deliveries { broker.requeue(delivery) }
+        }
+    }
+
+
+    // MARK: Settling messages
+
+    func deadLetter(_ deliveries: [Delivery], reason: String, job: String?) async {
+        log("dead-lettered: \(reason)", job: job)
+        await settleOne(deliveries, job: job) { [broker] delivery throws(AMQPError) in
+            try await broker.deadLetter(delivery, reason: reason)
+        }
+    }
+
+    /// Publishes one copy (dead-letter or retry) from the newest delivery that can still be settled and acks
+    /// the others; a delivery from a lost connection is skipped, since the broker redelivers its message.
+    func settleOne(_ deliveries: [Delivery], job: String?,
+                           _ publish: (Delivery) async throws(AMQPError) -> Void) async {
+        let ordered = deliveries.sorted { $0.generation > $1.generation }
+        for (index, delivery) in ordered.enumerated() {
+            do throws(AMQPError) {
+                try await publish(delivery)
+                for other in ordered[(index + 1)...] { broker.ack(other) }
+                return
+            } catch .staleDelivery {
+                continue
+            } catch {
+                log("could not settle the message: \(error); the broker will deliver it again", job: job)
+                return
+            }
+        }
+    }
+
+    /// Runs async work from a job thread and returns its value (never call it from the cooperative pool).
+    func blockingValue<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox<T>()
+        Task {
+            box.value = await body()
+            done.signal()
+        }
+        done.wait()
+        // The semaphore orders the write before this read.
+        return box.value!
+    }
+
+    /// Runs async settling from a job thread (never from the cooperative pool, which it would block).
+    func blockingWait(_ body: @escaping @Sendable () async -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await body()
+            done.signal()
+        }
+        done.wait()
+    }
+}
+
+/// Carries a value out of a Task to the thread waiting on a semaphore.
+private final class ResultBox<T>: @unchecked Sendable {
+    // Reason: written once by the task before it signals; read once by the waiter after it woke.
+    var value: T?
+}
