@@ -25,16 +25,9 @@ public enum EncodeUnit {
 }
 
 extension JobSpec {
-    /// The distinct video encodes the job runs: one encoder per distinct setting, since outputs asking for equal
-    /// settings share one. Today a job has one `video` setting for all its outputs; per-output renditions add theirs
-    /// here, and `encodeCost` follows.
-    public var videoEncodes: [VideoSpec] {
-        var distinct: [VideoSpec] = []
-        for video in [video] where video.mode == .encode && !distinct.contains(video) {
-            distinct.append(video)
-        }
-        return distinct
-    }
+    /// The distinct video encodes the job runs: one encoder per distinct setting among the outputs (the job's
+    /// `video`, or an output's own rendition), since outputs asking for equal settings share one.
+    public var videoEncodes: [VideoSpec] { videoRenditions.filter { $0.mode == .encode } }
 
     /// What the job's encoding costs a worker, in 720p30-equivalents (`EncodeUnit`): the sum over its distinct
     /// video encodes of `EncodeUnit.cost(of:)`. 0 when no video is encoded: copy and drop cost no codec time, and an

@@ -78,4 +78,13 @@ struct EncodeCostTests {
         let restream = try Data(contentsOf: JobSpecTests.repository.appendingPathComponent("jobs/examples/restream-rtmp.json"))
         #expect(try JobSpec.parse(restream).encodeCost == 0)
     }
+
+    @Test("a ladder costs each distinct rung once: copy nothing, outputs sharing a setting one encode")
+    func ladder() throws {
+        let data = try Data(contentsOf: JobSpecTests.repository.appendingPathComponent("jobs/examples/ladder.json"))
+        let spec = try JobSpec.parse(data)
+        // 720p30, 480p30 and 360p30 (the RTMP and file 360p share one encoder): one unit each; the copy rung none.
+        #expect(spec.videoEncodes.compactMap(\.height) == [720, 480, 360])
+        #expect(spec.encodeCost == 3)
+    }
 }
