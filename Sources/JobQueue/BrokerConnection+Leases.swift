@@ -201,6 +201,11 @@ extension BrokerConnection {
         } catch let .channelClosed(function, code, reason) {
             countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
             log("could not delete the lease queue of job \(jobID): \(code) \(reason)")
+        } catch {
+            // The connection failed: the queues are deleted once it is back, like a release made while disconnected.
+            pendingLeaseDeletes.insert(lease.request.queueName)
+            if let exclusion = lease.request.exclusionQueueName { pendingLeaseDeletes.insert(exclusion) }
+            throw error
         }
     }
 

@@ -172,8 +172,10 @@ extension BrokerConnection {
         case let .acquireLease(request, waiter):
             try acquire(request, waiter: waiter, connection: connection)
         case let .releaseLease(jobID, waiter):
+            // The caller is answered even when the connection fails under the delete (which is then retried after the
+            // reconnect): a waiter left behind would hold its job's settlement forever.
+            defer { waiter?.resume() }
             try release(jobID: jobID, connection: connection)
-            waiter?.resume()
         }
     }
 
