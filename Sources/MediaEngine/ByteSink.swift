@@ -103,6 +103,12 @@ public final class ByteSink: @unchecked Sendable {
 /// The descriptor behind a file `ByteSink`, and AVIO's write and seek callbacks on it.
 final class FileDescriptorIO {
     private var descriptor: Int32
+    /// Bytes written since writeback was last started.
+    private var unsynced = 0
+
+    /// Writeback starts after this much: the disk writes while the job goes on, and the fsync before the rename
+    /// (`OutputFile.publish`) only waits for the tail. Without it a 60 s 1080p copy job waited ~150 ms in fsync.
+    static let writebackChunk = 8 << 20
 
     init(descriptor: Int32) { self.descriptor = descriptor }
 
@@ -127,6 +133,12 @@ final class FileDescriptorIO {
                 return sluice_averror(errno)
             }
             offset += written
+        }
+        io.unsynced += Int(size)
+        if io.unsynced >= FileDescriptorIO.writebackChunk {
+            io.unsynced = 0
+            // Only a hint: a file system or descriptor that cannot do it still gets its fsync at the end.
+            _ = sluice_start_writeback(io.descriptor)
         }
         return size
     }

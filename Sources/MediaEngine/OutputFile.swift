@@ -17,6 +17,8 @@ public final class OutputFile: @unchecked Sendable {
 
     private enum State { case writing, published, discarded }
     private let state = Mutex(State.writing)
+    /// The temporary file's bytes were synced by `sync()` (on the output's own thread), so `publish` need not again.
+    private let synced = Mutex(false)
 
     /// Random hex digits in the temporary name: another process cannot predict (and plant) it.
     static let randomDigits = 16
@@ -93,7 +95,7 @@ public final class OutputFile: @unchecked Sendable {
         }
         guard publishing else { return }
         do {
-            try syncTemporaryFile()
+            if !synced.withLock({ $0 }) { try syncTemporaryFile() }
         } catch {
             unlinkat(directory.descriptor, temporaryName, 0)
             throw error
@@ -109,6 +111,13 @@ public final class OutputFile: @unchecked Sendable {
             throw FileAccessError(path: path, reason: "renamed into place, but its folder could not be synced: \(error.reason)",
                                   code: error.code)
         }
+    }
+
+    /// Syncs the finished temporary file now, ahead of `publish`: each output's thread syncs its own file, so a job's
+    /// outputs reach the disk side by side instead of one after another in `publish`. The file stays hidden until then.
+    public func sync() throws(FileAccessError) {
+        try syncTemporaryFile()
+        synced.withLock { $0 = true }
     }
 
     /// fsync of the temporary file, through a descriptor of its own (the writer's is closed by now).

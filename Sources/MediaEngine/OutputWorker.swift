@@ -132,6 +132,8 @@ final class OutputWorker: PipelineOutput, @unchecked Sendable {
             }
             if withState({ $0.commit }) {
                 try sink.finish()
+                // Synced here, beside the job's other outputs, rather than one after another when they are published.
+                try sink.writer.sync()
                 let bytes = sink.bytesWritten
                 withState {
                     $0.progress.bytes = bytes

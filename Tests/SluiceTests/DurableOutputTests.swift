@@ -13,11 +13,23 @@ struct DurableOutputTests {
     }
 
     /// The calls of a `strace -f -o` log, without signal and exit lines.
+    /// A call that another thread interrupted is logged in two lines (`fsync(15 <unfinished ...>`, then
+    /// `<... fsync resumed>) = 0`): joined into one, at the line where it finished.
     static func calls(_ log: String) -> [Call] {
-        log.split(separator: "\n").enumerated().compactMap { index, line in
+        var unfinished: [String: String] = [:]
+        return log.split(separator: "\n").enumerated().compactMap { index, line in
             let fields = line.split(separator: " ", maxSplits: 1)
             guard fields.count == 2, !fields[1].hasPrefix("---"), !fields[1].hasPrefix("+++") else { return nil }
-            return Call(line: index, pid: String(fields[0]), text: String(fields[1]).trimmingCharacters(in: .whitespaces))
+            let pid = String(fields[0])
+            var text = String(fields[1]).trimmingCharacters(in: .whitespaces)
+            if text.hasSuffix("<unfinished ...>") {
+                unfinished[pid] = String(text.dropLast("<unfinished ...>".count)).trimmingCharacters(in: .whitespaces)
+                return nil
+            }
+            if text.hasPrefix("<..."), let resumed = text.range(of: "resumed>"), let start = unfinished.removeValue(forKey: pid) {
+                text = start + text[resumed.upperBound...]
+            }
+            return Call(line: index, pid: pid, text: text)
         }
     }
 
@@ -53,12 +65,13 @@ struct DurableOutputTests {
             #expect(Self.result(rename.text) == "0")
             let part = try #require(rename.text.split(separator: "\"").first { $0.hasSuffix(".part") }.map(String.init))
             #expect(part.hasPrefix(".\(name).") && part.hasSuffix(".part"))
-            // The part opened to be synced, then fsync of that descriptor, both before the rename, in the same thread.
-            let open = try #require(calls.last { $0.line < rename.line && $0.pid == rename.pid && $0.text.hasPrefix("openat(")
+            // The part opened to be synced, then fsync of that descriptor by the same thread, both before the rename
+            // (the output's own thread syncs it, beside the other outputs; the input thread renames).
+            let open = try #require(calls.last { $0.line < rename.line && $0.text.hasPrefix("openat(")
                                                  && $0.text.contains("\"\(part)\"") && $0.text.contains("O_RDONLY") },
                                     "the part \(part) is not opened before its rename")
             let descriptor = try #require(Self.result(open.text))
-            #expect(calls.contains { $0.pid == rename.pid && $0.line > open.line && $0.line < rename.line && $0.text.hasPrefix("fsync(\(descriptor))")
+            #expect(calls.contains { $0.pid == open.pid && $0.line > open.line && $0.line < rename.line && $0.text.hasPrefix("fsync(\(descriptor))")
                                      && Self.result($0.text) == "0" },
                     "\(part) is not fsynced between its open and its rename")
             // fsync of the folder's descriptor (the rename's first argument) after the rename.
