@@ -84,15 +84,7 @@ JSON
     s_spans+=("$rung=$(python3 scripts/lib/published-span.py "$work/ladder-sluice-$rung.csv")")
     f_spans+=("$rung=$(python3 scripts/lib/published-span.py "$work/ladder-ffmpeg-$rung.csv")")
   done
-  python3 - "$s_stats" "$f_stats" "${s_spans[*]}" "${f_spans[*]}" "$seconds" <<'PY'
-import sys
-s, f = [x.split() for x in sys.argv[1:3]]
-seconds = float(sys.argv[5])
-sc, fc = float(s[0]), float(f[0])
-print(f"sluice: cpu {sc:.2f} s ({100*sc/seconds:.0f} % of a core), threads {s[1]}, peak RSS {int(s[2])/1024:.0f} MiB, per rung, media published @ its rate once flowing: {sys.argv[3]}")
-print(f"ffmpeg: cpu {fc:.2f} s ({100*fc/seconds:.0f} % of a core), threads {f[1]}, peak RSS {int(f[2])/1024:.0f} MiB, per rung, media published @ its rate once flowing: {sys.argv[4]}")
-print(f"cpu ratio {sc/fc:.3f} (sluice / ffmpeg)")
-PY
+  python3 scripts/lib/cpu-compare.py "$s_stats" "$f_stats" "${s_spans[*]}" "${f_spans[*]}" "$seconds"
   kill "$publisher" 2>/dev/null || true
   scripts/lib/nginx-rtmp.sh stop "$ngx" "$port" >/dev/null 2>&1 || true
   trap - EXIT

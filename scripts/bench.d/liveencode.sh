@@ -51,15 +51,7 @@ JSON
   local s_span f_span
   s_span=$(python3 scripts/lib/published-span.py "$work/liveencode-out-sluice.csv")
   f_span=$(python3 scripts/lib/published-span.py "$work/liveencode-out-ffmpeg.csv")
-  python3 - "$s_stats" "$f_stats" "$s_span" "$f_span" "$seconds" <<'PY'
-import sys
-s, f = [x.split() for x in sys.argv[1:3]]
-seconds = float(sys.argv[5])
-sc, fc = float(s[0]), float(f[0])
-print(f"sluice: cpu {sc:.2f} s ({100*sc/seconds:.0f} % of a core), threads {s[1]}, peak RSS {int(s[2])/1024:.0f} MiB, published {sys.argv[3]} (media @ rate once flowing)")
-print(f"ffmpeg: cpu {fc:.2f} s ({100*fc/seconds:.0f} % of a core), threads {f[1]}, peak RSS {int(f[2])/1024:.0f} MiB, published {sys.argv[4]} (media @ rate once flowing)")
-print(f"cpu ratio {sc/fc:.3f} (sluice / ffmpeg)")
-PY
+  python3 scripts/lib/cpu-compare.py "$s_stats" "$f_stats" "$s_span" "$f_span" "$seconds"
   kill "$publisher" 2>/dev/null || true
   scripts/lib/nginx-rtmp.sh stop "$ngx" "$port" >/dev/null 2>&1 || true
   trap - EXIT
