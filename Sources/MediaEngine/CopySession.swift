@@ -30,18 +30,18 @@ struct CopySession {
     /// Per lane, orders encoded and copied packets by DTS across streams (encoders hold frames back).
     var interleavers: [PacketInterleaver?] = []
     /// Per lane, the outputs it feeds (set when `run` starts).
-    private var laneOutputs: [[any PipelineOutput]] = []
+    var laneOutputs: [[any PipelineOutput]] = []
     /// The lanes whose packets progress counts (one rendition of each kind, so a ladder counts frames once).
-    private var countedVideoLane: Int?
-    private var countedAudioLane: Int?
+    var countedVideoLane: Int?
+    var countedAudioLane: Int?
     /// Raw Annex B input without timestamps gets them from picture order counts.
     private var rawTiming: RawVideoTiming?
     private var audioIsADTS = false
     private var endOfInput = false
-    private var realtimeStart: UInt64?
+    var realtimeStart: UInt64?
     var progress = PipelineProgress()
     private(set) var cancelled = false
-    private(set) var reachedMaxDuration = false
+    var reachedMaxDuration = false
 
     /// Packets read before giving up on seeing every selected stream.
     static let maxLookaheadPackets = 500
@@ -428,71 +428,6 @@ struct CopySession {
             throw PipelineError.invalidStream(kind: "audio", stream: stream.index, error)
         }
         return packets
-    }
-
-    /// Packets of any rendition to every lane that takes their rendition, through the lane's interleaver when it has
-    /// one. Packets at or past `max_duration_s` are not emitted (and end the run).
-    mutating func route(_ packets: [MediaPacket]) throws {
-        for packet in packets {
-            for (lane, renditions) in plan.lanes.enumerated() {
-                let rendition = packet.kind == .video ? renditions.video : renditions.audio
-                guard rendition == packet.rendition else { continue }
-                if var interleaver = interleavers[lane] {
-                    let released = interleaver.push(packet)
-                    interleavers[lane] = interleaver
-                    for media in released { try emit(media, lane: lane) }
-                } else {
-                    try emit(packet, lane: lane)
-                }
-            }
-        }
-    }
-
-    /// Whatever the interleavers still hold, in DTS order (end of input).
-    mutating func flushInterleavers() throws {
-        for lane in interleavers.indices {
-            guard var interleaver = interleavers[lane] else { continue }
-            let released = interleaver.flush()
-            interleavers[lane] = interleaver
-            for media in released { try emit(media, lane: lane) }
-        }
-    }
-
-    /// Copied packets as their rendition's (nil: the kind is not copied, and there are none).
-    static func tagged(_ packets: [MediaPacket], _ rendition: Int?) -> [MediaPacket] {
-        guard let rendition, rendition != 0 else { return packets }
-        return packets.map { packet in
-            var packet = packet
-            packet.rendition = rendition
-            return packet
-        }
-    }
-
-    private mutating func emit(_ packet: MediaPacket, lane: Int) throws {
-        if let limit = options.maxDuration, Double(packet.dts) / 1e6 >= limit {
-            reachedMaxDuration = true
-            return
-        }
-        if options.realtime { pace(until: packet.dts) }
-        progress.mediaTime = max(progress.mediaTime, Double(packet.dts) / 1e6)
-        if packet.kind == .video, lane == countedVideoLane { progress.videoFrames += 1 }
-        if packet.kind == .audio, lane == countedAudioLane { progress.audioFrames += 1 }
-        let workers = laneOutputs[lane]
-        for worker in workers where (packet.kind == .video ? worker.wantsVideo : worker.wantsAudio) && !worker.submit(packet) {
-            throw PipelineError.output(index: worker.index, name: worker.name, worker.error ?? OutputError.unsupported(output: worker.name, reason: "stopped"))
-        }
-    }
-
-    /// Sleeps until the wall clock catches up with media time (like `ffmpeg -re`).
-    private mutating func pace(until dts: Int64) {
-        let now = Interrupter.now()
-        let start = realtimeStart ?? now
-        realtimeStart = start
-        // Saturating: a DTS of centuries (crafted, or a clock offset) waits in 1 s steps instead of trapping.
-        let (mediaNanoseconds, tooLong) = UInt64(max(dts, 0)).multipliedReportingOverflow(by: 1000)
-        let (sum, pastEnd) = start.addingReportingOverflow(mediaNanoseconds)
-        let due = tooLong || pastEnd ? UInt64.max : sum
-        if due > now { usleep(UInt32(min((due - now) / 1000, 1_000_000))) }
     }
 
     /// A packet's times in microseconds, moved onto one continuous timeline when the file's clock jumps.
