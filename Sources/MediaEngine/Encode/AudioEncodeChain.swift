@@ -9,7 +9,6 @@ final class AudioEncodeChain {
     let rendition: Int
     /// What the outputs are opened with: the encoder's AudioSpecificConfig, rate and channels.
     let configuration: AudioConfiguration
-    private(set) var encodedFrames = 0
 
     private let encoder: AACEncoder
     private var resampler: AudioResampler?
@@ -95,7 +94,6 @@ final class AudioEncodeChain {
         dts = max(dts, 0)
         if let last = lastDTS, dts <= last { dts = last + 1 }
         lastDTS = dts
-        encodedFrames += 1
         var media = MediaPacket(kind: .audio, data: Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))),
                                 pts: dts, dts: dts, isKeyframe: true)
         media.rendition = rendition

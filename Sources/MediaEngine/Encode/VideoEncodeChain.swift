@@ -11,7 +11,6 @@ final class VideoEncodeChain {
     /// What the outputs are opened with: avcC from the encoder's extradata, or (when it made none) an empty
     /// Annex B configuration that the first packet's avcC, built from the first IDR, replaces.
     let configuration: VideoConfiguration
-    private(set) var encodedFrames = 0
 
     private let scaler: PictureScaler
     private let encoder: H264Encoder
@@ -109,7 +108,6 @@ final class VideoEncodeChain {
         for slot in slots {
             picture.pointee.pts = slot
             try encoder.encode(picture) { packet in try emit(packet, into: &output) }
-            encodedFrames += 1
         }
     }
 

@@ -34,9 +34,6 @@ final class VideoTranscoder {
         chains.first { $0.rendition == rendition }?.configuration
     }
 
-    /// Pictures encoded by the first rendition.
-    var encodedFrames: Int { chains.first?.encodedFrames ?? 0 }
-
     /// The output rate: the job's `fps`, else the input's average rate when it is plausible, else 25; as a
     /// fraction (29.97 = 30000/1001).
     static func outputRate(requested: Double?, input: Double?) -> AVRational {
