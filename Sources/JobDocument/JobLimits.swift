@@ -50,6 +50,7 @@ public enum JobLimits {
     public static let inputURL = TextLimit(path: "input.url", maxLength: 4096)
     public static let outputURL = TextLimit(path: "outputs[].url", maxLength: 4096)
     public static let device = TextLimit(path: "video.device", maxLength: 4096)
+    public static let slate = TextLimit(path: "fallback.slate", maxLength: 4096)
 
     // Numbers.
     /// An hour without data is as long as any live source may stall; 0.1 s is below any network's round trip.
@@ -72,13 +73,18 @@ public enum JobLimits {
     public static let reconnectAttempts = NumberLimit("reconnect.attempts", 0...10_000, unit: nil, whole: true)
     public static let reconnectInitialDelay = NumberLimit("reconnect.initial_delay_s", 0.01...600, unit: "seconds")
     public static let reconnectMaxDelay = NumberLimit("reconnect.max_delay_s", 0.01...600, unit: "seconds")
+    /// Platforms end a broadcast after about 5 to 30 s without data; the slate must be on the wire before that.
+    public static let fallbackAfter = NumberLimit("fallback.after_s", 0.2...60, unit: "seconds")
+    /// A day of slate at most: longer than any outage worth bridging, short of a stream that never ends.
+    public static let fallbackMax = NumberLimit("fallback.max_s", 1...86_400, unit: "seconds")
 
     /// Every number, in document order (for the README's table and tests).
     public static let numbers: [NumberLimit] = [
         inputTimeout, inputFPS, videoBitrate, width, height, videoFPS, gop, audioBitrate, sampleRate, channels,
         maxDuration, priority, maxAttempts, reconnectAttempts, reconnectInitialDelay, reconnectMaxDelay,
+        fallbackAfter, fallbackMax,
     ]
-    public static let texts: [TextLimit] = [id, inputURL, device, outputURL]
+    public static let texts: [TextLimit] = [id, inputURL, device, outputURL, slate]
 
     /// A number as messages show it: whole numbers without a fraction, others in Swift's shortest form (1e+20).
     public static func format(_ value: Double) -> String {

@@ -59,6 +59,16 @@ public enum JobSchema {
                         "max_delay_s": number(JobLimits.reconnectMaxDelay, default: .number(ReconnectSpec.defaultMaxDelaySeconds), "At least initial_delay_s."),
                     ]),
                 ]),
+                "fallback": .object([
+                    "description": "Keeps every output fed while a live input is gone: after after_s without data, a slate (the image or video at `slate`, under the input root, or a generated card) encoded to match the stream the destinations already have, with silence for audio, at wall-clock pace; back to the input at its first keyframe. After max_s of slate the job ends as an input timeout would (input.timeout_s then bounds only the first connection).",
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": .object([
+                        "after_s": number(JobLimits.fallbackAfter, default: .number(FallbackSpec.defaultAfterSeconds)),
+                        "max_s": number(JobLimits.fallbackMax, default: .number(FallbackSpec.defaultMaxSeconds)),
+                        "slate": .object(["type": "string", "maxLength": .number(Double(JobLimits.slate.maxLength)), "description": "An image (PNG, JPEG) or video file under the input root; the first 10 s of a video are looped."]),
+                    ]),
+                ]),
             ]),
             "$defs": .object([
                 "video": closedObject([

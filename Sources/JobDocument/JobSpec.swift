@@ -18,6 +18,8 @@ public struct JobSpec: Sendable, Equatable {
     public var redactedDocument: JSONValue
     /// How RTMP outputs and a live input retry after losing their connection.
     public var reconnect = ReconnectSpec()
+    /// Keep the outputs fed with a slate through an input outage; nil: outputs wait (and `input.timeout_s` ends the job).
+    public var fallback: FallbackSpec?
 
     public static let idPattern = "[A-Za-z0-9._:-]{1,\(JobLimits.id.maxLength)}"
     public static let defaultMaxAttempts = 3

@@ -63,6 +63,7 @@ struct SpecValidator {
         let priority = fields.integer(JobLimits.priority, into: &self) ?? 0
         let maxAttempts = fields.integer(JobLimits.maxAttempts, into: &self) ?? JobSpec.defaultMaxAttempts
         let reconnect = reconnectSpec(fields.take("reconnect"))
+        let fallback = fallbackSpec(fields.take("fallback"), input: input)
         fields.reportUnknown(into: &self)
 
         for (index, output) in outputs.enumerated() {
@@ -98,7 +99,7 @@ struct SpecValidator {
         return JobSpec(
             id: id, input: input, video: video, audio: audio, outputs: outputs,
             maxDurationSeconds: maxDuration, priority: priority, maxAttempts: maxAttempts,
-            document: document, redactedDocument: JobSpec.redact(document), reconnect: reconnect
+            document: document, redactedDocument: JobSpec.redact(document), reconnect: reconnect, fallback: fallback
         )
     }
 
