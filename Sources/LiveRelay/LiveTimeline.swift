@@ -23,6 +23,13 @@ struct LiveTimeline: Sendable {
     /// The next message starts a new segment (a new connection or publisher).
     mutating func beginSegment() { newSegment = true }
 
+    /// The next message starts a new segment at `time` (after a slate that filled the timeline up to it), or at the
+    /// furthest point reached when that is later.
+    mutating func resume(at time: Int64) {
+        furthestEnd = max(furthestEnd ?? time, time)
+        newSegment = true
+    }
+
     /// The furthest time reached, ms.
     var mediaTime: Int64 { lastMapped.compactMap { $0 }.max() ?? 0 }
 

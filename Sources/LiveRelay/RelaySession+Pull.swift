@@ -61,6 +61,7 @@ extension RelaySession {
         let generation = sourceGeneration
         sourceConnections += 1
         sourceStalledClose = false
+        sourceOpenedAt = RelaySession.now()
         timeline.beginSegment()
         let connection = ClientConnection(mode: .play, app: endpoint.app, tcURL: endpoint.tcURL, streamKey: endpoint.streamKey, limits: limits)
         let handler = RTMPClientHandler(connection: connection) { [self] event in sourceEvent(generation, event) }

@@ -67,6 +67,8 @@ final class RelaySession: @unchecked Sendable {
     /// The current group of pictures, kept only while an output waits to start (see `remember`).
     var gop: [Message] = []
     var gopBytes = 0
+    /// The job's slate through input outages (`fallback`); nil without one.
+    let fallback: FallbackState?
     /// A few seconds of a high-bitrate stream; a longer group is not kept (the output waits for the next keyframe).
     static let maxGOPBytes = 4 << 20
 
@@ -79,6 +81,8 @@ final class RelaySession: @unchecked Sendable {
     var lastSourceError: String?
     var sourceConnections = 0
     var sourceStalledClose = false
+    /// When the pull's current connection was opened (uptime nanoseconds).
+    var sourceOpenedAt: UInt64 = 0
     var sourceRetry: Scheduled<Void>?
 
     // Listen source.
@@ -101,6 +105,7 @@ final class RelaySession: @unchecked Sendable {
         started = NIODeadline.now().uptimeNanoseconds
         lastData = started
         lastProgress = started
+        fallback = options.fallback.map(FallbackState.init)
         scratch.reserveCapacity(64 << 10)
     }
 
@@ -118,6 +123,7 @@ final class RelaySession: @unchecked Sendable {
         }
         for output in outputs { connect(output) }
         if case .pull = source { connectSource() }
+        armFallback()
         // Cancel, stalls and dead destinations are looked at 4 times a second: each tick wakes the event loop, and
         // with hundreds of sessions per loop the ticks are a visible share of its wake-ups.
         tick = loop.scheduleRepeatedTask(initialDelay: RelaySession.housekeepingInterval, delay: RelaySession.housekeepingInterval) { [self] _ in housekeeping() }
@@ -147,7 +153,7 @@ final class RelaySession: @unchecked Sendable {
         let quiet = Double(now &- lastData) / 1e9
         // An external source (the pipeline) ends by `stop`; its pace is its own.
         if case .external = source {
-        } else if quiet >= inputTimeout {
+        } else if quiet >= inputDeadline {
             if !everData {
                 if let refusal = refusals.last {
                     finish(.failure(.publisherRefused(name: options.inputName, refusal)))
@@ -161,8 +167,10 @@ final class RelaySession: @unchecked Sendable {
             }
             return
         }
-        // A pull that is connected but silent for half the timeout is dropped and opened again.
-        if case .pull = source, quiet >= inputTimeout / 2, let handler = sourceHandler, !sourceStalledClose, everData || quiet >= networkTimeout {
+        // A pull that is connected but silent for half the timeout is dropped and opened again; each new connection gets
+        // that long too (through a long outage bridged by a slate, a pull closed at once would never see the input return).
+        let connectionQuiet = Double(now &- max(lastData, sourceOpenedAt)) / 1e9
+        if case .pull = source, connectionQuiet >= inputTimeout / 2, let handler = sourceHandler, !sourceStalledClose, everData || quiet >= networkTimeout {
             sourceStalledClose = true
             handler.channel?.close(promise: nil)
         }
@@ -191,6 +199,9 @@ final class RelaySession: @unchecked Sendable {
         snapshot.outputs = (outputs.map { ($0.index, $0.progress) } + fileOutputs.map { ($0.index, $0.progress) })
             .sorted { $0.0 < $1.0 }.map(\.1)
         snapshot.inputReconnects = max(sourceConnections - 1, 0)
+        if let fallback {
+            snapshot.slate = SlateProgress(onSlate: fallback.onSlate, switches: fallback.switches, seconds: fallback.seconds(now: RelaySession.now()))
+        }
         return snapshot
     }
 
@@ -245,6 +256,9 @@ final class RelaySession: @unchecked Sendable {
         lastEndClean = false
         sourceFailures = 0
         lastSourceError = nil
+        // On slate, the input's messages wait for its first keyframe.
+        let messages = fallback?.onSlate == true ? interceptForSlate(messages) : messages
+        guard !messages.isEmpty else { return }
         let maxMilliseconds = options.maxDuration.map { ClockConversion.milliseconds($0) }
         for var message in messages {
             switch message.typeID {
@@ -293,6 +307,7 @@ final class RelaySession: @unchecked Sendable {
                 progress.mediaTime = Double(time) / 1000
                 remember(message)
             }
+            if fallback != nil { observeForFallback(message) }
             forward(message, receivedAt: receivedAt)
         }
         flushOutputs(receivedAt: receivedAt)
@@ -353,6 +368,7 @@ final class RelaySession: @unchecked Sendable {
         guard !ending else { return }
         ending = true
         tick?.cancel()
+        fallback?.stop()
         sourceRetry?.cancel()
         sourceHandler?.channel?.close(promise: nil)
         sourceHandler = nil

@@ -72,6 +72,8 @@ public struct PipelineOptions: Sendable {
     /// The live engine, through which every RTMP byte of the pipeline goes (live inputs, RTMP outputs); a job with
     /// either fails clearly without one.
     public var transport: (any LiveTransport)?
+    /// Keep the outputs fed with a slate while the live input is gone (issue #19); nil: they wait.
+    public var fallback: FallbackOptions?
 
     /// A live input that waits for a publisher (the shared ingest listener) instead of pulling.
     public var listens: Bool { inputOptions["listen"] == "1" }
@@ -94,6 +96,8 @@ public struct PipelineProgress: Sendable, Equatable {
     /// Times a live input was reopened after a drop.
     public var inputReconnects = 0
     public var outputs: [OutputProgress] = []
+    /// The slate through input outages (a live job with `fallback`); nil without one.
+    public var slate: SlateProgress?
 
     public init() {}
 

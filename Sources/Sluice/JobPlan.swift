@@ -55,6 +55,9 @@ public struct JobPlan: Sendable {
         options.inputFrameRate = spec.input.fps
         options.realtime = spec.input.realtime ?? (isFileInput && spec.outputs.contains { $0.isNetwork })
         options.maxDuration = spec.maxDurationSeconds > 0 ? spec.maxDurationSeconds : nil
+        if let fallback = spec.fallback {
+            options.fallback = try JobPlan.fallback(fallback, paths: paths)
+        }
         let live = spec.input.isNetwork || spec.input.listen
         options.video = JobPlan.videoHandling(spec.video, live: live)
         options.audio = JobPlan.audioHandling(spec.audio)
@@ -79,5 +82,22 @@ public struct JobPlan: Sendable {
             }
         }
         self.options = options
+    }
+
+    /// The job's fallback with its slate resolved under the input root and checked: a slate that is outside the root,
+    /// missing or not a picture fails the job before any output is touched.
+    static func fallback(_ spec: FallbackSpec, paths: PathPolicy) throws(PlanError) -> FallbackOptions {
+        var slate: String?
+        var root: String?
+        if let given = spec.slate {
+            do { slate = try paths.resolveInput(given) } catch { throw .path(error) }
+            if case let .rooted(inputRoot, _) = paths { root = PathPolicy.resolvedRoot(inputRoot) }
+        }
+        do {
+            let maker = try SlateMaker(slate: slate, root: root)
+            return FallbackOptions(afterSeconds: spec.afterSeconds, maxSeconds: spec.maxSeconds, maker: maker)
+        } catch {
+            throw .notAvailable(error.description)
+        }
     }
 }

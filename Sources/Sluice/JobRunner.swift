@@ -128,10 +128,12 @@ public final class JobRunner: Sendable {
         if let engine, engine.runs(plan.options) {
             var lastStored = Date.distantPast
             var storeError: JobStoreError?
+            var slateEvents = SlateEventTracker()
             let result: Result<PipelineResult, PipelineError>
             // `run` calls back on this thread's behalf, one snapshot at a time.
             let report = UncheckedCallback { [self] (snapshot: PipelineProgress) in
                 progress(spec, snapshot)
+                do throws(JobStoreError) { try recordSlate(slateEvents.events(for: snapshot.slate), for: spec) } catch { storeError = error }
                 guard Date().timeIntervalSince(lastStored) >= storeInterval else { return }
                 lastStored = Date()
                 do throws(JobStoreError) { try record(snapshot, for: spec) } catch { storeError = error }
@@ -205,6 +207,7 @@ public final class JobRunner: Sendable {
             queue.async { [self] in
                 guard !state.ended else { return }
                 progress(spec, snapshot)
+                do throws(JobStoreError) { try recordSlate(state.slateEvents.events(for: snapshot.slate), for: spec) } catch { state.storeError = error }
                 guard Date().timeIntervalSince(state.lastStored) >= storeInterval else { return }
                 state.lastStored = Date()
                 do throws(JobStoreError) { try record(snapshot, for: spec) } catch { state.storeError = error }
@@ -320,6 +323,9 @@ public final class JobRunner: Sendable {
         if reconnects > 0 { summary += ", \(reconnects) output reconnects" }
         if result.progress.inputReconnects > 0 { summary += ", input reconnected \(result.progress.inputReconnects) times" }
         if drops > 0 { summary += ", \(drops) packets dropped by slow or reconnecting outputs" }
+        if let slate = result.progress.slate, slate.switches > 0 {
+            summary += ", on slate \(slate.switches) time\(slate.switches == 1 ? "" : "s") for \(SlateEventTracker.seconds(slate.seconds)) s"
+        }
         if let lost = JobRunner.lostOutputs(result.progress, spec: spec) { summary += "; " + lost }
         onTransition(try store.transition(id: spec.id, to: .succeeded, message: summary))
         return .succeeded(result)
@@ -337,6 +343,10 @@ public final class JobRunner: Sendable {
         }
         onTransition(try store.transition(id: spec.id, to: .failed, error: text))
         return .failed(JobFailure(message: text, isTransient: failure.isTransient))
+    }
+
+    private func recordSlate(_ events: [(kind: EventKind, message: String)], for spec: JobSpec) throws(JobStoreError) {
+        for event in events { try store.recordEvent(id: spec.id, kind: event.kind, message: event.message) }
     }
 
     private func record(_ snapshot: PipelineProgress, for spec: JobSpec, final: OutputState? = nil) throws(JobStoreError) {

@@ -34,6 +34,7 @@ final class LiveAttemptState: @unchecked Sendable {
     var storeError: JobStoreError?
     /// Set when the completion arrived: a progress report after it is not recorded.
     var ended = false
+    var slateEvents = SlateEventTracker()
 }
 
 /// LiveRelay's engine is the one the worker and `sluice run` use.

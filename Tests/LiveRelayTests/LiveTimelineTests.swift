@@ -49,3 +49,19 @@ import Testing
         #expect(constantTimeEquals("abc", "abc") && !constantTimeEquals("abc", "abd") && !constantTimeEquals("abc", "abcd"))
     }
 }
+
+@Suite struct LiveTimelineResumeTests {
+    @Test("after a slate: the next message starts at the slate's end, whatever the input's clock says")
+    func resumeAfterSlate() {
+        var timeline = LiveTimeline()
+        #expect(timeline.map(typeID: 9, timestamp: 1000) == 0)
+        #expect(timeline.map(typeID: 9, timestamp: 1033) == 33)
+        timeline.resume(at: 10_000)
+        // The same connection going on (a stall) or a new one starting at 0: both land at the slate's end.
+        #expect(timeline.map(typeID: 9, timestamp: 1066) == 10_000)
+        #expect(timeline.map(typeID: 8, timestamp: 1070) == 10_004)
+        #expect(timeline.map(typeID: 9, timestamp: 1099) == 10_033)
+        timeline.resume(at: 20_000)
+        #expect(timeline.map(typeID: 9, timestamp: 0) == 20_000)
+    }
+}

@@ -30,6 +30,8 @@ public struct VideoEncodeSettings: Sendable, Equatable {
     /// Asks the encoder for SPS/PPS as extradata (`AV_CODEC_FLAG_GLOBAL_HEADER`). Always on in jobs; tests
     /// turn it off to take the path of an encoder that writes them only in-band.
     var globalHeader = true
+    /// H.264 level for libx264 ("3.1"); nil lets it choose. Set by the slate, which must match a stream's level.
+    var level: String?
 
     public static let defaultDevice = "/dev/dri/renderD128"
     public static let defaultGOPSeconds = 2.0

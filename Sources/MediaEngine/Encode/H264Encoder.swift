@@ -51,6 +51,7 @@ final class H264Encoder {
         surface = nil
         var options = ["preset": "veryfast", "sc_threshold": "0"]
         if settings.live { options["tune"] = "zerolatency" }
+        if let level = settings.level { options["level"] = level }
         if let profile = settings.profile {
             // x264's baseline is already constrained baseline (no FMO/ASO); it has no separate name for it.
             options["profile"] = profile == "constrained_baseline" ? "baseline" : profile

@@ -1,0 +1,274 @@
+import Foundation
+import MediaEngine
+import MediaFormats
+import NIOCore
+import RTMP
+
+/// A live job's slate (issue #19): prepared from the stream's first sequence headers, started when the input has
+/// sent nothing for `after_s`, sent at wall-clock pace with timestamps that carry on, and left at the returning
+/// input's first keyframe with its sequence headers. After `max_s` of slate the job ends as an input timeout would.
+///
+/// `@unchecked Sendable`: touched on its session's event loop only (the slate is made on a thread of its own, whose
+/// result hops back to the loop).
+final class FallbackState: @unchecked Sendable {
+    let options: FallbackOptions
+    /// The slate, once made, and the stream it matches.
+    var loop: SlateLoop?
+    var madeFor: SlateTarget?
+    var preparing = false
+    /// A configuration arrived since the slate was last checked against the stream.
+    var stale = true
+    /// Why no slate can be made for this stream (a codec other than H.264/AAC): the outputs wait as without fallback.
+    var failure: String?
+    /// While on slate: what is due, and when it started (uptime nanoseconds).
+    var schedule: SlateSchedule?
+    var startedAt: UInt64 = 0
+    var ticker: RepeatedTask?
+    var check: Scheduled<Void>?
+    /// The input's sequence headers while the slate's stand in for them.
+    var inputVideoHeaders: [UInt16: Message] = [:]
+    var inputAudioHeaders: [UInt16: Message] = [:]
+    /// Timeline times of the input's first video frames, to measure its frame rate.
+    var frameTimes: [Int64] = []
+    /// The input's latest video frame on the timeline: the slate continues its frame grid.
+    var lastVideoTime: Int64?
+    /// Times on slate, and seconds on slate before the current one.
+    var switches = 0
+    var pastSeconds = 0.0
+
+    /// Video frames measured before the slate is made (half a second at 30 fps).
+    static let measuredFrames = 16
+
+    init(options: FallbackOptions) {
+        self.options = options
+    }
+
+    var onSlate: Bool { schedule != nil }
+
+    /// Seconds on slate so far, the current slate included.
+    func seconds(now: UInt64) -> Double {
+        pastSeconds + (schedule == nil ? 0 : Double(now &- startedAt) / 1e9)
+    }
+
+    func stop() {
+        ticker?.cancel()
+        ticker = nil
+        check?.cancel()
+        check = nil
+    }
+}
+
+extension RelaySession {
+    /// Whether this session feeds outputs a slate can keep alive (a tap for the codec stage has none: its outputs are
+    /// publish sessions with slates of their own).
+    var feedsOutputs: Bool { !outputs.isEmpty || !fileOutputs.isEmpty }
+
+    /// Seconds without data after which the input is given up: with a fallback, once the input has started, the
+    /// slate's span (its own ticker ends it at `max_s`); otherwise `input.timeout_s`.
+    var inputDeadline: Double {
+        guard let fallback, everData, fallback.failure == nil || !feedsOutputs else { return inputTimeout }
+        return max(inputTimeout, fallback.options.afterSeconds + fallback.options.maxSeconds + 1)
+    }
+
+    // MARK: Watching the input
+
+    /// Looks for a gap of `after_s` again, `after_s` after the latest data.
+    func armFallback() {
+        guard let fallback, !ending, feedsOutputs else { return }
+        fallback.check?.cancel()
+        let after = fallback.options.afterSeconds
+        let quiet = Double(RelaySession.now() &- lastData) / 1e9
+        let wait = everData ? max(after - quiet, 0.01) : after
+        fallback.check = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(wait)))) { [self] in fallbackCheck() }
+    }
+
+    func fallbackCheck() {
+        guard let fallback, !ending, !fallback.onSlate else { return }
+        let quiet = Double(RelaySession.now() &- lastData) / 1e9
+        guard everData, quiet >= fallback.options.afterSeconds else {
+            armFallback()
+            return
+        }
+        if fallback.failure != nil { return }
+        guard let slate = fallback.loop else {
+            // Still being made (an input that dropped within its first half second): look again shortly.
+            fallback.check = loop.scheduleTask(in: .milliseconds(50)) { [self] in fallbackCheck() }
+            return
+        }
+        startSlate(slate, quiet: quiet)
+    }
+
+    /// For each input message: measures the frame rate and (re)makes the slate once the stream's configuration is known,
+    /// and again when it changes. Per frame this is a few comparisons; the headers are compared only after one arrived.
+    func observeForFallback(_ message: Message) {
+        guard let fallback, feedsOutputs else { return }
+        if message.isVideoSequenceHeader || message.isAudioSequenceHeader {
+            fallback.stale = true
+            return
+        }
+        if message.isVideoFrame { fallback.lastVideoTime = Int64(message.timestamp) }
+        if fallback.frameTimes.count < FallbackState.measuredFrames, message.isVideoFrame,
+           message.isVideoKeyframe || !fallback.frameTimes.isEmpty {
+            fallback.frameTimes.append(Int64(message.timestamp))
+        }
+        guard fallback.stale, !fallback.preparing, fallback.failure == nil, message.isVideoFrame || message.isAudioFrame else { return }
+        let video = videoHeaders.sorted { $0.key < $1.key }.first?.value.payload
+        let audio = audioHeaders.sorted { $0.key < $1.key }.first?.value.payload
+        // Every kind the stream has must be configured, and the rate measured when it has video.
+        if sawVideo, video == nil || fallback.frameTimes.count < FallbackState.measuredFrames { return }
+        if progress.audioFrames > 0, audio == nil { return }
+        fallback.stale = false
+        if let made = fallback.madeFor, made.videoHeader == video, made.audioHeader == audio { return }
+        var rate = 0.0
+        if let first = fallback.frameTimes.first, let last = fallback.frameTimes.last, last > first {
+            rate = Double(fallback.frameTimes.count - 1) * 1000 / Double(last - first)
+        }
+        let target = SlateTarget(videoHeader: video, audioHeader: audio, frameRate: rate)
+        fallback.preparing = true
+        let maker = fallback.options.maker
+        let name = options.inputName
+        // Encoding takes a moment of CPU: a thread of its own, never the event loop or the file pool.
+        let thread = Thread { [self] in
+            let made = Result { () throws(SlateError) -> SlateLoop in try maker.makeSlate(for: target) }
+            loop.execute { [self] in
+                fallback.preparing = false
+                fallback.madeFor = target
+                switch made {
+                case let .success(slate):
+                    fallback.loop = slate
+                case let .failure(error):
+                    fallback.failure = error.description
+                    engine.report("input \(name): no fallback slate: \(error)")
+                }
+            }
+        }
+        thread.name = "sluice-slate"
+        thread.start()
+    }
+
+    // MARK: On slate
+
+    func startSlate(_ slate: SlateLoop, quiet: Double) {
+        guard let fallback else { return }
+        // Timestamps carry on at wall-clock pace from the input's last message, on the input's video frame grid.
+        var base = timeline.mediaTime + Int64(quiet * 1000)
+        if let last = fallback.lastVideoTime, !slate.videoFrames.isEmpty, slate.frameInterval > 0, base > last {
+            base = last + Int64((Double(base - last) / slate.frameInterval).rounded(.up) * slate.frameInterval)
+        }
+        var schedule = SlateSchedule(loop: slate, base: base)
+        fallback.startedAt = RelaySession.now()
+        fallback.switches += 1
+        fallback.inputVideoHeaders = videoHeaders
+        fallback.inputAudioHeaders = audioHeaders
+        var headers: [Message] = []
+        for tag in schedule.headers {
+            let message = Message(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.body)
+            headers.append(message)
+        }
+        // Outputs that start during the slate start with its headers; running ones get them now.
+        videoHeaders = [:]
+        audioHeaders = [:]
+        for header in headers {
+            if header.typeID == MessageType.video.rawValue { videoHeaders[header.configurationKey] = header }
+            else { audioHeaders[header.configurationKey] = header }
+            forward(header, receivedAt: 0)
+        }
+        let frames = schedule.due(through: 0)
+        fallback.schedule = schedule
+        send(frames)
+        let interval = max(slate.rateNumerator > 0 ? 1000 * slate.rateDenominator / slate.rateNumerator : 20, 10)
+        fallback.ticker = loop.scheduleRepeatedTask(initialDelay: .milliseconds(interval), delay: .milliseconds(interval)) { [self] _ in slateTick() }
+        engine.report("input \(options.inputName): no data for \(quiet.formatted(.number.precision(.fractionLength(1)))) s: outputs on slate (\(fallback.switches))")
+        progressHandler(snapshot())
+    }
+
+    func slateTick() {
+        guard let fallback, var schedule = fallback.schedule, !ending else { return }
+        let elapsed = Int64((RelaySession.now() &- fallback.startedAt) / 1_000_000)
+        let frames = schedule.due(through: elapsed)
+        fallback.schedule = schedule
+        send(frames)
+        if Double(elapsed) / 1000 >= fallback.options.maxSeconds {
+            engine.report("input \(options.inputName): \(fallback.options.maxSeconds.formatted()) s of slate: the input is given up")
+            let quiet = Double(RelaySession.now() &- lastData) / 1e9
+            finish(lastEndClean ? .success(()) : .failure(.inputTimedOut(name: options.inputName, seconds: quiet)))
+        }
+    }
+
+    private func send(_ tags: [FLVTagMessage]) {
+        guard !tags.isEmpty else { return }
+        for tag in tags {
+            let message = Message(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.body)
+            remember(message)
+            forward(message, receivedAt: 0)
+        }
+        flushOutputs()
+    }
+
+    // MARK: Back to the input
+
+    /// While on slate, the input's messages before its first keyframe (its first audio frame when it has no video)
+    /// are held back (their configurations kept); from that one on, the input is relayed again. Returns the messages
+    /// to relay as usual (empty while the slate goes on).
+    func interceptForSlate(_ messages: [Message]) -> [Message] {
+        guard let fallback, fallback.onSlate else { return messages }
+        for (index, message) in messages.enumerated() {
+            let isStart = sawVideo ? message.isVideoKeyframe : message.isAudioFrame
+            if isStart {
+                leaveSlate()
+                var resumed = Array(messages[index...])
+                if message.isVideoKeyframe, let header = videoHeaders.sorted(by: { $0.key < $1.key }).first?.value {
+                    resumed[0] = message.withParameterSets(of: header)
+                }
+                return resumed
+            }
+            if message.isVideoSequenceHeader {
+                fallback.inputVideoHeaders[message.configurationKey] = message
+            } else if message.isAudioSequenceHeader {
+                fallback.inputAudioHeaders[message.configurationKey] = message
+            } else if let normalized = message.asSetDataFrame() {
+                metadata = normalized
+            }
+        }
+        return []
+    }
+
+    func leaveSlate() {
+        guard let fallback, let schedule = fallback.schedule else { return }
+        fallback.ticker?.cancel()
+        fallback.ticker = nil
+        fallback.pastSeconds += Double(RelaySession.now() &- fallback.startedAt) / 1e9
+        fallback.schedule = nil
+        let resume = schedule.end
+        timeline.resume(at: resume)
+        videoHeaders = fallback.inputVideoHeaders
+        audioHeaders = fallback.inputAudioHeaders
+        // The input may have come back with another configuration: the slate is checked against it.
+        fallback.stale = true
+        // The input's configurations again, before its keyframe.
+        for var header in sequenceHeaders {
+            header.timestamp = UInt32(truncatingIfNeeded: resume)
+            forward(header, receivedAt: 0)
+        }
+        engine.report("input \(options.inputName): the input is back after \(Double(schedule.sent) / 1000) s of slate")
+        progressHandler(snapshot())
+        armFallback()
+    }
+}
+
+extension Message {
+    /// A legacy AVC keyframe with the SPS and PPS of `header` (an AVC sequence header) in band before its NAL units, as
+    /// FFmpeg's h264_mp4toannexb puts them before an IDR: after a slate, a player's parser that kept the slate's
+    /// parameter sets reads the input's slices again. The pictures are unchanged; any other message is returned as is.
+    func withParameterSets(of header: Message) -> Message {
+        // Legacy AVC (CodecID 7) coded frames: 1 byte frame type/codec, AVCPacketType 1, 3 bytes composition time.
+        guard payload.count > 5, payload[0] & 0x0F == 7, payload[1] == 1, header.payload.count > 5,
+              header.payload[0] & 0x0F == 7, header.payload[1] == 0,
+              let record = try? AVCDecoderConfigurationRecord(parsing: header.payload[5...]) else { return self }
+        var body = Array(payload[..<5])
+        guard (try? AVCC.write(nalUnits: record.sequenceParameterSets + record.pictureParameterSets,
+                               lengthSize: record.nalUnitLengthSize, into: &body)) != nil else { return self }
+        body += payload[5...]
+        return Message(typeID: typeID, timestamp: timestamp, streamID: streamID, payload: body)
+    }
+}
