@@ -52,6 +52,8 @@ public final class JobRunner: Sendable {
     public let store: JobStore
     public let workerID: String
     public let paths: PathPolicy
+    /// URLs of outputs added to running attempts (output edits), scrubbed from their errors like the spec's own.
+    let editedURLs = EditedOutputURLs()
     /// Seconds between progress rows written to the store.
     public let storeInterval: Double
     /// Told of every state the runner commits (after the commit), so the worker can publish `job.<state>`.
@@ -251,6 +253,7 @@ public final class JobRunner: Sendable {
 
     /// The blocking start of an attempt: `running`, the plan (a plan that fails ends the attempt), output rows.
     private func begin(_ spec: JobSpec, policy: AttemptPolicy) throws(JobStoreError) -> Beginning {
+        editedURLs.forget(jobID: spec.id)
         let started = try store.beginAttempt(id: spec.id, workerID: workerID)
         let attempt = started.attempts
         onTransition(started)
@@ -355,19 +358,22 @@ public final class JobRunner: Sendable {
             try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(
                 state: JobRunner.state(of: output, final: final), bytes: output.bytes, frames: output.videoFrames,
                 drops: output.drops, reconnects: output.reconnects,
-                lastError: output.lastError.map { Redaction.scrub($0, urls: spec.secretURLs) }))
+                lastError: output.lastError.map { Redaction.scrub($0, urls: spec.secretURLs + editedURLs.urls(of: spec.id)) }))
         }
     }
 
     /// An output's row state: a failure (an RTMP output that gave up) outlives the job's own ending.
     static func state(of output: OutputProgress, final: OutputState?) -> OutputState {
         if output.failed { return .failed }
+        // An output edit removed it: its row keeps saying so, whatever the job's end.
+        if output.status == .removed { return .removed }
         if let final { return final }
         switch output.status {
         case .connecting: return .pending
         case .reconnecting: return .reconnecting
         case .running, .finished: return .running
         case .failed: return .failed
+        case .removed: return .removed
         }
     }
 
