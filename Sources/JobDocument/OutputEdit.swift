@@ -34,7 +34,7 @@ public struct OutputEdit: Sendable, Equatable {
     /// Applies the edit to a running job's spec.
     /// - Parameters:
     ///   - spec: the job as it runs now (earlier edits included).
-    ///   - slots: the attempt's outputs by index (removed ones kept as holes).
+    ///   - slots: the attempt's outputs by index (removed ones keep theirs).
     /// - Throws: `OutputEditError` naming what is wrong, redacted.
     public func apply(to spec: JobSpec, slots: OutputSlots) throws(OutputEditError) -> Applied {
         let shown = Redaction.redact(url: url)
@@ -57,7 +57,7 @@ public struct OutputEdit: Sendable, Equatable {
             index = slots.urls.count
             slots.urls.append(url)
         case .remove:
-            guard let found = slots.urls.firstIndex(where: { $0 == url }) else {
+            guard let found = slots.index(of: url) else {
                 throw OutputEditError("job \(spec.id) has no output \(shown)")
             }
             guard OutputEdit.isRTMP(url) else {
@@ -68,7 +68,7 @@ public struct OutputEdit: Sendable, Equatable {
             }
             root["outputs"] = .array(items.filter { OutputEdit.url(of: $0) != url })
             index = found
-            slots.urls[found] = nil
+            slots.removed.insert(found)
         }
         let document = JSONValue.object(root)
         do {
@@ -97,10 +97,13 @@ public struct OutputEdit: Sendable, Equatable {
     }
 }
 
-/// A running attempt's outputs by index: the spec's outputs first, then the added ones; a removed output leaves a
-/// hole (nil), so indexes never move while the attempt runs (progress reports them in this order).
+/// A running attempt's outputs by index: the spec's outputs first, then the added ones; a removed output keeps its
+/// index (marked removed), so indexes never move while the attempt runs (progress reports them in this order).
 public struct OutputSlots: Sendable, Equatable {
-    public var urls: [String?]
+    /// Every output the attempt has had, by index.
+    public var urls: [String]
+    /// Indexes of the outputs removed since the attempt started.
+    public var removed: Set<Int> = []
 
     /// The outputs an attempt starts with.
     /// - Parameter spec: the job the attempt runs.
@@ -108,8 +111,14 @@ public struct OutputSlots: Sendable, Equatable {
         urls = spec.outputs.map(\.url)
     }
 
-    public init(urls: [String?]) {
+    public init(urls: [String], removed: Set<Int> = []) {
         self.urls = urls
+        self.removed = removed
+    }
+
+    /// The index of the output with this URL that the attempt still has.
+    public func index(of url: String) -> Int? {
+        urls.indices.first { urls[$0] == url && !removed.contains($0) }
     }
 }
 

@@ -32,10 +32,15 @@ struct OutputEditTests {
         let applied = try OutputEdit(action: .remove, url: "rtmp://a.example/live/AKEY").apply(to: spec, slots: OutputSlots(spec: spec))
         #expect(applied.spec.outputs.map(\.url) == ["rtmp://b.example/live/BKEY", "cam42.flv"])
         #expect(applied.index == 0)
-        #expect(applied.slots.urls == [nil, "rtmp://b.example/live/BKEY", "cam42.flv"])
+        #expect(applied.slots.urls == spec.outputs.map(\.url) && applied.slots.removed == [0])
+        // Removed twice: the second time it is gone.
+        #expect(throws: OutputEditError.self) {
+            _ = try OutputEdit(action: .remove, url: "rtmp://a.example/live/AKEY").apply(to: applied.spec, slots: applied.slots)
+        }
         // An output added after the removal takes the next index, not the hole.
         let added = try OutputEdit(action: .add, url: "rtmp://a.example/live/AKEY").apply(to: applied.spec, slots: applied.slots)
         #expect(added.index == 3)
+        #expect(added.slots.index(of: "rtmp://a.example/live/AKEY") == 3)
         #expect(added.spec.outputs.map(\.url) == ["rtmp://b.example/live/BKEY", "cam42.flv", "rtmp://a.example/live/AKEY"])
     }
 
