@@ -1,4 +1,5 @@
 import Foundation
+@testable import JobQueue
 import JobStore
 import Testing
 
@@ -32,6 +33,8 @@ struct OutputEditTests {
     func addAndRemove() async throws {
         let fixture = try await LongRestream("edit", seconds: 90)
         let worker = try fixture.startWorker("w-edit")
+        let tap = try EventTap(configuration: BrokerConfiguration(url: try BrokerURL(parsing: fixture.amqpURL)))
+        defer { tap.stop() }
         try await fixture.enqueue()
         try #require(await eventually(timeout: .seconds(30)) { (try? fixture.publishers(of: fixture.destination).count) == 1 },
                      "the job never published: \(worker.process.log.suffix(3000))")
@@ -91,6 +94,12 @@ struct OutputEditTests {
         let edits = events.filter { $0.kind == .outputAdded || $0.kind == .outputRemoved }
         #expect(edits.map(\.kind) == [.outputAdded, .outputRemoved], "\(events.map(\.kind))")
         #expect(edits.allSatisfy { $0.message?.contains("\(rtmp)/***") == true && !($0.message ?? "").contains(second) && !($0.data ?? "").contains(second) })
+        // … and so do the events on sluice.events.
+        let published = await eventually(timeout: .seconds(5)) {
+            Set(tap.of(fixture.id).map(\.kind)).isSuperset(of: ["job.output_added", "job.output_removed"])
+        }
+        #expect(published, "\(tap.of(fixture.id).map(\.kind))")
+        #expect(tap.of(fixture.id).allSatisfy { !$0.json.contains(second) }, "a stream key on sluice.events")
         let record = try #require(try store.job(id: fixture.id))
         #expect(record.state == .running && record.attempts == 1)
         #expect(!(record.specRedacted ?? "").contains(second) && !(record.specRedacted ?? "").contains("-b\""))
