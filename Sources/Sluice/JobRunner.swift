@@ -299,8 +299,10 @@ public final class JobRunner: Sendable {
         case let .success(value):
             result = value
         case let .failure(error):
-            for index in spec.outputs.indices {
-                try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .failed, lastError: JobRunner.outputError(error, index: index, spec: spec)))
+            // Every row of the attempt, outputs added on the fly included; a removed one stays removed.
+            for row in try store.outputs(jobID: spec.id) where row.state != .removed {
+                let lastError = spec.outputs.indices.contains(row.index) ? JobRunner.outputError(error, index: row.index, spec: spec) : nil
+                try store.updateOutput(jobID: spec.id, index: row.index, update: OutputUpdate(state: .failed, lastError: lastError))
             }
             return try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy)
         }
