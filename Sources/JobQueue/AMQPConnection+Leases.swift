@@ -59,7 +59,7 @@ extension AMQPConnection {
 
     /// Checks an RPC on a lease channel. A channel.close from the broker is answered with close-ok here (the
     /// channel number is then free again) and thrown as `.channelClosed`; a connection.close breaks the connection.
-    private func leaseReply(_ channel: amqp_channel_t, _ function: String,
+    func leaseReply(_ channel: amqp_channel_t, _ function: String,
                             _ given: amqp_rpc_reply_t? = nil) throws(AMQPError) {
         let reply = given ?? amqp_get_rpc_reply(state)
         if reply.reply_type == AMQP_RESPONSE_SERVER_EXCEPTION, reply.reply.id == AMQP_CHANNEL_CLOSE_METHOD {

@@ -176,6 +176,8 @@ extension BrokerConnection {
             // reconnect): a waiter left behind would hold its job's settlement forever.
             defer { waiter?.resume() }
             try release(jobID: jobID, connection: connection)
+        case let .replaceLeaseBody(jobID, body):
+            replaceHeldLeaseBody(jobID: jobID, body: body)
         }
     }
 
@@ -285,6 +287,8 @@ extension BrokerConnection {
                     }
                     publishLeaseCount()
                     waiter?.resume()
+                case let .replaceLeaseBody(jobID, body):
+                    replaceHeldLeaseBody(jobID: jobID, body: body)
                 }
             }
             mailbox.putBack(keep)
@@ -339,7 +343,7 @@ extension BrokerConnection {
             case let .publish(_, waiter): waiter?.resume(.failure(.closed(reason: reason)))
             case let .acquireLease(_, waiter): waiter.resume(.failed(reason: "the broker connection is closed: \(reason)"))
             case let .releaseLease(_, waiter): waiter?.resume()
-            case .ack, .reject, .stopConsuming, .pauseConsuming: break
+            case .ack, .reject, .stopConsuming, .pauseConsuming, .replaceLeaseBody: break
             }
         }
     }

@@ -20,6 +20,8 @@ enum MailboxCommand {
     case acquireLease(LeaseRequest, LeaseWaiter)
     /// Give a job's lease up: delete its queue (claims included); the waiter, if any, is resumed after.
     case releaseLease(jobID: String, LeaseReleaseWaiter?)
+    /// The job's document changed while it runs (an output edit): later claims carry this body.
+    case replaceLeaseBody(jobID: String, [UInt8])
 }
 
 /// One caller awaiting a lease, plus what to call if the lease is lost later. Resumed exactly once.

@@ -305,7 +305,7 @@ extension JobStore {
 
     /// Appends an event carrying the job's current attempt and worker.
     @discardableResult
-    private static func insertEvent(
+    static func insertEvent(
         _ db: Database, job: JobRecord, kind: EventKind, state: JobState?, at: String, message: String?,
         data: String?
     ) throws -> EventRecord {
@@ -346,7 +346,7 @@ extension JobStore {
     }
 
     /// Event data as compact JSON with sorted keys, so equal data is equal text.
-    private static func encodeJSON(_ value: any Encodable) throws(JobStoreError) -> String {
+    static func encodeJSON(_ value: any Encodable) throws(JobStoreError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {

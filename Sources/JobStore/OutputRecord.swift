@@ -16,6 +16,8 @@ public enum OutputState: String, CaseIterable, Codable, Hashable, Sendable, Data
     case failed
     /// Stopped because the job was cancelled.
     case cancelled
+    /// Taken out of the running job by an output edit (`sluice jobs outputs remove`), closed cleanly.
+    case removed
 }
 
 /// One output of a job as stored in `job_outputs`.

@@ -24,6 +24,8 @@ public final class LiveEngine: Sendable {
     /// codec sent to a destination that announced none.
     let report: @Sendable (String) -> Void
     private let runs = Atomic<Int>(0)
+    /// The sessions of jobs started by `start`, by their interrupter: where output edits go.
+    let editableRuns = EditableRuns()
     private let shutDown = Atomic<Bool>(false)
 
     /// - Parameters:
@@ -89,8 +91,13 @@ public final class LiveEngine: Sendable {
             loop.execute { completion(.failure(.liveInput(name: options.inputName, reason: "the live engine is shutting down"))) }
             return
         }
-        launch(options, source: options.listens ? .listen(input) : .pull(input), on: loop, interrupter: interrupter,
-               progress: progress, completion: completion)
+        let key = ObjectIdentifier(interrupter)
+        let session = launch(options, source: options.listens ? .listen(input) : .pull(input), on: loop, interrupter: interrupter,
+                             progress: progress) { [editableRuns] result in
+            editableRuns.ended(key)
+            completion(result)
+        }
+        editableRuns.started(key, session)
     }
 
     /// Starts a session for `options` on `loop`: its network outputs and files, its source (a listen is registered

@@ -32,6 +32,8 @@ final class RelaySession: @unchecked Sendable {
     let measuresLatency = LatencyReport.isEnabled
 
     var outputs: [OutputLink] = []
+    /// RTMP outputs removed while the job ran (an output edit): closed, reported with their last counters.
+    var removedOutputs: [OutputLink] = []
     var fileOutputs: [FileOutputLink] = []
     var timeline = LiveTimeline()
     var metadata: Message?
@@ -196,7 +198,8 @@ final class RelaySession: @unchecked Sendable {
     func snapshot() -> PipelineProgress {
         var snapshot = progress
         snapshot.elapsed = Double(RelaySession.now() &- started) / 1e9
-        snapshot.outputs = (outputs.map { ($0.index, $0.progress) } + fileOutputs.map { ($0.index, $0.progress) })
+        snapshot.outputs = (outputs.map { ($0.index, $0.progress) } + fileOutputs.map { ($0.index, $0.progress) }
+                            + removedOutputs.map { ($0.index, $0.progress) })
             .sorted { $0.0 < $1.0 }.map(\.1)
         snapshot.inputReconnects = max(sourceConnections - 1, 0)
         if let fallback {

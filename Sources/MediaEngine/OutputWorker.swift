@@ -11,6 +11,8 @@ public enum OutputStatus: String, Sendable, Equatable {
     case finished
     /// Failed: a file output fails the job; a network output that ran out of attempts is left behind.
     case failed
+    /// Closed cleanly while the job went on: taken out of a running job by an output edit.
+    case removed
 }
 
 /// Counters of one output, readable from any thread.

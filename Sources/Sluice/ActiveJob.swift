@@ -1,5 +1,6 @@
 // DESIGN §5: one claimed job while it runs here, and when its progress events are due.
 import Foundation
+import JobDocument
 import JobQueue
 import JobStore
 import MediaEngine
@@ -15,8 +16,8 @@ final class ActiveJob: @unchecked Sendable {
     let interrupter = Interrupter()
     /// Where the message came from (fresh, orphaned claim, hand-over) and the deaths it carries.
     let lineage: DeliveryLineage
-    /// The job message as delivered, for claims and for re-publishing.
-    let body: [UInt8]
+    /// The job message as it is now (as delivered, or as output edits left it), for claims and for re-publishing.
+    var body: [UInt8] { lock.withLock { state.body } }
     let priority: UInt8?
     /// The delivery's headers, and those every later copy carries (deaths; lease headers dropped).
     let headers: [String: String]
@@ -31,26 +32,35 @@ final class ActiveJob: @unchecked Sendable {
         var leaseLostReason: String?
         /// A take-over whose gap is not recorded yet.
         var pendingTakeover: DeliveryLineage?
+        /// The job document and spec as output edits left them (the delivered ones until the first edit).
+        var body: [UInt8]
+        var editedSpec: JobSpec?
+        var outputSlots: OutputSlots
+        /// The lease is ours (taken, not lost): only then does this worker answer for the job.
+        var leaseHeld = false
     }
     private let lock = NSLock()
     private var state: State
+    /// Held for the whole of one output edit, so edits of this job apply one at a time, in order.
+    let editLock = NSLock()
 
     init(spec: JobSpec, delivery: Delivery, jobClass: JobClass, interrupted: String?, lineage: DeliveryLineage) {
         self.spec = spec
         self.jobClass = jobClass
         self.interrupted = interrupted
         self.lineage = lineage
-        body = delivery.body
         priority = delivery.priority
         headers = delivery.headers
         carriedHeaders = lineage.carriedHeaders(from: delivery.headers)
-        state = State(deliveries: [delivery], pendingTakeover: lineage.origin == .fresh ? nil : lineage)
+        state = State(deliveries: [delivery], pendingTakeover: lineage.origin == .fresh ? nil : lineage,
+                      body: delivery.body, outputSlots: OutputSlots(spec: spec))
     }
 
     /// The lease is ours: the deliveries can be acked, and so can any copy that still arrives.
     func leaseAcquired() -> [Delivery] {
         lock.withLock {
             state.lateDeliveriesRequeue = false
+            state.leaseHeld = true
             return state.deliveries
         }
     }
@@ -65,6 +75,9 @@ final class ActiveJob: @unchecked Sendable {
     }
 
     var leaseLostReason: String? { lock.withLock { state.leaseLostReason } }
+
+    /// Whether this worker holds the job's lease now.
+    var holdsLease: Bool { lock.withLock { state.leaseHeld && state.leaseLostReason == nil } }
 
     /// The take-over to record, once (at the first output).
     func takeTakeover() -> DeliveryLineage? {
@@ -97,6 +110,20 @@ final class ActiveJob: @unchecked Sendable {
         lock.withLock {
             state.lateDeliveriesRequeue = requeueLateDeliveries
             return state.deliveries
+        }
+    }
+
+    /// The spec as it runs now and its outputs by index (see `OutputEdit`).
+    var editable: (spec: JobSpec, slots: OutputSlots) {
+        lock.withLock { (state.editedSpec ?? spec, state.outputSlots) }
+    }
+
+    /// An output edit was applied: later claims, retries and hand-overs carry `body`.
+    func edited(body: [UInt8], spec: JobSpec, slots: OutputSlots) {
+        lock.withLock {
+            state.body = body
+            state.editedSpec = spec
+            state.outputSlots = slots
         }
     }
 

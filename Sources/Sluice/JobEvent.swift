@@ -60,7 +60,20 @@ public struct JobEvent: Sendable, Equatable {
     ///   - workerID: this worker.
     ///   - progress: the pipeline snapshot.
     ///   - at: the event time.
-    public init(progressOf spec: JobSpec, attempt: Int, workerID: String, progress: PipelineProgress, at: Date = Date()) {
+    ///   - outputURLs: the attempt's outputs by index when output edits changed them (`OutputSlots`; nil: the spec's).
+    public init(progressOf spec: JobSpec, attempt: Int, workerID: String, progress: PipelineProgress, at: Date = Date(),
+                outputURLs: [String]? = nil) {
+        let urls = outputURLs ?? spec.outputs.map(\.url)
+        let outputs: [JSONValue] = progress.outputs.enumerated().map { index, output in
+            let url: String? = urls.indices.contains(index) ? urls[index] : nil
+            return .object([
+                "index": .number(Double(index)),
+                "url": .string(url.map { Redaction.redact(url: $0) } ?? ""),
+                "state": .string(JobEvent.progressState(of: output).rawValue),
+                "bytes": .number(Double(output.bytes)),
+                "frames": .number(Double(output.videoFrames)),
+            ])
+        }
         kind = "job.progress"
         eventID = Self.randomID(worker: workerID)
         body = .object([
@@ -76,15 +89,7 @@ public struct JobEvent: Sendable, Equatable {
             "bytes_in": .number(Double(progress.bytesIn)),
             "bytes_out": .number(Double(progress.bytesOut)),
             "speed": .number((progress.speed * 100).rounded() / 100),
-            "outputs": .array(progress.outputs.enumerated().map { index, output in
-                .object([
-                    "index": .number(Double(index)),
-                    "url": .string(spec.outputs.indices.contains(index) ? spec.outputs[index].redactedURL : ""),
-                    "state": .string(output.failed ? OutputState.failed.rawValue : OutputState.running.rawValue),
-                    "bytes": .number(Double(output.bytes)),
-                    "frames": .number(Double(output.videoFrames)),
-                ])
-            }),
+            "outputs": .array(outputs),
         ])
     }
 
@@ -94,5 +99,13 @@ public struct JobEvent: Sendable, Equatable {
     /// An id for an event without a stored row (progress), unique without coordination.
     static func randomID(worker: String?) -> String {
         EventRecord.newID(worker: worker)
+    }
+}
+
+extension JobEvent {
+    /// An output's state in a progress event: failed, removed by an output edit, or running.
+    static func progressState(of output: OutputProgress) -> OutputState {
+        if output.failed { return .failed }
+        return output.status == .removed ? .removed : .running
     }
 }

@@ -52,6 +52,8 @@ public final class JobRunner: Sendable {
     public let store: JobStore
     public let workerID: String
     public let paths: PathPolicy
+    /// URLs of outputs added to running attempts (output edits), scrubbed from their errors like the spec's own.
+    let editedURLs = EditedOutputURLs()
     /// Seconds between progress rows written to the store.
     public let storeInterval: Double
     /// Told of every state the runner commits (after the commit), so the worker can publish `job.<state>`.
@@ -254,6 +256,7 @@ public final class JobRunner: Sendable {
 
     /// The blocking start of an attempt: `running`, the plan (a plan that fails ends the attempt), output rows.
     private func begin(_ spec: JobSpec, policy: AttemptPolicy) throws(JobStoreError) -> Beginning {
+        editedURLs.forget(jobID: spec.id)
         let started = try store.beginAttempt(id: spec.id, workerID: workerID)
         let attempt = started.attempts
         onTransition(started)
@@ -278,19 +281,6 @@ public final class JobRunner: Sendable {
         return .planned(plan, attempt: attempt)
     }
 
-    /// What a failed attempt says of output `index` (redacted): the error that named it, or why every output gave up.
-    static func outputError(_ error: any Error, index: Int, spec: JobSpec) -> String? {
-        guard let error = error as? PipelineError else { return nil }
-        switch error {
-        case let .output(failed, _, _), let .openOutput(failed, _, _):
-            return failed == index ? Redaction.scrub("\(error)", urls: spec.secretURLs) : nil
-        case let .allOutputsFailed(_, lastError?):
-            return spec.outputs[index].isNetwork ? Redaction.scrub(lastError, urls: spec.secretURLs) : nil
-        default:
-            return nil
-        }
-    }
-
     /// Records how an attempt ended: a pipeline error fails it, a cancel is a cancel or (with a reason) a requeue.
     private func end(_ spec: JobSpec, attempt: Int, policy: AttemptPolicy, _ ran: Result<PipelineResult, any Error>,
                      requeueReason: String?) throws(JobStoreError) -> JobOutcome {
@@ -299,8 +289,10 @@ public final class JobRunner: Sendable {
         case let .success(value):
             result = value
         case let .failure(error):
-            for index in spec.outputs.indices {
-                try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(state: .failed, lastError: JobRunner.outputError(error, index: index, spec: spec)))
+            // Every row of the attempt, outputs added on the fly included; a removed one stays removed.
+            for row in try store.outputs(jobID: spec.id) where row.state != .removed {
+                let lastError = spec.outputs.indices.contains(row.index) ? JobRunner.outputError(error, index: row.index, spec: spec) : nil
+                try store.updateOutput(jobID: spec.id, index: row.index, update: OutputUpdate(state: .failed, lastError: lastError))
             }
             return try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy)
         }
@@ -365,31 +357,8 @@ public final class JobRunner: Sendable {
             try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(
                 state: JobRunner.state(of: output, final: final), bytes: output.bytes, frames: output.videoFrames,
                 drops: output.drops, reconnects: output.reconnects,
-                lastError: output.lastError.map { Redaction.scrub($0, urls: spec.secretURLs) }))
+                lastError: output.lastError.map { Redaction.scrub($0, urls: spec.secretURLs + editedURLs.urls(of: spec.id)) }))
         }
-    }
-
-    /// An output's row state: a failure (an RTMP output that gave up) outlives the job's own ending.
-    static func state(of output: OutputProgress, final: OutputState?) -> OutputState {
-        if output.failed { return .failed }
-        if let final { return final }
-        switch output.status {
-        case .connecting: return .pending
-        case .reconnecting: return .reconnecting
-        case .running, .finished: return .running
-        case .failed: return .failed
-        }
-    }
-
-    /// RTMP outputs that gave up (or were still down at the end), for the summary of a job that succeeded without them.
-    static func lostOutputs(_ progress: PipelineProgress, spec: JobSpec) -> String? {
-        let lost = progress.outputs.enumerated().filter { $0.element.failed }
-        guard !lost.isEmpty else { return nil }
-        return lost.map { index, output in
-            let name = index < spec.outputs.count ? spec.outputs[index].redactedURL : "output \(index)"
-            let cause = output.lastError.map { ": " + Redaction.scrub($0, urls: spec.secretURLs) } ?? ""
-            return "output \(index) (\(name)) failed after \(output.reconnects) reconnect attempts\(cause)"
-        }.joined(separator: "; ")
     }
 
     /// An id for a document whose own id could not be read, so its rejection is still recorded.

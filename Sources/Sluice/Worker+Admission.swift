@@ -55,6 +55,7 @@ extension Worker {
 
     /// Frees the job's room and takes deliveries of its class again, unless the worker is draining.
     func finished(_ job: ActiveJob) {
+        runner.editedURLs.forget(jobID: job.spec.id)
         lock.withLock {
             triage.finished(id: job.spec.id)
             if active.removeValue(forKey: job.spec.id) != nil { book.release(job.jobClass, cost: job.spec.encodeCost) }

@@ -92,7 +92,8 @@ extension Worker {
                 log("cannot read the job back for its progress: \(error)", job: spec.id, level: .warning)
             }
         }
-        let event = JobEvent(progressOf: spec, attempt: attempt ?? 0, workerID: configuration.workerID, progress: snapshot)
+        let event = JobEvent(progressOf: spec, attempt: attempt ?? 0, workerID: configuration.workerID, progress: snapshot,
+                             outputURLs: job.editable.slots.urls)
         broker.publishEvent(routingKey: event.kind, body: event.json)
     }
 

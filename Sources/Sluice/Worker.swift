@@ -300,6 +300,8 @@ public final class Worker: @unchecked Sendable {
                 } else {
                     log("cancel requested for a job not running here: it is skipped if it arrives", job: id)
                 }
+            case let .editOutputs(request):
+                requestedOutputEdit(request)
             }
         }
     }

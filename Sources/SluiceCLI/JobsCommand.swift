@@ -6,8 +6,8 @@ import Sluice
 struct JobsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jobs",
-        abstract: "Inspect the jobs recorded in the database, and cancel or retry them.",
-        subcommands: [List.self, Show.self, Events.self, Cancel.self, Retry.self]
+        abstract: "Inspect the jobs recorded in the database, cancel or retry them, and edit a running job's outputs.",
+        subcommands: [List.self, Show.self, Events.self, Cancel.self, Retry.self, Outputs.self]
     )
 
     struct List: ParsableCommand {
