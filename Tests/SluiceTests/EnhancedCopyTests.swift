@@ -1,6 +1,7 @@
 import Foundation
 import JobStore
 import MediaFormats
+import SluiceTestSupport
 import Testing
 @testable import Sluice
 
@@ -165,5 +166,31 @@ struct EnhancedCopyTests {
         }
         let text = try Command.run(Command.sluiceBinary, ["probe", try Fixtures.hevcMP4()]).text
         #expect(text.contains("hevc 320x240 profile_idc 1 main tier level_idc 60 chroma 1 8-bit"), "\(text)")
+    }
+
+    @Test("HEVC MP4 → RTMP: FFmpeg 8 listening receives the HEVC as Enhanced RTMP and decodes every frame equal to the source's",
+          .enabled(if: EnhancedReferee.isAvailable, EnhancedReferee.unavailableReason))
+    func hevcFileToRTMP() throws {
+        let input = try Fixtures.hevcMP4()
+        let harness = try JobHarness("hevc-rtmp")
+        let port = try TestRTMP.freePort()
+        let url = "rtmp://127.0.0.1:\(port)/live/hevcfilekey"
+        let json = harness.path("played.json")
+        let server = try BackgroundProcess("/usr/bin/env", ["python3", EnhancedReferee.script, "listen", url, "--json", json, "--timeout", "30"])
+        var bound = false
+        for _ in 0..<150 where !bound {
+            bound = server.stderr.contains("listening")
+            if !bound { usleep(100_000) }
+        }
+        #expect(bound, "FFmpeg's listen server did not bind: \(server.stderr)")
+        let outcome = try harness.run(.object(["id": .string("hevc-rtmp"), "input": .string(input), "outputs": .array([.string(url)])]))
+        #expect(outcome.succeeded != nil, "job did not succeed: \(outcome)")
+        #expect(server.wait(seconds: 30) == 0, "FFmpeg's listen server: \(server.stderr)")
+        let played = try JSONDecoder().decode(EnhancedReferee.Decoded.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        let source = try EnhancedReferee.decode(input)
+        #expect(played.video?.codec == "hevc")
+        #expect(played.video?.hashes == source.video?.hashes, "\(played.video?.frames ?? 0) of \(source.video?.frames ?? 0) frames equal")
+        #expect((played.audio?.frames ?? 0) > 90)
+        #expect(!"\(outcome)".contains("hevcfilekey"))
     }
 }
