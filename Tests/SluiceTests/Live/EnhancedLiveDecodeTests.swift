@@ -43,7 +43,7 @@ struct EnhancedLiveDecodeTests {
         return (sluice, publisher)
     }
 
-    @Test("HEVC + AAC published to a listen job: the 320x180 H.264 rung plays from nginx-rtmp in Debian's ffmpeg, the copy rung archive is the HEVC, frame for frame")
+    @Test("HEVC + AAC published to a listen job: the 320x180 H.264 rung plays from nginx-rtmp in Debian's ffmpeg, the copy rung archive and .h265 are the HEVC, frame for frame")
     func hevcToLegacyDestination() throws {
         let source = try EnhancedReferee.fixture(video: "hevc", audio: "aac")
         let destination = try TestRTMP.stream("hevc-180")
@@ -52,7 +52,8 @@ struct EnhancedLiveDecodeTests {
         let (sluice, publisher) = try listen(id: "hevc-enc", source: source, job: """
             "outputs": [
               {"url": "\(destination)", "video": {"mode": "encode", "encoder": "software", "width": 320, "height": 180, "bitrate_kbps": 300, "gop_s": 1}},
-              {"url": "\(folder)/copy.flv", "video": {"mode": "copy"}}
+              {"url": "\(folder)/copy.flv", "video": {"mode": "copy"}},
+              {"url": "\(folder)/copy.h265", "video": {"mode": "copy"}}
             ]
             """)
         #expect(sluice.wait(seconds: 40) == 0, "sluice: \(sluice.stderr)")
@@ -73,6 +74,8 @@ struct EnhancedLiveDecodeTests {
         #expect(copied.errors.isEmpty, "\(copied.errors)")
         #expect(copied.video?.codec == "hevc")
         #expect(copied.video?.hashes == published.video?.hashes, "copy rung: \(copied.video?.frames ?? 0) of \(published.video?.frames ?? 0) frames equal")
+        // The same HEVC as Annex B, which Debian's FFmpeg 5.1 decodes frame for frame.
+        #expect(try FrameHashes.of(folder + "/copy.h265", .video) == FrameHashes.of(source, .video), ".h265 differs")
         #expect(!sluice.stderr.contains("k3y-hevc-enc"))
     }
 
