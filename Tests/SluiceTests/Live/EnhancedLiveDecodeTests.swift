@@ -4,8 +4,14 @@ import SluiceTestSupport
 import Testing
 
 extension EnhancedReferee {
-    /// 4 s of testsrc2 320x240 30 fps and a sine, encoded by FFmpeg 8 (PyAV): "hevc"/"av1" video, "aac"/"opus" audio.
+    /// 4 s of testsrc2 320x240 30 fps and a sine, encoded by FFmpeg 8 (PyAV): "hevc"/"av1" video, "aac"/"opus" audio;
+    /// "vp9" (with Opus) is made by Debian's ffmpeg (libvpx-vp9) into WebM.
     static func fixture(video: String, audio: String) throws -> String {
+        if video == "vp9" {
+            return try Fixtures.make("vp9-opus.webm", Fixtures.video() + Fixtures.audio() + [
+                "-t", "4", "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "30", "-pix_fmt", "yuv420p",
+                "-c:a", "libopus", "-shortest"])
+        }
         let path = (Fixtures.directory as NSString).appendingPathComponent("pyav-\(video)-\(audio).mp4")
         if !FileManager.default.fileExists(atPath: path) {
             _ = try Command.run("/usr/bin/env", ["python3", script, "make", path, "--video", video, "--audio", audio, "--seconds", "4"])
@@ -85,8 +91,8 @@ struct EnhancedLiveDecodeTests {
         var testDescription: String { "\(video.uppercased()) + \(audio == "opus" ? "Opus" : "AAC")" }
     }
 
-    @Test("AV1 or HEVC with Opus published to a listen job that encodes both kinds: an H.264 + AAC archive Debian's ffmpeg decodes",
-          arguments: [Source(video: "av1", audio: "opus"), Source(video: "hevc", audio: "opus")])
+    @Test("AV1, HEVC or VP9 with Opus published to a listen job that encodes both kinds: an H.264 + AAC archive Debian's ffmpeg decodes",
+          arguments: [Source(video: "av1", audio: "opus"), Source(video: "hevc", audio: "opus"), Source(video: "vp9", audio: "opus")])
     func opusToAAC(_ published: Source) throws {
         let source = try EnhancedReferee.fixture(video: published.video, audio: published.audio)
         let id = "\(published.video)-\(published.audio)"
