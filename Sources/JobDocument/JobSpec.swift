@@ -75,15 +75,18 @@ public enum OutputFormat: String, Sendable, Equatable, CaseIterable {
     case flv
     /// Raw AAC with ADTS headers (`.aac`).
     case adts
-    /// Raw H.264 with start codes (`.h264`, `.264`).
+    /// Raw H.264 (`.h264`, `.264`) or HEVC (`.h265`, `.265`, `.hevc`) with start codes.
     case annexb
+
+    /// Extensions of Annex B files that name HEVC: an encoder makes H.264, so only copied HEVC goes there.
+    public static let hevcExtensions: Set<String> = ["h265", "265", "hevc"]
 
     /// The format a path's extension implies.
     public static func forExtension(_ ext: String) -> OutputFormat? {
         switch ext.lowercased() {
         case "flv": return .flv
         case "aac", "adts": return .adts
-        case "h264", "264", "avc": return .annexb
+        case "h264", "264", "avc", "h265", "265", "hevc": return .annexb
         default: return nil
         }
     }

@@ -86,6 +86,10 @@ struct SpecValidator {
             if output.format == .adts, let own = output.video, own.mode != .drop {
                 problem("\(path).video", "an ADTS output carries no video; leave video out of it")
             }
+            if output.format == .annexb, outputVideo.mode == .encode,
+               OutputFormat.hevcExtensions.contains(SpecValidator.pathExtension(of: output.url).lowercased()) {
+                problem(videoKey, "encode makes H.264, which an HEVC Annex B file (\(path).url) cannot hold; copy HEVC into it, or name it .h264")
+            }
             if output.format == .annexb, let own = output.audio, own.mode != .drop {
                 problem("\(path).audio", "an Annex B output carries no audio; leave audio out of it")
             }

@@ -100,7 +100,8 @@ extension RelaySession {
         case .refused:
             let announced = handler.serverCapabilities.map(RelaySession.describe) ?? "nothing"
             outputLost(output.index, output.generation,
-                       "the destination does not take \(kind) \(name) (it announced \(announced)); set \(kind).mode to drop to send it the rest",
+                       "the destination does not take \(kind) \(name) (it announced \(announced)); give this output its own "
+                           + "rendition, \(kind): {\"mode\": \"encode\"}, to send it \(kind == "video" ? "H.264" : "AAC"), or set \(kind).mode to drop to send it the rest",
                        permanent: true)
             return false
         }

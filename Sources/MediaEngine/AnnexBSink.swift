@@ -1,11 +1,13 @@
 import MediaFormats
 
-/// Raw H.264 with start codes (`.h264`): AVCC input is converted with SPS/PPS inserted before every IDR
-/// that lacks them; Annex B input passes through with the same insertion.
+/// A raw Annex B byte stream: H.264 (`.h264`) or HEVC (`.h265`, `.hevc`). Length-prefixed input is converted with the
+/// parameter sets inserted before every IDR (H.264) or IRAP picture (HEVC) that lacks them; H.264 Annex B input passes
+/// through with the same insertion.
 final class AnnexBSink: PacketSink {
     private enum Conversion {
         case fromAVCC(AVCCToAnnexBConverter)
         case passThrough(AnnexBParameterSetInjector)
+        case fromHVCC(HVCCToAnnexBConverter)
     }
 
     let writer: TargetWriter
@@ -26,6 +28,9 @@ final class AnnexBSink: PacketSink {
         switch bitstream {
         case let .avcc(record): return .fromAVCC(try AVCCToAnnexBConverter(record: record))
         case let .annexB(extradata): return .passThrough(try AnnexBParameterSetInjector(extradata: extradata))
+        case let .hvcc(record): return .fromHVCC(try HVCCToAnnexBConverter(record: record))
+        case .av1:
+            throw MediaFormatError.unsupported(structure: "Annex B output", reason: "AV1 has no Annex B byte stream")
         }
     }
 
@@ -50,6 +55,9 @@ final class AnnexBSink: PacketSink {
             case var .passThrough(injector):
                 _ = try injector.convert(bytes, into: &buffer)
                 conversion = .passThrough(injector)
+            case var .fromHVCC(converter):
+                _ = try converter.convert(bytes, into: &buffer)
+                conversion = .fromHVCC(converter)
             }
         }
         try writer.sink.write(buffer)
@@ -57,4 +65,30 @@ final class AnnexBSink: PacketSink {
 
     func finish() throws { try writer.close() }
     func abandon() { writer.discard() }
+}
+
+extension AnnexBSink {
+    /// The codec an Annex B file's extension names (`.h264`, `.264`, `.avc`: H.264; `.h265`, `.265`, `.hevc`: HEVC);
+    /// nil when it names none (`format: annexb` on another name), which takes either.
+    static func codecNamed(byPath path: String) -> String? {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: ".") else { return nil }
+        switch name[name.index(after: dot)...].lowercased() {
+        case "h264", "264", "avc": return "H.264"
+        case "h265", "265", "hevc": return "HEVC"
+        default: return nil
+        }
+    }
+
+    /// Refuses, before the file is created, video the output cannot hold: AV1, or a codec its extension does not name.
+    static func checkCodec(_ bitstream: VideoBitstream, path: String, output: String) throws {
+        if case .av1 = bitstream {
+            throw OutputError.unsupported(output: output, reason: "the video is AV1, which has no Annex B byte stream (write it to .flv)")
+        }
+        if let named = codecNamed(byPath: path), named != bitstream.codecName {
+            let fits = bitstream.codecName == "HEVC" ? ".h265 or .hevc" : ".h264"
+            throw OutputError.unsupported(
+                output: output, reason: "an Annex B file named for \(named) cannot hold this video, which is \(bitstream.codecName) (name it \(fits))")
+        }
+    }
 }

@@ -56,7 +56,7 @@ struct CopySession {
         plan = RenditionPlan(options)
         video = plan.video.isEmpty ? nil : firstVideo
         audio = plan.audio.isEmpty ? nil : firstAudio
-        if let video, video.codecName != "h264", plan.copiedVideo != nil {
+        if let video, !VideoBitstream.copiedCodecNames.contains(video.codecName), plan.copiedVideo != nil {
             throw PipelineError.unsupportedCodec(kind: "video", stream: video.index, codec: video.codecName)
         }
         if let audio, audio.codecName != "aac", plan.copiedAudio != nil {
@@ -110,11 +110,7 @@ struct CopySession {
         if let video, plan.copiedVideo != nil {
             let bitstream: VideoBitstream
             do {
-                if AVCDecoderConfigurationRecord.isAVCC(video.extradata) {
-                    bitstream = .avcc(try AVCDecoderConfigurationRecord(parsing: video.extradata))
-                } else {
-                    bitstream = .annexB(extradata: video.extradata)
-                }
+                bitstream = try VideoBitstream(codec: video.codecName, extradata: video.extradata)
             } catch let error as MediaFormatError {
                 throw PipelineError.invalidStream(kind: "video", stream: video.index, error)
             }
@@ -218,6 +214,7 @@ struct CopySession {
             return FLVSink(writer: writer, name: description.name, video: videoConfiguration, audio: audioConfiguration)
         case .annexB:
             guard let videoConfiguration else { throw OutputError.missingStream(output: description.name, kind: "video") }
+            try AnnexBSink.checkCodec(videoConfiguration.bitstream, path: try filePath(description), output: description.name)
             let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output,
                                           owner: options.partOwner)
             do {
@@ -348,11 +345,7 @@ struct CopySession {
         var changed: VideoConfiguration?
         if let extradata = packet.newExtradata, var configuration = videoConfiguration {
             do {
-                if AVCDecoderConfigurationRecord.isAVCC(extradata) {
-                    configuration.bitstream = .avcc(try AVCDecoderConfigurationRecord(parsing: extradata))
-                } else {
-                    configuration.bitstream = .annexB(extradata: extradata)
-                }
+                configuration.bitstream = try VideoBitstream(codec: stream.codecName, extradata: extradata)
             } catch let error as MediaFormatError {
                 throw PipelineError.invalidStream(kind: "video", stream: stream.index, error)
             }

@@ -1,19 +1,20 @@
 import MediaFormats
 
 /// The FLV tags of a pipeline's stream: `onMetaData`, sequence headers before media and again whenever SPS/PPS or
-/// the AudioSpecificConfig change, AVCC video (Annex B input converted), composition time = PTS − DTS. No I/O: it
+/// the AudioSpecificConfig change, AVCC video (Annex B input converted), composition time = PTS − DTS. H.264 and AAC
+/// keep the legacy tags; HEVC and AV1 get Enhanced RTMP ex-headers (`FLVMuxer+Enhanced.swift`). No I/O: it
 /// appends tags to a buffer, which `FLVSink` writes to a file and `EnginePublishOutput` hands to the live engine.
 struct FLVMuxer {
     private(set) var video: VideoConfiguration?
     private(set) var audio: AudioConfiguration?
-    private let flv = FLVWriter()
+    let flv = FLVWriter()
     private var scratch: [UInt8] = []
     private var annexBConverter: AnnexBToAVCCConverter?
-    private(set) var wroteVideoSequenceHeader = false
+    var wroteVideoSequenceHeader = false
     private(set) var lastTimestamp: Int64 = 0
     private(set) var firstTimestamp: Int64?
     /// Video packets dropped because no SPS/PPS had been seen yet (a stream cut mid-GOP).
-    private(set) var skippedBeforeConfiguration = 0
+    var skippedBeforeConfiguration = 0
 
     init(video: VideoConfiguration?, audio: AudioConfiguration?) {
         self.video = video
@@ -29,7 +30,7 @@ struct FLVMuxer {
             metadata.width = Double(video.width)
             metadata.height = Double(video.height)
             metadata.framerate = video.frameRate
-            metadata.videocodecid = Double(FLVVideoCodecID.avc.rawValue)
+            metadata.videocodecid = Self.videoCodecID(video.bitstream)
         }
         if let audio {
             metadata.audiosamplerate = Double(audio.sampleRate)
@@ -48,13 +49,15 @@ struct FLVMuxer {
                 let converter = extradata.isEmpty ? AnnexBToAVCCConverter() : try AnnexBToAVCCConverter(extradata: extradata)
                 if let record = converter.record { try writeVideoSequenceHeader(record, timestamp: 0, into: &buffer) }
                 annexBConverter = converter
+            case .hvcc, .av1:
+                try writeEnhancedSequenceStart(video.bitstream, timestamp: 0, into: &buffer)
             }
         }
         if let audio { try writeAudioSequenceHeader(audio.audioSpecificConfig, timestamp: 0, into: &buffer) }
         return offsets
     }
 
-    private mutating func writeVideoSequenceHeader(_ record: AVCDecoderConfigurationRecord, timestamp: Int64, into buffer: inout [UInt8]) throws {
+    mutating func writeVideoSequenceHeader(_ record: AVCDecoderConfigurationRecord, timestamp: Int64, into buffer: inout [UInt8]) throws {
         var payload: [UInt8] = []
         try record.write(into: &payload)
         try flv.writeVideo(timestamp: timestamp, compositionTime: 0, isKeyframe: true, packetType: .sequenceHeader, payload: payload, into: &buffer)
@@ -81,10 +84,15 @@ struct FLVMuxer {
                 case let .annexB(extradata):
                     // In-band parameter sets are found by the converter below; new extradata seeds it.
                     if !extradata.isEmpty { annexBConverter = try AnnexBToAVCCConverter(extradata: extradata) }
+                case .hvcc, .av1:
+                    annexBConverter = nil
+                    try writeEnhancedSequenceStart(changed.bitstream, timestamp: timestamp, into: &buffer)
                 }
             }
             let composition = Int32(clamping: milliseconds(packet.pts).subtractingSaturating(timestamp))
-            if var converter = annexBConverter {
+            if let fourCC = video?.bitstream.enhancedFourCC {
+                try writeEnhancedFrame(packet, fourCC: fourCC, timestamp: timestamp, compositionTime: composition, into: &buffer)
+            } else if var converter = annexBConverter {
                 scratch.removeAll(keepingCapacity: true)
                 let result = try packet.data.withUnsafeBytes { try converter.convert($0, into: &scratch) }
                 annexBConverter = converter

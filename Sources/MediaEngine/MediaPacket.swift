@@ -1,12 +1,16 @@
 import MediaFormats
 
-/// How a video stream's packets carry NAL units.
+/// How a video stream's packets carry the codec's units (NAL units, OBUs) and where its configuration comes from.
 public enum VideoBitstream: Sendable, Equatable {
     /// Length-prefixed (MP4, FLV, Matroska), configured by an avcC record.
     case avcc(AVCDecoderConfigurationRecord)
     /// Start codes (MPEG-TS, raw `.h264`), with the parameter sets known out of band as Annex B bytes
     /// (may be empty: then they arrive in-band).
     case annexB(extradata: [UInt8])
+    /// HEVC, length-prefixed (MP4, Matroska, enhanced FLV), configured by an hvcC record.
+    case hvcc(HEVCDecoderConfigurationRecord)
+    /// AV1 temporal units of low-overhead OBUs (MP4, Matroska, enhanced FLV), configured by an av1C record.
+    case av1(AV1CodecConfigurationRecord)
 }
 
 /// What an output needs to know about the video before its first packet.

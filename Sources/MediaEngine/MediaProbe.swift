@@ -1,7 +1,7 @@
 import MediaFormats
 
-/// What `sluice probe` reports of one stream. H.264 and AAC fields come from MediaFormats' own parsers
-/// (the SPS and the AudioSpecificConfig), not from FFmpeg's.
+/// What `sluice probe` reports of one stream. H.264, HEVC, AV1, AAC and Opus fields come from MediaFormats' own parsers
+/// (SPS, hvcC, av1C and sequence header, AudioSpecificConfig, OpusHead), not from FFmpeg's.
 public struct ProbedStream: Sendable {
     public var index: Int
     public var kind: StreamInfo.Kind
@@ -10,6 +10,14 @@ public struct ProbedStream: Sendable {
     public var sequenceParameterSet: SequenceParameterSet?
     /// The stream's AudioSpecificConfig, when it is AAC.
     public var audioSpecificConfig: AudioSpecificConfig?
+    /// HEVC: the hvcC record (profile, tier, level) and its first SPS (size, chroma, bit depth, VUI timing).
+    public var hevcConfiguration: HEVCDecoderConfigurationRecord?
+    public var hevcSequenceParameterSet: HEVCSequenceParameterSet?
+    /// AV1: the av1C record and the sequence header OBU it carries.
+    public var av1Configuration: AV1CodecConfigurationRecord?
+    public var av1SequenceHeader: AV1SequenceHeader?
+    /// Opus: the ID header (OpusHead).
+    public var opusHeader: OpusIDHeader?
     /// Why a field could not be parsed, if one could not.
     public var problem: String?
 }
@@ -50,6 +58,8 @@ public enum MediaProbe {
                     probed.sequenceParameterSet = try firstSPS(inExtradata: info.extradata)
                 } else if info.codecName == "aac", !info.extradata.isEmpty {
                     probed.audioSpecificConfig = try AudioSpecificConfig(parsing: info.extradata)
+                } else {
+                    try describeEnhancedCodec(info, into: &probed)
                 }
             } catch {
                 probed.problem = "\(error)"
@@ -76,6 +86,25 @@ public enum MediaProbe {
             }
         }
         return ProbeReport(format: format, durationSeconds: duration, streams: streams)
+    }
+
+    /// HEVC's hvcC and SPS, AV1's av1C and sequence header, Opus's ID header, from the stream's extradata (live inputs
+    /// carry the same records in their sequence starts). HEVC in Annex B extradata (MPEG-TS) gives none.
+    static func describeEnhancedCodec(_ info: StreamInfo, into probed: inout ProbedStream) throws {
+        switch info.codecName {
+        case "hevc" where HEVCDecoderConfigurationRecord.isHVCC(info.extradata):
+            let record = try HEVCDecoderConfigurationRecord(parsing: info.extradata)
+            probed.hevcConfiguration = record
+            probed.hevcSequenceParameterSet = try record.sequenceParameterSet()
+        case "av1" where !info.extradata.isEmpty:
+            let record = try AV1CodecConfigurationRecord(parsing: info.extradata)
+            probed.av1Configuration = record
+            probed.av1SequenceHeader = try record.sequenceHeader()
+        case "opus" where !info.extradata.isEmpty:
+            probed.opusHeader = try OpusIDHeader(parsing: info.extradata)
+        default:
+            break
+        }
     }
 
     /// The first SPS of an avcC record or of Annex B parameter sets; nil when there is none.

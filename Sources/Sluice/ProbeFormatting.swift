@@ -32,6 +32,7 @@ public enum ProbeFormatting {
             fields["sample_rate"] = .number(Double(asc.samplingFrequency))
             fields["channels"] = .number(Double(asc.channelConfiguration))
         }
+        fields.merge(enhancedFields(stream)) { $1 }
         if let problem = stream.problem { fields["error"] = .string(problem) }
         return .object(fields)
     }
@@ -48,6 +49,7 @@ public enum ProbeFormatting {
             if let asc = stream.audioSpecificConfig {
                 line += " object_type \(asc.objectType) \(asc.samplingFrequency) Hz channels \(asc.channelConfiguration)"
             }
+            line += enhancedText(stream)
             if let problem = stream.problem { line += " (unreadable: \(problem))" }
             lines.append(line)
         }

@@ -31,6 +31,8 @@ public final class EngineInput: PacketSource, LiveTagConsumer, @unchecked Sendab
     private var lookahead: [FLVTagMessage] = []
     private var videoIndex: Int?
     private var audioIndex: Int?
+    private var videoCodec: LiveMediaTag.Codec?
+    private var audioCodec: LiveMediaTag.Codec?
     private var videoExtradata: [UInt8] = []
     private var audioExtradata: [UInt8] = []
     private var pendingVideoExtradata: [UInt8]?
@@ -113,8 +115,21 @@ public final class EngineInput: PacketSource, LiveTagConsumer, @unchecked Sendab
     /// A coded frame (not a sequence header or script data).
     static func isFrame(_ tag: FLVTagMessage) -> Bool {
         switch tag.typeID {
-        case FLVTagMessage.video: return tag.body.count >= 2 && !(LiveStreamDescription.isAVC(tag.body) && tag.body[1] != 1)
-        case FLVTagMessage.audio: return tag.body.count >= 2 && !(LiveStreamDescription.isAAC(tag.body) && tag.body[1] == 0)
+        case FLVTagMessage.video:
+            guard tag.body.count >= 2 else { return false }
+            // An ex-header's low nibble is its VideoPacketType (SequenceStart 0, Metadata 4, SequenceEnd 2 are no frames).
+            if tag.body[0] & FLVEnhancedLimits.videoExHeaderBit != 0 {
+                let packetType = tag.body[0] & FLVEnhancedLimits.lowNibbleMask
+                return packetType != FLVVideoPacketType.sequenceStart.rawValue && packetType != FLVVideoPacketType.metadata.rawValue
+                    && packetType != FLVVideoPacketType.sequenceEnd.rawValue
+            }
+            return !(LiveStreamDescription.isAVC(tag.body) && tag.body[1] != 1)
+        case FLVTagMessage.audio:
+            guard tag.body.count >= 2 else { return false }
+            if tag.body[0] >> 4 == FLVEnhancedLimits.audioExHeaderSoundFormat {
+                return tag.body[0] & FLVEnhancedLimits.lowNibbleMask == FLVAudioPacketType.codedFrames.rawValue
+            }
+            return !(LiveStreamDescription.isAAC(tag.body) && tag.body[1] == 0)
         default: return false
         }
     }
@@ -161,39 +176,23 @@ public final class EngineInput: PacketSource, LiveTagConsumer, @unchecked Sendab
             try description.take(tag, video: wantsVideo, audio: wantsAudio)
         }
         lookahead = read
-        if let avcC = description.videoConfiguration {
-            let record: AVCDecoderConfigurationRecord
-            do { record = try AVCDecoderConfigurationRecord(parsing: avcC) } catch let error as MediaFormatError {
-                throw .invalidStream(kind: "video", stream: 0, error)
-            } catch {
-                throw .invalidStream(kind: "video", stream: 0, .invalid(structure: "avcC", reason: "\(error)"))
-            }
-            let sps = record.sequenceParameterSets.first.flatMap { try? SequenceParameterSet(parsing: $0) }
-            let rate = sps?.frameRate.flatMap { RawVideoTiming.plausibleVUIFrameRates.contains($0) ? $0 : nil } ?? description.announcedFrameRate
-            let index = streams.count
-            streams.append(StreamInfo(index: index, kind: .video, codecName: "h264", extradata: avcC, timeBaseNumerator: 1,
-                                      timeBaseDenominator: 1000, width: sps?.width ?? 0, height: sps?.height ?? 0, sampleRate: 0,
-                                      channels: 0, averageFrameRate: rate, isAttachedPicture: false))
-            parameters[index] = CodecParameters(video: avcC, width: sps?.width ?? 0, height: sps?.height ?? 0)
-            videoIndex = index
-            videoExtradata = avcC
+        if let codec = description.videoCodec, let record = description.videoConfiguration {
+            let described = try LiveCodecStream.video(codec: codec, record: record, index: streams.count,
+                                                      announcedFrameRate: description.announcedFrameRate)
+            streams.append(described.stream)
+            parameters[described.stream.index] = described.parameters
+            videoIndex = described.stream.index
+            videoCodec = codec
+            videoExtradata = described.stream.extradata
         }
-        if let asc = description.audioConfiguration {
-            let config: AudioSpecificConfig
-            do { config = try AudioSpecificConfig(parsing: asc) } catch let error as MediaFormatError {
-                throw .invalidStream(kind: "audio", stream: streams.count, error)
-            } catch {
-                throw .invalidStream(kind: "audio", stream: streams.count, .invalid(structure: "AudioSpecificConfig", reason: "\(error)"))
-            }
-            let channels = config.channelConfiguration > 0 ? min(config.channelConfiguration == 7 ? 8 : config.channelConfiguration, 8) : 2
-            let index = streams.count
-            streams.append(StreamInfo(index: index, kind: .audio, codecName: "aac", extradata: asc, timeBaseNumerator: 1,
-                                      timeBaseDenominator: 1000, width: 0, height: 0, sampleRate: config.outputSamplingFrequency,
-                                      channels: channels, averageFrameRate: nil, isAttachedPicture: false))
-            parameters[index] = CodecParameters(audio: asc, sampleRate: config.outputSamplingFrequency, channels: channels)
-            audioIndex = index
-            audioExtradata = asc
-            audioFrameDuration = Int64(1024 * 1000 / max(config.samplingFrequency, 1))
+        if let codec = description.audioCodec, let record = description.audioConfiguration {
+            let described = try LiveCodecStream.audio(codec: codec, record: record, index: streams.count)
+            streams.append(described.stream)
+            parameters[described.stream.index] = described.parameters
+            audioIndex = described.stream.index
+            audioCodec = codec
+            audioExtradata = record
+            audioFrameDuration = described.frameMilliseconds
         }
         guard !streams.isEmpty else {
             throw .noStreams(name: options.inputName)
@@ -212,46 +211,45 @@ public final class EngineInput: PacketSource, LiveTagConsumer, @unchecked Sendab
         switch tag.typeID {
         case FLVTagMessage.video:
             guard let videoIndex, !body.isEmpty else { return nil }
-            guard LiveStreamDescription.isAVC(body) else {
-                throw .unsupportedLiveCodec(kind: "video", codec: LiveStreamDescription.videoCodecName(body))
+            let media = try LiveMediaTag(video: body)
+            guard media.codec == nil || media.codec == videoCodec else {
+                throw .unsupportedLiveCodec(kind: "video", codec: "\(LiveStreamDescription.videoCodecName(body)) after \(videoCodec?.rawValue ?? "none") (a codec change mid-stream)")
             }
-            switch body[1] {
-            case 0:
-                let avcC = Array(body.dropFirst(5))
-                if !avcC.isEmpty, avcC != videoExtradata {
-                    videoExtradata = avcC
-                    pendingVideoExtradata = avcC
+            switch media.content {
+            case let .configuration(record):
+                // VP9 decodes without extradata: its vpcC is not handed to the decoder.
+                if !record.isEmpty, record != videoExtradata, videoCodec != .vp9 {
+                    videoExtradata = record
+                    pendingVideoExtradata = record
                 }
                 return nil
-            case 1:
-                guard body.count > 5 else { return nil }
-                // Composition time: signed 24 bits (E.4.3.1).
-                let raw = Int32(body[2]) << 16 | Int32(body[3]) << 8 | Int32(body[4])
-                let composition = Int64((raw << 8) >> 8)
+            case let .frame(data, compositionTime, isKeyframe):
                 defer { pendingVideoExtradata = nil }
-                return DemuxedPacket(streamIndex: videoIndex, data: Array(body[5...]), pts: tag.timestamp + composition,
-                                     dts: tag.timestamp, duration: 0, isKeyframe: body[0] >> 4 & 0x07 == 1,
-                                     newExtradata: pendingVideoExtradata)
-            default:
+                return DemuxedPacket(streamIndex: videoIndex, data: Array(data), pts: tag.timestamp + Int64(compositionTime),
+                                     dts: tag.timestamp, duration: 0, isKeyframe: isKeyframe, newExtradata: pendingVideoExtradata)
+            case .none:
                 return nil
             }
         case FLVTagMessage.audio:
             guard let audioIndex, !body.isEmpty else { return nil }
-            guard LiveStreamDescription.isAAC(body) else {
-                throw .unsupportedLiveCodec(kind: "audio", codec: LiveStreamDescription.audioCodecName(body))
+            let media = try LiveMediaTag(audio: body)
+            guard media.codec == audioCodec else {
+                throw .unsupportedLiveCodec(kind: "audio", codec: "\(LiveStreamDescription.audioCodecName(body)) after \(audioCodec?.rawValue ?? "none") (a codec change mid-stream)")
             }
-            if body[1] == 0 {
-                let asc = Array(body.dropFirst(2))
-                if !asc.isEmpty, asc != audioExtradata {
-                    audioExtradata = asc
-                    pendingAudioExtradata = asc
+            switch media.content {
+            case let .configuration(record):
+                if !record.isEmpty, record != audioExtradata {
+                    audioExtradata = record
+                    pendingAudioExtradata = record
                 }
                 return nil
+            case let .frame(data, _, _):
+                defer { pendingAudioExtradata = nil }
+                return DemuxedPacket(streamIndex: audioIndex, data: Array(data), pts: tag.timestamp, dts: tag.timestamp,
+                                     duration: audioFrameDuration, isKeyframe: true, newExtradata: pendingAudioExtradata)
+            case .none:
+                return nil
             }
-            guard body.count > 2 else { return nil }
-            defer { pendingAudioExtradata = nil }
-            return DemuxedPacket(streamIndex: audioIndex, data: Array(body[2...]), pts: tag.timestamp, dts: tag.timestamp,
-                                 duration: audioFrameDuration, isKeyframe: true, newExtradata: pendingAudioExtradata)
         default:
             return nil
         }
@@ -264,7 +262,7 @@ extension EngineInput: CodecParameterSource {
     }
 }
 
-/// Owns one `AVCodecParameters` built from a live input's sequence header, for a decoder.
+/// Owns one `AVCodecParameters` built from a live input's sequence header (`LiveCodecStream`), for a decoder.
 final class CodecParameters {
     let pointer: UnsafeMutablePointer<AVCodecParameters>
 
@@ -283,14 +281,14 @@ final class CodecParameters {
         pointer.pointee.extradata_size = Int32(extradata.count)
     }
 
-    convenience init?(video avcC: [UInt8], width: Int, height: Int) {
-        self.init(type: AVMEDIA_TYPE_VIDEO, codec: AV_CODEC_ID_H264, extradata: avcC)
+    convenience init?(video codec: AVCodecID, extradata: [UInt8], width: Int, height: Int) {
+        self.init(type: AVMEDIA_TYPE_VIDEO, codec: codec, extradata: extradata)
         pointer.pointee.width = Int32(clamping: width)
         pointer.pointee.height = Int32(clamping: height)
     }
 
-    convenience init?(audio asc: [UInt8], sampleRate: Int, channels: Int) {
-        self.init(type: AVMEDIA_TYPE_AUDIO, codec: AV_CODEC_ID_AAC, extradata: asc)
+    convenience init?(audio codec: AVCodecID, extradata: [UInt8], sampleRate: Int, channels: Int) {
+        self.init(type: AVMEDIA_TYPE_AUDIO, codec: codec, extradata: extradata)
         pointer.pointee.sample_rate = Int32(clamping: sampleRate)
         av_channel_layout_default(&pointer.pointee.ch_layout, Int32(clamping: channels))
     }

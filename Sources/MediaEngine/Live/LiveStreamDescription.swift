@@ -1,11 +1,13 @@
 import MediaFormats
 
-/// What a live input's first tags say about its streams: the AVC and AAC configurations, the frame rate its
-/// `onMetaData` announces, and any codec the pipeline cannot take, named (never a silent "no packets").
+/// What a live input's first tags say about its streams: each kind's codec and configuration record, the frame rate
+/// its `onMetaData` announces, and any codec the pipeline cannot take, named (never a silent "no packets").
 struct LiveStreamDescription {
-    /// An avcC record (the AVC sequence header's body).
+    /// The video codec and its configuration record (avcC, hvcC, av1C or vpcC: the sequence start's body).
+    var videoCodec: LiveMediaTag.Codec?
     var videoConfiguration: [UInt8]?
-    /// An AudioSpecificConfig (the AAC sequence header's body).
+    /// The audio codec and its configuration record (an AudioSpecificConfig or an OpusHead).
+    var audioCodec: LiveMediaTag.Codec?
     var audioConfiguration: [UInt8]?
     var announcedFrameRate: Double?
     var firstFrameTime: Int64?
@@ -60,24 +62,12 @@ struct LiveStreamDescription {
         switch tag.typeID {
         case FLVTagMessage.video where wantsVideo:
             guard !tag.body.isEmpty else { return }
-            guard LiveStreamDescription.isAVC(tag.body) else {
-                throw .unsupportedLiveCodec(kind: "video", codec: LiveStreamDescription.videoCodecName(tag.body))
-            }
-            if tag.body[1] == 0, tag.body.count > 5 {
-                videoConfiguration = Array(tag.body[5...])
-            } else if tag.body[1] == 1, firstFrameTime == nil {
-                firstFrameTime = tag.timestamp
-            }
+            let media = try LiveMediaTag(video: tag.body)
+            if let record = configure(media, at: tag.timestamp) { (videoCodec, videoConfiguration) = (media.codec, record) }
         case FLVTagMessage.audio where wantsAudio:
             guard !tag.body.isEmpty else { return }
-            guard LiveStreamDescription.isAAC(tag.body) else {
-                throw .unsupportedLiveCodec(kind: "audio", codec: LiveStreamDescription.audioCodecName(tag.body))
-            }
-            if tag.body[1] == 0, tag.body.count > 2 {
-                audioConfiguration = Array(tag.body[2...])
-            } else if firstFrameTime == nil {
-                firstFrameTime = tag.timestamp
-            }
+            let media = try LiveMediaTag(audio: tag.body)
+            if let record = configure(media, at: tag.timestamp) { (audioCodec, audioConfiguration) = (media.codec, record) }
         case FLVTagMessage.scriptData:
             var reader = ByteReader(tag.body)
             if let data = try? FLVScriptData(parsing: &reader), data.name == "onMetaData",
@@ -86,6 +76,19 @@ struct LiveStreamDescription {
             }
         default:
             return
+        }
+    }
+
+    /// The configuration record a tag carries; a frame starts the probe clock.
+    private mutating func configure(_ media: LiveMediaTag, at time: Int64) -> [UInt8]? {
+        switch media.content {
+        case let .configuration(record) where !record.isEmpty:
+            return record
+        case .frame:
+            if firstFrameTime == nil { firstFrameTime = time }
+            return nil
+        default:
+            return nil
         }
     }
 

@@ -1,0 +1,46 @@
+// Enhanced RTMP v2 (veovera/enhanced-rtmp), "Enhanced Video": HEVC and AV1 in FLV as FFmpeg 6.1+'s flvenc writes them.
+import MediaFormats
+
+/// HEVC and AV1 tags: an ex-header (IsExHeader, FrameType, VideoPacketType, FourCC) instead of the legacy CodecID.
+extension FLVMuxer {
+    /// `onMetaData`'s `videocodecid`: the legacy CodecID for H.264 (7); for an enhanced codec its FourCC read as a
+    /// big-endian number, as FFmpeg 6.1+ writes it (`hvc1` = 1752589105).
+    static func videoCodecID(_ bitstream: VideoBitstream) -> Double {
+        guard let fourCC = bitstream.enhancedFourCC else { return Double(FLVVideoCodecID.avc.rawValue) }
+        return Double(fourCC.rawValue)
+    }
+
+    /// A SequenceStart tag carrying the hvcC or av1C record.
+    mutating func writeEnhancedSequenceStart(_ bitstream: VideoBitstream, timestamp: Int64, into buffer: inout [UInt8]) throws {
+        let record: [UInt8]
+        let fourCC: FLVVideoFourCC
+        switch bitstream {
+        case let .hvcc(hvcC):
+            record = try hvcC.serialized()
+            fourCC = .hvc1
+        case let .av1(av1C):
+            record = try av1C.serialized()
+            fourCC = .av01
+        case .avcc, .annexB:
+            throw MediaFormatError.invalid(structure: "FLV video", reason: "H.264 takes the legacy AVC sequence header")
+        }
+        let data = FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: fourCC, payload: record[...])
+        try flv.writeVideo(timestamp: timestamp, data: data, into: &buffer)
+        wroteVideoSequenceHeader = true
+    }
+
+    /// A coded frame: CodedFramesX when the composition time is 0 (or the codec has none, as AV1), else CodedFrames
+    /// with its signed 24-bit offset. The payload is the sample as the container stored it (hvcC length prefixes, OBUs).
+    mutating func writeEnhancedFrame(_ packet: MediaPacket, fourCC: FLVVideoFourCC, timestamp: Int64, compositionTime: Int32,
+                                     into buffer: inout [UInt8]) throws {
+        guard wroteVideoSequenceHeader else {
+            skippedBeforeConfiguration += 1
+            return
+        }
+        let carriesOffset = fourCC.carriesCompositionTime && compositionTime != 0
+        let data = FLVVideoData(frameType: packet.isKeyframe ? .keyFrame : .interFrame,
+                                packetType: carriesOffset ? .codedFrames : .codedFramesX, fourCC: fourCC,
+                                compositionTime: carriesOffset ? compositionTime : 0, payload: packet.data[...])
+        try flv.writeVideo(timestamp: timestamp, data: data, into: &buffer)
+    }
+}

@@ -1,0 +1,53 @@
+import MediaFormats
+
+/// Which video codecs copy mode carries, and how a copied stream's configuration is read from its container's
+/// extradata (the same at the start and for new extradata mid-stream).
+extension VideoBitstream {
+    /// FFmpeg's names of the video codecs copy mode carries: H.264 (legacy FLV, Annex B), HEVC (enhanced FLV,
+    /// Annex B) and AV1 (enhanced FLV).
+    static let copiedCodecNames: Set<String> = ["h264", "hevc", "av1"]
+
+    /// The codec as messages name it.
+    public var codecName: String {
+        switch self {
+        case .avcc, .annexB: return "H.264"
+        case .hvcc: return "HEVC"
+        case .av1: return "AV1"
+        }
+    }
+
+    /// The Enhanced RTMP FourCC that carries the codec in FLV; nil for H.264, which keeps the legacy tags.
+    var enhancedFourCC: FLVVideoFourCC? {
+        switch self {
+        case .avcc, .annexB: return nil
+        case .hvcc: return .hvc1
+        case .av1: return .av01
+        }
+    }
+
+    /// The configuration of a stream of FFmpeg codec `codec` whose container carries `extradata`.
+    /// - Throws: `MediaFormatError` when the record does not parse, or HEVC/AV1 arrive without one (HEVC in Annex B,
+    ///   as MPEG-TS carries it, is not copied yet).
+    init(codec: String, extradata: [UInt8]) throws {
+        switch codec {
+        case "hevc":
+            guard HEVCDecoderConfigurationRecord.isHVCC(extradata) else {
+                throw MediaFormatError.unsupported(
+                    structure: "HEVC stream",
+                    reason: "no hvcC record (HEVC in Annex B, as MPEG-TS carries it, is copied from MP4 or Matroska only; set video.mode to encode)")
+            }
+            self = .hvcc(try HEVCDecoderConfigurationRecord(parsing: extradata))
+        case "av1":
+            guard !extradata.isEmpty else {
+                throw MediaFormatError.unsupported(structure: "AV1 stream", reason: "no av1C record (copied from MP4 or Matroska only)")
+            }
+            self = .av1(try AV1CodecConfigurationRecord(parsing: extradata))
+        default:
+            if AVCDecoderConfigurationRecord.isAVCC(extradata) {
+                self = .avcc(try AVCDecoderConfigurationRecord(parsing: extradata))
+            } else {
+                self = .annexB(extradata: extradata)
+            }
+        }
+    }
+}
