@@ -29,7 +29,7 @@ public struct VideoEncodeSettings: Sendable, Equatable {
 
     /// Asks the encoder for SPS/PPS as extradata (`AV_CODEC_FLAG_GLOBAL_HEADER`). Always on in jobs; tests
     /// turn it off to take the path of an encoder that writes them only in-band.
-    var globalHeader = true
+    package var globalHeader = true
 
     public static let defaultDevice = "/dev/dri/renderD128"
     public static let defaultGOPSeconds = 2.0
@@ -56,4 +56,12 @@ public struct EncoderSelection: Sendable, Equatable {
     public var encoder: String
     /// Why VAAPI was not used when `auto` asked for it (`nil`: no fallback happened).
     public var fallbackReason: String?
+
+    /// - Parameters:
+    ///   - encoder: FFmpeg's name of the encoder that opened.
+    ///   - fallbackReason: why VAAPI was not used, when `auto` fell back.
+    package init(encoder: String, fallbackReason: String? = nil) {
+        self.encoder = encoder
+        self.fallbackReason = fallbackReason
+    }
 }
