@@ -5,6 +5,12 @@ public enum StreamHandling<Settings: Sendable & Equatable>: Sendable, Equatable 
     case copy, drop
     /// Decode and encode again (H.264 for video, AAC for audio).
     case encode(Settings)
+
+    /// True for `.encode`.
+    package var isEncode: Bool {
+        if case .encode = self { return true }
+        return false
+    }
 }
 
 /// The format an output writes.
@@ -78,4 +84,18 @@ public struct PipelineOptions: Sendable {
         self.inputURL = inputURL
         self.inputName = inputName
     }
+}
+
+extension PipelineOptions {
+    /// Whether any output re-encodes (the codec stage decodes), or takes its own rendition.
+    public var encodes: Bool {
+        video.isEncode || audio.isEncode || outputs.contains { $0.video?.isEncode == true || $0.audio?.isEncode == true }
+    }
+
+    /// Whether some output has a rendition of its own.
+    public var hasRenditions: Bool { outputs.contains { $0.video != nil || $0.audio != nil } }
+
+    /// Whether any output takes video (or audio) at all.
+    public var usesVideo: Bool { outputs.contains { $0.carriesVideo && ($0.video ?? video) != .drop } }
+    public var usesAudio: Bool { outputs.contains { $0.carriesAudio && ($0.audio ?? audio) != .drop } }
 }
