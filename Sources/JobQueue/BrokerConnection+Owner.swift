@@ -219,14 +219,7 @@ extension BrokerConnection {
             }
         case let .consumerCancelled(consumerTag) where !isJobsConsumer(consumerTag) && consumerTag != controlConsumerTag:
             // A lease consumer: its queue was deleted (by us on release, or by an operator).
-            if let (jobID, lease) = leases.first(where: { $0.value.consumerTag == consumerTag }) {
-                leases[jobID] = nil
-                if let channel = lease.channel {
-                    leaseChannels[channel] = nil
-                    try? connection.closeLeaseChannel(channel)
-                }
-                lost(lease, reason: "the broker cancelled its lease consumer (the lease queue was deleted)")
-            }
+            try applyLeases(leaseBook.consumerCancelled(tag: consumerTag), connection: connection)
         case let .consumerCancelled(consumerTag):
             // The queue was deleted or its node went away: reconnecting redeclares it and consumes again.
             throw .channelClosed(function: "basic.cancel from the broker (consumer \(consumerTag))", code: 0,
@@ -235,9 +228,7 @@ extension BrokerConnection {
             log("a publish was returned by the broker: \(replyText)")
         case let .leaseChannelClosed(channel, error):
             countChannelError(error)
-            if let jobID = leaseChannels.removeValue(forKey: channel), let lease = leases.removeValue(forKey: jobID) {
-                lost(lease, reason: "the broker closed its lease channel: \(error)")
-            }
+            try applyLeases(leaseBook.channelClosed(channel, error: "\(error)"), connection: connection)
         case .ignored:
             break
         }
@@ -279,11 +270,8 @@ extension BrokerConnection {
                 case let .acquireLease(_, waiter):
                     waiter.resume(.failed(reason: "not connected to the broker"))
                 case let .releaseLease(jobID, waiter):
-                    if let lease = leases.removeValue(forKey: jobID) {
-                        pendingLeaseDeletes.insert(lease.request.queueName)
-                        if let exclusion = lease.request.exclusionQueueName { pendingLeaseDeletes.insert(exclusion) }
-                    }
-                    publishLeaseCount()
+                    // Detached: its queues are deleted once the connection is back.
+                    try? release(jobID: jobID, connection: nil)
                     waiter?.resume()
                 }
             }
