@@ -62,6 +62,7 @@ public final class Worker: @unchecked Sendable {
     public func run() async {
         reconcile()
         broker.start()
+        let sweeping = Task { await sweepStalePartsPeriodically() }
         log("starting: triaging \(Topology.jobsQueue); consuming \(Topology.liveQueue) with \(configuration.liveSlots) slots, \(Topology.batchQueue) with \(configuration.batchSlots) and \(Topology.encodeQueue) with \(configuration.encodeSlots) encode units once connected")
         let controls = Task { await consumeControls() }
         // The intake's triage waits for a broker confirm per job: on a task of its own, in order (a burst of new
@@ -90,6 +91,8 @@ public final class Worker: @unchecked Sendable {
             thread.start()
         }
         await controls.value
+        sweeping.cancel()
+        await sweeping.value
         log("stopped")
     }
 
