@@ -100,9 +100,7 @@ extension BrokerConnection {
             guard let connection else { return lifecycle.connectionLost() }
             if lock.withLock({ shared.closeRequested }) { return lifecycle.close() }
             do throws(AMQPError) {
-                for command in mailbox.drain() {
-                    try execute(command, on: connection, generation: generation)
-                }
+                try execute(mailbox.drain(), on: connection, generation: generation)
                 if !connection.hasBufferedInput {
                     mailbox.wait(socket: connection.socketDescriptor, timeout: configuration.pollInterval)
                 }
@@ -116,6 +114,19 @@ extension BrokerConnection {
                 countChannelError(error)
                 log("lost connection generation \(generation) to \(configuration.url.redacted): \(error)")
                 return lifecycle.connectionLost()
+            }
+        }
+    }
+
+    /// Executes commands in order. When the connection fails under one, the rest go back to the mailbox, where the
+    /// backoff answers them (a release waiter left in a dropped batch would hold its job's settlement forever).
+    func execute(_ commands: [MailboxCommand], on connection: AMQPConnection, generation: Int) throws(AMQPError) {
+        for (index, command) in commands.enumerated() {
+            do throws(AMQPError) {
+                try execute(command, on: connection, generation: generation)
+            } catch {
+                mailbox.putBack(Array(commands[(index + 1)...]))
+                throw error
             }
         }
     }
@@ -285,9 +296,7 @@ extension BrokerConnection {
         if let connection {
             let generation = lifecycle.generation
             do throws(AMQPError) {
-                for command in mailbox.drain() {
-                    try execute(command, on: connection, generation: generation)
-                }
+                try execute(mailbox.drain(), on: connection, generation: generation)
                 let deadline = ContinuousClock.now + .seconds(5)
                 while confirms.count > 0, ContinuousClock.now < deadline {
                     if !connection.hasBufferedInput {
