@@ -37,7 +37,7 @@ struct StalePartSweepTests {
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -48 * 3600)], ofItemAtPath: finished)
 
         let worker = try harness.startWorker(id: "w-sweep")
-        let swept = await eventually(timeout: .seconds(20)) { worker.log.contains("kept 1 stale temporary file") }
+        let swept = await eventually(timeout: .seconds(45)) { worker.log.contains("kept 1 stale temporary file") }
         try #require(swept, "\(worker.log.suffix(3000))")
         #expect(!FileManager.default.fileExists(atPath: gone))
         #expect(!FileManager.default.fileExists(atPath: stranger))
