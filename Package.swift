@@ -43,7 +43,11 @@ let package = Package(
         // librabbitmq 0.11 from the system, plus a shim for its variadic login.
         .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
         .target(name: "JobQueue", dependencies: ["CRabbitMQ"], swiftSettings: swiftSettings),
-        .target(name: "MediaEngine", dependencies: ["MediaFormats", "CFFmpeg"], swiftSettings: swiftSettings),
+        // What the file pipeline and the live engine share: a job's pipeline options, progress and errors, the
+        // interrupter, the live transport's protocols, and the output files (parts, fsync, rename). No FFmpeg, no network,
+        // so the live engine links neither libav nor the engine.
+        .target(name: "MediaPipeline", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaFormats", "MediaPipeline", "CFFmpeg"], swiftSettings: swiftSettings),
         // The RTMP protocol in pure Swift (handshake, chunk stream, messages, AMF0 commands, NetConnection and
         // NetStream state machines): bytes in, actions out; no I/O, so it is tested byte by byte and fuzzed.
         .target(name: "RTMP", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
@@ -51,7 +55,7 @@ let package = Package(
         // live copy jobs on a fixed number of event-loop threads whatever the number of streams.
         .target(
             name: "LiveRelay",
-            dependencies: ["RTMP", "MediaFormats", "MediaEngine",
+            dependencies: ["RTMP", "MediaFormats", "MediaPipeline",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: swiftSettings
@@ -90,10 +94,12 @@ let package = Package(
         // Helpers several test targets share (a seeded generator, tmpfs mounts); not a test target itself.
         .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaPipeline", "MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
-        // The live engine against nginx-rtmp, ffmpeg and hostile peers on loopback.
-        .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaEngine", "MediaFormats", "SluiceTestSupport",
+        // The live engine against nginx-rtmp, ffmpeg and hostile peers on loopback; MediaEngine only for the test that
+        // runs the codec stage over the engine (EnhancedTranscodeTests), as the worker wires them (LiveRelay links no FFmpeg).
+        .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaPipeline", "MediaEngine", "MediaFormats", "SluiceTestSupport",
                                                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue"], swiftSettings: swiftSettings),

@@ -1,28 +1,8 @@
-// DESIGN §5 (long jobs; see `JobLease`): the leases a worker holds, taken, renewed, fenced, re-taken after a
-// reconnect and released on the owner thread.
+// DESIGN §5 (long jobs; see `JobLease`): the leases a worker holds, applied on the owner thread. What to do is
+// decided by the `LeaseBook` (pure, tested without a broker); this file only performs its actions on the lease
+// channels and answers the callers.
 import CRabbitMQ
 import Foundation
-
-// MARK: - Job leases (DESIGN §5, long jobs; see `JobLease`)
-
-/// One lease this worker holds. Owner thread only.
-struct HeldLease {
-    var request: LeaseRequest
-    /// Random per lease: claims carrying another token are stale and dropped.
-    let token: String
-    /// The lease channel while attached to the current connection; nil while disconnected.
-    var channel: amqp_channel_t?
-    var consumerTag: String?
-    /// The claim delivered to us and not yet acked (at most one: a newer one replaces it).
-    var heldClaim: UInt64?
-    /// When the last fresh claim was published.
-    var lastPublish: ContinuousClock.Instant?
-    /// Past this instant the broker may already have expired our claim: the job may be taken over elsewhere.
-    var validUntil: ContinuousClock.Instant
-    let onLost: @Sendable (String) -> Void
-    /// The caller of `acquireLease`, answered when the first claim has come back to us.
-    var acquireWaiter: LeaseWaiter?
-}
 
 extension BrokerConnection {
     /// Takes the lease of a job before it runs (see `JobLease`): returns `.acquired` once the first claim is
@@ -58,21 +38,22 @@ extension BrokerConnection {
     }
 
     func publishLeaseCount() {
-        let count = leases.count
+        let count = leaseBook.count
         lock.withLock { shared.leasesHeld = count }
     }
 
-    var timing: LeaseTiming { configuration.leaseTiming }
-
     func acquire(_ request: LeaseRequest, waiter: LeaseWaiter, connection: AMQPConnection) throws(AMQPError) {
-        guard leases[request.jobID] == nil else {
-            waiter.resume(.heldElsewhere(reason: "this worker already holds the lease of job \(request.jobID)"))
-            return
-        }
         let channel: amqp_channel_t
+        switch leaseBook.acquire(request) {
+        case let .refuse(outcome):
+            waiter.resume(outcome)
+            return
+        case let .attach(free):
+            channel = free
+        }
         let tag: String
         do throws(AMQPError) {
-            (channel, tag) = try attach(request, connection: connection)
+            tag = try attach(request, on: channel, connection: connection)
         } catch let .channelClosed(function, code, reason) {
             countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
             waiter.resume(.heldElsewhere(reason: "the broker refused the lease of job \(request.jobID): \(code) \(reason)"))
@@ -81,26 +62,14 @@ extension BrokerConnection {
             waiter.resume(.failed(reason: error.description))
             throw error
         }
-        var lease = HeldLease(request: request, token: Self.newToken(), channel: channel, consumerTag: tag,
-                              validUntil: .now + timing.orphanAfter - timing.safetyMargin,
-                              onLost: waiter.onLost, acquireWaiter: waiter)
-        try publishClaim(&lease, connection: connection)
-        leases[request.jobID] = lease
-        leaseChannels[channel] = request.jobID
-        publishLeaseCount()
-    }
-
-    /// The lowest lease channel number no lease is attached on.
-    var freeLeaseChannel: amqp_channel_t {
-        var channel = AMQPConnection.firstLeaseChannel
-        while leaseChannels[channel] != nil { channel += 1 }
-        return channel
+        leaseCallers[request.jobID] = waiter
+        try applyLeases(leaseBook.attached(request, channel: channel, consumerTag: tag, token: Self.newToken(), now: .now),
+                        connection: connection)
     }
 
     /// Opens a lease channel, declares the job's lease queue and consumes it exclusively (its exclusion queue
     /// too, first, on the same channel: a refusal of either closes the channel, and the job runs elsewhere).
-    func attach(_ request: LeaseRequest, connection: AMQPConnection) throws(AMQPError) -> (amqp_channel_t, String) {
-        let channel = freeLeaseChannel
+    func attach(_ request: LeaseRequest, on channel: amqp_channel_t, connection: AMQPConnection) throws(AMQPError) -> String {
         try connection.openLeaseChannel(channel)
         if let exclusion = request.exclusionQueueName {
             try connection.declareLeaseQueue(exclusion, on: channel)
@@ -108,156 +77,139 @@ extension BrokerConnection {
             _ = try connection.consumeExclusively(exclusion, on: channel)
         }
         try connection.declareLeaseQueue(request.queueName, on: channel)
-        return (channel, try connection.consumeExclusively(request.queueName, on: channel))
+        return try connection.consumeExclusively(request.queueName, on: channel)
     }
 
-    func publishClaim(_ lease: inout HeldLease, connection: AMQPConnection) throws(AMQPError) {
-        var headers = lease.request.headers
-        headers[JobLease.holderHeader] = lease.request.holder
-        headers[JobLease.tokenHeader] = lease.token
+    func publishClaim(_ request: LeaseRequest, token: String, connection: AMQPConnection) throws(AMQPError) {
+        var headers = request.headers
+        headers[JobLease.holderHeader] = request.holder
+        headers[JobLease.tokenHeader] = token
         headers[JobLease.renewedAtHeader] = String(Self.wallClockMilliseconds())
-        let (seconds, attoseconds) = timing.orphanAfter.components
-        let message = OutgoingMessage(exchange: "", routingKey: lease.request.queueName,
-                                      body: lease.request.body, priority: lease.request.priority,
+        let (seconds, attoseconds) = leaseBook.timing.orphanAfter.components
+        let message = OutgoingMessage(exchange: "", routingKey: request.queueName,
+                                      body: request.body, priority: request.priority,
                                       expirationMilliseconds: seconds * 1000 + attoseconds / 1_000_000_000_000_000,
                                       headers: headers)
         try connection.publish(message)
         _ = confirms.published(nil)
-        lease.lastPublish = .now
     }
 
-    /// A claim came back on a lease channel: keep ours (ack the one it replaces), drop anyone else's.
+    /// A claim came back on a lease channel.
     func claimArrived(on channel: amqp_channel_t, deliveryTag: UInt64, headers: [String: String],
-                                  connection: AMQPConnection) throws(AMQPError) {
-        guard let jobID = leaseChannels[channel], var lease = leases[jobID], lease.channel == channel else {
-            try connection.ack(deliveryTag: deliveryTag, on: channel)
-            return
-        }
-        guard headers[JobLease.tokenHeader] == lease.token else {
-            // A claim of an earlier holder (a hand-over, or a worker that died): its job runs here now.
-            try connection.ack(deliveryTag: deliveryTag, on: channel)
-            log("dropped a stale claim of job \(jobID) from \(headers[JobLease.holderHeader] ?? "an unknown holder")")
-            return
-        }
-        if let old = lease.heldClaim { try connection.ack(deliveryTag: old, on: channel) }
-        lease.heldClaim = deliveryTag
-        let age = Duration.milliseconds(max(0, Self.wallClockMilliseconds() - (Int64(headers[JobLease.renewedAtHeader] ?? "") ?? 0)))
-        lease.validUntil = .now + timing.orphanAfter - min(age, timing.orphanAfter) - timing.safetyMargin
-        lease.acquireWaiter?.resume(.acquired)
-        lease.acquireWaiter = nil
-        leases[jobID] = lease
+                      connection: AMQPConnection) throws(AMQPError) {
+        try applyLeases(leaseBook.claimArrived(on: channel, deliveryTag: deliveryTag, headers: headers,
+                                               wallClockMilliseconds: Self.wallClockMilliseconds(), now: .now),
+                        connection: connection)
     }
 
     /// Each turn of the serve loop: renew claims that are due, and give up leases that lapsed.
     func tendLeases(_ connection: AMQPConnection) throws(AMQPError) {
-        let now = ContinuousClock.now
-        for jobID in Array(leases.keys) {
-            guard var lease = leases[jobID], lease.channel != nil else { continue }
-            if lease.lastPublish.map({ now - $0 >= timing.renewInterval }) ?? true {
-                try publishClaim(&lease, connection: connection)
-                leases[jobID] = lease
-            }
-        }
-        fenceLeases()
+        try applyLeases(leaseBook.tend(now: .now), connection: connection)
     }
 
-    /// A lease whose claim could have expired in the broker by now is lost: another worker may run the job.
+    /// While disconnected: give up the leases whose claims could have expired by now.
     func fenceLeases() {
-        let now = ContinuousClock.now
-        for (jobID, lease) in leases where now > lease.validUntil {
-            leases[jobID] = nil
-            if let channel = lease.channel {
-                leaseChannels[channel] = nil
-                // Our consumer goes with the channel; a held claim returns to the queue and takes its course.
-                try? connection?.closeLeaseChannel(channel)
+        try? applyLeases(leaseBook.fence(now: .now), connection: nil)
+    }
+
+    func release(jobID: String, connection: AMQPConnection?) throws(AMQPError) {
+        leaseCallers[jobID] = nil
+        try applyLeases(leaseBook.release(jobID: jobID), connection: connection)
+    }
+
+    /// The connection is gone: every lease is detached (its claim is back in its queue, valid until it expires).
+    func detachLeases(reason: String) {
+        try? applyLeases(leaseBook.connectionLost(reason: reason), connection: nil)
+    }
+
+    /// After a reconnect: take every lease again, or learn that another worker has taken the job over.
+    func reattachLeases(_ connection: AMQPConnection) throws(AMQPError) {
+        try applyLeases(leaseBook.connectionRestored(now: .now), connection: connection)
+    }
+
+    /// Performs the book's actions in order. Once the connection fails under one, the I/O of the rest is skipped
+    /// (deletes are kept for the next connection) but every caller and job is still told; then the error is thrown.
+    func applyLeases(_ actions: [LeaseBook.Action], connection: AMQPConnection?) throws(AMQPError) {
+        var failure: AMQPError?
+        /// The live connection, or nil once it failed (or there is none).
+        var live: AMQPConnection? { failure == nil ? connection : nil }
+        for action in actions {
+            do throws(AMQPError) {
+                switch action {
+                case let .answer(jobID, outcome):
+                    leaseCallers[jobID]?.resume(outcome)
+                    if outcome != .acquired { leaseCallers[jobID] = nil }
+                case let .lost(jobID, reason):
+                    log("lease of job \(jobID) lost: \(reason)")
+                    leaseCallers.removeValue(forKey: jobID)?.onLost(reason)
+                case let .log(line):
+                    log(line)
+                case let .publishClaim(request, token):
+                    if let connection = live { try publishClaim(request, token: token, connection: connection) }
+                case let .ack(deliveryTag, channel):
+                    try live?.ack(deliveryTag: deliveryTag, on: channel)
+                case let .closeChannel(channel):
+                    try? live?.closeLeaseChannel(channel)
+                case let .delete(jobID, queues, channel):
+                    guard let connection = live else {
+                        leaseBook.deleteInterrupted(queues: queues)
+                        continue
+                    }
+                    try delete(jobID: jobID, queues: queues, channel: channel, connection: connection)
+                case let .deleteIfUnused(queue, channel):
+                    guard let connection = live else {
+                        leaseBook.deleteInterrupted(queues: [queue])
+                        continue
+                    }
+                    try deleteIfUnused(queue, channel: channel, connection: connection)
+                case let .reattach(request, channel):
+                    guard let connection = live else { continue }
+                    try reattach(request, channel: channel, connection: connection)
+                }
+            } catch {
+                if failure == nil { failure = error }
             }
-            lost(lease, reason: "no claim of the lease came back from the broker before it could expire")
         }
+        publishLeaseCount()
+        if let failure { throw failure }
     }
 
-    func lost(_ lease: HeldLease, reason: String) {
-        publishLeaseCount()
-        if let waiter = lease.acquireWaiter {
-            waiter.resume(.failed(reason: reason))
-            return
-        }
-        log("lease of job \(lease.request.jobID) lost: \(reason)")
-        lease.onLost(reason)
-    }
-
-    func release(jobID: String, connection: AMQPConnection) throws(AMQPError) {
-        guard let lease = leases.removeValue(forKey: jobID) else { return }
-        publishLeaseCount()
-        guard let channel = lease.channel else {
-            pendingLeaseDeletes.insert(lease.request.queueName)
-            if let exclusion = lease.request.exclusionQueueName { pendingLeaseDeletes.insert(exclusion) }
-            return
-        }
-        leaseChannels[channel] = nil
+    private func delete(jobID: String, queues: [String], channel: amqp_channel_t, connection: AMQPConnection) throws(AMQPError) {
         do throws(AMQPError) {
-            try connection.deleteLeaseQueue(lease.request.queueName, on: channel)
-            if let exclusion = lease.request.exclusionQueueName { try connection.deleteLeaseQueue(exclusion, on: channel) }
+            for queue in queues { try connection.deleteLeaseQueue(queue, on: channel) }
             try connection.closeLeaseChannel(channel)
         } catch let .channelClosed(function, code, reason) {
             countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
             log("could not delete the lease queue of job \(jobID): \(code) \(reason)")
         } catch {
             // The connection failed: the queues are deleted once it is back, like a release made while disconnected.
-            pendingLeaseDeletes.insert(lease.request.queueName)
-            if let exclusion = lease.request.exclusionQueueName { pendingLeaseDeletes.insert(exclusion) }
+            leaseBook.deleteInterrupted(queues: queues)
             throw error
         }
     }
 
-    /// The connection is gone: every lease is detached (its claim is back in its queue, valid until it expires).
-    func detachLeases(reason: String) {
-        leaseChannels.removeAll()
-        for jobID in Array(leases.keys) {
-            guard var lease = leases[jobID] else { continue }
-            if let waiter = lease.acquireWaiter {
-                leases[jobID] = nil
-                waiter.resume(.failed(reason: reason))
-                continue
-            }
-            lease.channel = nil
-            lease.consumerTag = nil
-            lease.heldClaim = nil
-            leases[jobID] = lease
+    private func deleteIfUnused(_ queue: String, channel: amqp_channel_t, connection: AMQPConnection) throws(AMQPError) {
+        do throws(AMQPError) {
+            try connection.openLeaseChannel(channel)
+            try connection.deleteLeaseQueue(queue, on: channel, ifUnused: true)
+            try connection.closeLeaseChannel(channel)
+        } catch .channelClosed {
+            // In use elsewhere, or already gone: nothing of ours to delete.
+        } catch {
+            leaseBook.deleteInterrupted(queues: [queue])
+            throw error
         }
-        publishLeaseCount()
     }
 
-    /// After a reconnect: take every lease again, or learn that another worker has taken the job over.
-    func reattachLeases(_ connection: AMQPConnection) throws(AMQPError) {
-        for queue in pendingLeaseDeletes {
-            // Only if nobody consumes it: a worker that has taken the job over keeps its lease.
-            let channel = freeLeaseChannel
-            do throws(AMQPError) {
-                try connection.openLeaseChannel(channel)
-                try connection.deleteLeaseQueue(queue, on: channel, ifUnused: true)
-                try connection.closeLeaseChannel(channel)
-            } catch .channelClosed {
-                // In use elsewhere, or already gone: nothing of ours to delete.
-            }
+    private func reattach(_ request: LeaseRequest, channel: amqp_channel_t, connection: AMQPConnection) throws(AMQPError) {
+        do throws(AMQPError) {
+            let tag = try attach(request, on: channel, connection: connection)
+            leaseBook.reattached(jobID: request.jobID, channel: channel, consumerTag: tag)
+        } catch let .channelClosed(function, code, reason) {
+            countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
+            try applyLeases(leaseBook.reattachRefused(jobID: request.jobID, channel: channel, refusal: "\(code) \(reason)"),
+                            connection: connection)
         }
-        pendingLeaseDeletes.removeAll()
-        fenceLeases()
-        for jobID in Array(leases.keys) {
-            guard var lease = leases[jobID] else { continue }
-            do throws(AMQPError) {
-                let (channel, tag) = try attach(lease.request, connection: connection)
-                lease.channel = channel
-                lease.consumerTag = tag
-                lease.lastPublish = nil
-                leases[jobID] = lease
-                leaseChannels[channel] = jobID
-            } catch let .channelClosed(function, code, reason) {
-                countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
-                leases[jobID] = nil
-                lost(lease, reason: "another worker holds it now (\(code) \(reason)): the job was taken over while this worker was away from the broker")
-            }
-        }
-        publishLeaseCount()
     }
 
     static func newToken() -> String {

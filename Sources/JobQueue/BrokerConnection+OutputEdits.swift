@@ -23,9 +23,6 @@ extension BrokerConnection {
 
     /// Owner thread: the new body for the held lease; its claim is republished at the next turn of the serve loop.
     func replaceHeldLeaseBody(jobID: String, body: [UInt8]) {
-        guard var lease = leases[jobID] else { return }
-        lease.request.body = body
-        lease.lastPublish = nil
-        leases[jobID] = lease
+        leaseBook.replaceBody(jobID: jobID, body: body)
     }
 }

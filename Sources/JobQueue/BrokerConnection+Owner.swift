@@ -100,9 +100,7 @@ extension BrokerConnection {
             guard let connection else { return lifecycle.connectionLost() }
             if lock.withLock({ shared.closeRequested }) { return lifecycle.close() }
             do throws(AMQPError) {
-                for command in mailbox.drain() {
-                    try execute(command, on: connection, generation: generation)
-                }
+                try execute(mailbox.drain(), on: connection, generation: generation)
                 if !connection.hasBufferedInput {
                     mailbox.wait(socket: connection.socketDescriptor, timeout: configuration.pollInterval)
                 }
@@ -116,6 +114,19 @@ extension BrokerConnection {
                 countChannelError(error)
                 log("lost connection generation \(generation) to \(configuration.url.redacted): \(error)")
                 return lifecycle.connectionLost()
+            }
+        }
+    }
+
+    /// Executes commands in order. When the connection fails under one, the rest go back to the mailbox, where the
+    /// backoff answers them (a release waiter left in a dropped batch would hold its job's settlement forever).
+    func execute(_ commands: [MailboxCommand], on connection: AMQPConnection, generation: Int) throws(AMQPError) {
+        for (index, command) in commands.enumerated() {
+            do throws(AMQPError) {
+                try execute(command, on: connection, generation: generation)
+            } catch {
+                mailbox.putBack(Array(commands[(index + 1)...]))
+                throw error
             }
         }
     }
@@ -221,14 +232,7 @@ extension BrokerConnection {
             }
         case let .consumerCancelled(consumerTag) where !isJobsConsumer(consumerTag) && consumerTag != controlConsumerTag:
             // A lease consumer: its queue was deleted (by us on release, or by an operator).
-            if let (jobID, lease) = leases.first(where: { $0.value.consumerTag == consumerTag }) {
-                leases[jobID] = nil
-                if let channel = lease.channel {
-                    leaseChannels[channel] = nil
-                    try? connection.closeLeaseChannel(channel)
-                }
-                lost(lease, reason: "the broker cancelled its lease consumer (the lease queue was deleted)")
-            }
+            try applyLeases(leaseBook.consumerCancelled(tag: consumerTag), connection: connection)
         case let .consumerCancelled(consumerTag):
             // The queue was deleted or its node went away: reconnecting redeclares it and consumes again.
             throw .channelClosed(function: "basic.cancel from the broker (consumer \(consumerTag))", code: 0,
@@ -237,9 +241,7 @@ extension BrokerConnection {
             log("a publish was returned by the broker: \(replyText)")
         case let .leaseChannelClosed(channel, error):
             countChannelError(error)
-            if let jobID = leaseChannels.removeValue(forKey: channel), let lease = leases.removeValue(forKey: jobID) {
-                lost(lease, reason: "the broker closed its lease channel: \(error)")
-            }
+            try applyLeases(leaseBook.channelClosed(channel, error: "\(error)"), connection: connection)
         case .ignored:
             break
         }
@@ -281,11 +283,8 @@ extension BrokerConnection {
                 case let .acquireLease(_, waiter):
                     waiter.resume(.failed(reason: "not connected to the broker"))
                 case let .releaseLease(jobID, waiter):
-                    if let lease = leases.removeValue(forKey: jobID) {
-                        pendingLeaseDeletes.insert(lease.request.queueName)
-                        if let exclusion = lease.request.exclusionQueueName { pendingLeaseDeletes.insert(exclusion) }
-                    }
-                    publishLeaseCount()
+                    // Detached: its queues are deleted once the connection is back.
+                    try? release(jobID: jobID, connection: nil)
                     waiter?.resume()
                 case let .replaceLeaseBody(jobID, body):
                     replaceHeldLeaseBody(jobID: jobID, body: body)
@@ -301,9 +300,7 @@ extension BrokerConnection {
         if let connection {
             let generation = lifecycle.generation
             do throws(AMQPError) {
-                for command in mailbox.drain() {
-                    try execute(command, on: connection, generation: generation)
-                }
+                try execute(mailbox.drain(), on: connection, generation: generation)
                 let deadline = ContinuousClock.now + .seconds(5)
                 while confirms.count > 0, ContinuousClock.now < deadline {
                     if !connection.hasBufferedInput {

@@ -48,11 +48,9 @@ public final class BrokerConnection: @unchecked Sendable {
     var wantsJobs: Bool
     /// Every job slot is busy: the jobs consumer is cancelled until one frees (no delivery waits unacked).
     var jobsPaused = false
-    /// Leases this worker holds, by job id, and the lease channel each is attached on.
-    var leases: [String: HeldLease] = [:]
-    var leaseChannels: [amqp_channel_t: String] = [:]
-    /// Lease queues (by name) of finished jobs that could not be deleted while the connection was down.
-    var pendingLeaseDeletes: Set<String> = []
+    /// The leases this worker holds (see `LeaseBook`), and who to answer or tell about each, by job id.
+    var leaseBook: LeaseBook
+    var leaseCallers: [String: LeaseWaiter] = [:]
 
     /// Creates the connection object; nothing happens on the network until `start()`.
     /// - Parameters:
@@ -65,6 +63,7 @@ public final class BrokerConnection: @unchecked Sendable {
                                         maxDelay: configuration.maxReconnectDelay,
                                         maxAttempts: configuration.maxConnectAttempts)
         wantsJobs = configuration.consumesJobs
+        leaseBook = LeaseBook(timing: configuration.leaseTiming, firstChannel: AMQPConnection.firstLeaseChannel)
         (deliveries, deliveriesContinuation) = AsyncStream.makeStream(of: Delivery.self)
         (controls, controlsContinuation) = AsyncStream.makeStream(of: ControlMessage.self)
         if !configuration.consumesJobs { deliveriesContinuation.finish() }

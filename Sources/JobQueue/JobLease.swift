@@ -81,7 +81,7 @@ public struct LeaseTiming: Sendable, Equatable {
 }
 
 /// What a worker asks for when it is about to run a job.
-public struct LeaseRequest: Sendable {
+public struct LeaseRequest: Sendable, Equatable {
     /// The job id.
     public var jobID: String
     /// The job document, carried by every claim so that a take-over needs nothing else.

@@ -35,6 +35,11 @@ extension JobStore {
         return try read { try JobRecord.fetchAll($0, sql: sql, arguments: arguments) }
     }
 
+    /// Every job id in the store (a worker names the owners of stale temporary files by them).
+    public func jobIDs() throws(JobStoreError) -> [String] {
+        try read { try String.fetchAll($0, sql: "SELECT id FROM jobs") }
+    }
+
     /// The jobs `running` on this worker: at worker start these are attempts a crash interrupted.
     /// - Parameter workerID: the worker's id.
     public func runningJobs(workerID: String) throws(JobStoreError) -> [JobRecord] {

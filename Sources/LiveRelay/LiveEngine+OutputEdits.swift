@@ -1,7 +1,7 @@
 // Issue #19 (outputs on the fly): the engine's door for output edits. Jobs started by `start` (live copy jobs) are
 // found by the interrupter they were started with; the edit runs on the session's event loop.
 import Foundation
-import MediaEngine
+import MediaPipeline
 import NIOCore
 import Synchronization
 

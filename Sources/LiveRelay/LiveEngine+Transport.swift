@@ -2,7 +2,7 @@
 // `EnginePublication` and reads a live input through `EngineSubscription`; both are relay sessions like a live copy
 // job's, so reconnects, drop-to-keyframe, late joiners, RTMPS verification and the shared ingest port are the same.
 import Foundation
-import MediaEngine
+import MediaPipeline
 import NIOCore
 
 extension LiveEngine: LiveTransport {

@@ -1,5 +1,5 @@
 import Foundation
-import MediaEngine
+import MediaPipeline
 import NIOCore
 import NIOPosix
 import NIOSSL

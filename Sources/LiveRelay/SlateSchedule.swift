@@ -1,4 +1,4 @@
-import MediaEngine
+import MediaPipeline
 
 /// Which slate frames are due (issue #19): the loop's frames repeated from the slate's start, video frame k at k
 /// frame durations and audio frame k at k AAC frame durations, so both kinds keep their exact pace at wall-clock speed

@@ -76,17 +76,3 @@ struct RenditionPlan: Sendable, Equatable {
         return video[v] != .copy || audio[a] != .copy
     }
 }
-
-extension PipelineOptions {
-    /// Whether any output re-encodes (the codec stage decodes), or takes its own rendition.
-    public var encodes: Bool {
-        video.isEncode || audio.isEncode || outputs.contains { $0.video?.isEncode == true || $0.audio?.isEncode == true }
-    }
-
-    /// Whether some output has a rendition of its own.
-    public var hasRenditions: Bool { outputs.contains { $0.video != nil || $0.audio != nil } }
-
-    /// Whether any output takes video (or audio) at all.
-    public var usesVideo: Bool { outputs.contains { $0.carriesVideo && ($0.video ?? video) != .drop } }
-    public var usesAudio: Bool { outputs.contains { $0.carriesAudio && ($0.audio ?? audio) != .drop } }
-}

@@ -61,6 +61,7 @@ extension Worker {
             if active.removeValue(forKey: job.spec.id) != nil { book.release(job.jobClass, cost: job.spec.encodeCost) }
             slotsChanged(job.jobClass)
         }
+        wakeDrain()
     }
 
     /// Pauses a class's consumer while it has no room (full, or waiting for room after a job that did not fit),

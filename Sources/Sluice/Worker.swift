@@ -32,6 +32,8 @@ public final class Worker: @unchecked Sendable {
     var book: SlotBook
     var shutdownRequested = false
     var interruptNow = false
+    /// `drain` waiting for a job to end or a second shutdown request (see `waitForDrain`).
+    var drainWaiters: [CheckedContinuation<Bool, Never>] = []
 
     /// - Parameters:
     ///   - configuration: id, concurrency, grace, roots, backoff.
@@ -62,6 +64,7 @@ public final class Worker: @unchecked Sendable {
     public func run() async {
         reconcile()
         broker.start()
+        let sweeping = Task { await sweepStalePartsPeriodically() }
         log("starting: triaging \(Topology.jobsQueue); consuming \(Topology.liveQueue) with \(configuration.liveSlots) slots, \(Topology.batchQueue) with \(configuration.batchSlots) and \(Topology.encodeQueue) with \(configuration.encodeSlots) encode units once connected")
         let controls = Task { await consumeControls() }
         // The intake's triage waits for a broker confirm per job: on a task of its own, in order (a burst of new
@@ -90,6 +93,8 @@ public final class Worker: @unchecked Sendable {
             thread.start()
         }
         await controls.value
+        sweeping.cancel()
+        await sweeping.value
         log("stopped")
     }
 
@@ -108,6 +113,7 @@ public final class Worker: @unchecked Sendable {
             broker.stopConsuming()
         } else {
             log("second shutdown request: interrupting running jobs now")
+            wakeDrain()
         }
     }
 
@@ -318,10 +324,7 @@ public final class Worker: @unchecked Sendable {
             log("handing the live job over for shutdown", job: job.spec.id)
             job.interruptForShutdown(reason: "worker \(configuration.workerID) shut down; a live job is handed over at once")
         }
-        let deadline = ContinuousClock.now + configuration.grace
-        while ContinuousClock.now < deadline, lock.withLock({ !active.isEmpty && !interruptNow }) {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        await waitForDrain({ self.active.isEmpty || self.interruptNow }, deadline: ContinuousClock.now + configuration.grace)
         let running = lock.withLock { Array(active.values) }
         if !running.isEmpty {
             let reason = "worker \(configuration.workerID) shut down and the grace period of \(Worker.seconds(configuration.grace)) s passed; requeued"
@@ -330,9 +333,40 @@ public final class Worker: @unchecked Sendable {
                 job.interruptForShutdown(reason: reason)
             }
         }
-        while lock.withLock({ !active.isEmpty }) {
-            try? await Task.sleep(for: .milliseconds(50))
+        await waitForDrain { self.active.isEmpty }
+    }
+
+    /// Waits until `done` (read under `lock`) holds or `deadline` passes. Woken by `wakeDrain()` when a job ends or a
+    /// second shutdown asks to interrupt now, and by a timer at the deadline: an event each time, never a polling loop.
+    func waitForDrain(_ done: @escaping () -> Bool, deadline: ContinuousClock.Instant? = nil) async {
+        let timer = deadline.map { deadline in
+            Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                wakeDrain()
+            }
         }
+        defer { timer?.cancel() }
+        while true {
+            let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let finished = lock.withLock {
+                    // Past the deadline here means the timer has fired already, or is about to find this waiter.
+                    if done() || deadline.map({ ContinuousClock.now >= $0 }) == true { return true }
+                    drainWaiters.append(continuation)
+                    return false
+                }
+                if finished { continuation.resume(returning: true) }
+            }
+            if finished { return }
+        }
+    }
+
+    /// Wakes `waitForDrain`, which looks again.
+    func wakeDrain() {
+        let waiters = lock.withLock {
+            defer { drainWaiters = [] }
+            return drainWaiters
+        }
+        for waiter in waiters { waiter.resume(returning: false) }
     }
 
     static func seconds(_ duration: Duration) -> String {

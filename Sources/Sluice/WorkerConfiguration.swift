@@ -33,6 +33,9 @@ public struct WorkerConfiguration: Sendable {
     public var progressEventInterval: Double
     /// Seconds between progress rows written to the store.
     public var storeInterval: Double
+    /// A temporary output file nobody has written for this long, held by no writer and of a job whose lease nobody
+    /// holds, is removed by the worker's sweep (`StalePartSweep`).
+    public var stalePartAge: Duration = StalePartSweep.defaultAge
 
     /// Live slots when none are given: a live engine relays hundreds of restreams on a few event-loop threads,
     /// and a restream costs little CPU (copy, no decode), so a worker takes many; batch jobs decode and encode.

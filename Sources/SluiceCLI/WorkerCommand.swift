@@ -104,6 +104,9 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("lease-orphan-s"), help: ArgumentHelp("A job whose worker died is taken over at most this long after its lease was last renewed; renewed every quarter of it (env SLUICE_LEASE_ORPHAN_S).", valueName: "s"))
     var leaseOrphanSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_LEASE_ORPHAN_S"] ?? "") ?? 15
 
+    @Option(name: .customLong("stale-part-age-s"), help: ArgumentHelp("Temporary output files (.part) nobody has written for this long, held open by no writer and of a job whose lease nobody holds, are removed from the output root at start and every 10 minutes (env SLUICE_STALE_PART_AGE_S).", valueName: "s"))
+    var stalePartAgeSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_STALE_PART_AGE_S"] ?? "") ?? 86_400
+
     @Option(name: .customLong("retry-delay-s"), help: ArgumentHelp("First retry backoff in seconds; it doubles per attempt, up to 300 (env SLUICE_RETRY_DELAY_S).", valueName: "s"))
     var retryDelaySeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_RETRY_DELAY_S"] ?? "") ?? 5
 
@@ -132,6 +135,10 @@ struct WorkerCommand: ParsableCommand {
         guard (0...3600).contains(heartbeatSeconds) else { throw ValidationError("--heartbeat-s must be 0…3600") }
         guard retryDelaySeconds > 0, retryDelaySeconds <= 300 else { throw ValidationError("--retry-delay-s must be in (0, 300]") }
         guard progressSeconds > 0 else { throw ValidationError("--progress-s must be positive") }
+        // At least an hour: a writer that is alive touches its part far more often than that.
+        guard stalePartAgeSeconds >= 3600, stalePartAgeSeconds <= 31_536_000 else {
+            throw ValidationError("--stale-part-age-s must be 3600…31536000")
+        }
         guard WorkerLog.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format is text or json") }
         guard http.isEmpty || ListenAddress(parsing: http) != nil else { throw ValidationError("--http must be HOST:PORT, got \(http)") }
         guard workerID.range(of: "^\(JobSpec.idPattern)$", options: .regularExpression) != nil else {
@@ -174,6 +181,7 @@ struct WorkerCommand: ParsableCommand {
         let base = Duration.milliseconds(ClockConversion.milliseconds(retryDelaySeconds))
         configuration.retryBackoff = RetryBackoff(base: base, cap: max(base, .seconds(300)))
         configuration.progressEventInterval = progressSeconds
+        configuration.stalePartAge = .milliseconds(ClockConversion.milliseconds(stalePartAgeSeconds))
         let connection = BrokerConnection(configuration: brokerConfiguration, logger: { log($0) })
         let registry = MetricsRegistry()
         let metrics = WorkerMetrics(factory: registry.factory)

@@ -1,5 +1,5 @@
 import Foundation
-import MediaEngine
+import MediaPipeline
 import MediaFormats
 import RTMP
 import SluiceTestSupport

@@ -1,5 +1,5 @@
 import Testing
-import MediaEngine
+import MediaPipeline
 @testable import LiveRelay
 
 @Suite struct LiveEngineSupportTests {

@@ -1,6 +1,6 @@
 import Foundation
 import SluiceTestSupport
-import MediaEngine
+import MediaPipeline
 import RTMP
 import Testing
 @testable import LiveRelay

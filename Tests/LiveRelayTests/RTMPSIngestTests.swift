@@ -1,5 +1,5 @@
 import Foundation
-import MediaEngine
+import MediaPipeline
 import Synchronization
 import Testing
 @testable import LiveRelay

@@ -1,4 +1,4 @@
-import MediaEngine
+import MediaPipeline
 import Testing
 @testable import LiveRelay
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaEngine
+@testable import MediaPipeline
 
 /// A root with an `outside` folder next to it, so a test can tell whether a write escaped.
 struct RootFixture {

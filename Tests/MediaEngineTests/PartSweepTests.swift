@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaEngine
+@testable import MediaPipeline
 
 /// Issue #20: a job's leftover `.part` files are found by their owner tag and removed; nothing else is.
 @Suite("PartSweep: a job's own leftovers, and nothing else")

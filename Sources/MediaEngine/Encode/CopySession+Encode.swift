@@ -1,14 +1,6 @@
 import CFFmpeg
 import MediaFormats
 
-extension StreamHandling {
-    /// True for `.encode`.
-    var isEncode: Bool {
-        if case .encode = self { return true }
-        return false
-    }
-}
-
 /// Encode mode inside the input thread's session: streams in encode mode go through a transcoder, whose
 /// encoder also supplies the configuration the outputs open with.
 extension CopySession {

@@ -39,15 +39,19 @@ struct FallbackSlateTests {
     }
 
     /// The largest gap between consecutive video tags, in arrival seconds and in timestamp seconds, and the span.
-    static func gaps(_ tags: [(arrival: Double, timestamp: Int64)]) -> (arrival: Double, timestamp: Double, span: Double) {
+    static func gaps(_ tags: [(arrival: Double, timestamp: Int64)]) -> (arrival: Double, timestamp: Double, span: Double, at: String) {
         var arrival = 0.0
         var stamp = 0.0
+        var at = ""
         for (previous, next) in zip(tags, tags.dropFirst()) {
-            arrival = max(arrival, next.arrival - previous.arrival)
+            if next.arrival - previous.arrival > arrival {
+                arrival = next.arrival - previous.arrival
+                at = "after the tag stamped \(previous.timestamp) ms that arrived at \(previous.arrival) s"
+            }
             stamp = max(stamp, Double(next.timestamp - previous.timestamp) / 1000)
         }
         let span = Double((tags.last?.timestamp ?? 0) - (tags.first?.timestamp ?? 0)) / 1000
-        return (arrival, stamp, span)
+        return (arrival, stamp, span, at)
     }
 
     /// Every decoded picture's size, once each.
@@ -63,7 +67,7 @@ struct FallbackSlateTests {
         let tags = try player.videoTags()
         let gaps = gaps(tags)
         #expect(tags.count > 100, "\(context): \(tags.count) video tags reached the player")
-        #expect(gaps.arrival <= 1.5, "\(context): \(gaps.arrival) s between two video packets' arrivals")
+        #expect(gaps.arrival <= 1.5, "\(context): \(gaps.arrival) s between two video packets' arrivals, \(gaps.at)")
         #expect(gaps.timestamp <= 1.5, "\(context): \(gaps.timestamp) s between two video timestamps")
         #expect(gaps.span >= span, "\(context): \(gaps.span) s of media, want at least \(span)")
         let sizes = try pictureSizes(player.file)
@@ -77,6 +81,32 @@ struct FallbackSlateTests {
         try harness.store.events(jobID: id).filter { $0.kind == .slateStarted || $0.kind == .slateEnded }
     }
 
+    /// The outage every test plays: a player on `output` from the start; `source` published to `publishTo`, gone for
+    /// `gap` seconds, published again; the job (started before the publisher when it listens, after otherwise) runs on a
+    /// thread of its own. Returns the job's outcome and the player, once both ended.
+    static func outage(_ harness: JobHarness, job json: String, source: String, publishTo: String, output: String, gap: Double,
+                       listens: Bool = false) throws -> (JobOutcome, Player) {
+        let player = try Player(output, harness: harness, name: "played")
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
+        var job: JobOnThread?
+        if listens {
+            job = JobOnThread { try harness.run(json: json) }
+            usleep(1_000_000)
+        }
+        let first = try TestRTMP.publish(source, to: publishTo)
+        if !listens {
+            usleep(500_000)
+            job = JobOnThread { try harness.run(json: json) }
+        }
+        #expect(first.wait(seconds: 20) == 0, "first publisher: \(first.stderr)")
+        Thread.sleep(forTimeInterval: gap)
+        // A job may end at max_duration_s while the second publisher still sends (a listen job then closes it).
+        _ = try TestRTMP.publish(source, to: publishTo).wait(seconds: 20)
+        let outcome = try #require(try job?.wait(seconds: 40), "the job did not end at max_duration_s")
+        _ = player.process.wait(seconds: 20)
+        return (outcome, player)
+    }
+
     @Test("a pull whose publisher sends 8 s, leaves for 10 s and sends 8 s more: the player sees one unbroken 24 s stream")
     func pullOutage() throws {
         let source = try Fixtures.live(seconds: 8)  // 320x240, 30 fps
@@ -84,23 +114,11 @@ struct FallbackSlateTests {
         let base = try #require(TestRTMP.url)
         let input = base + "/" + Self.key("fb-src")
         let output = base + "/" + Self.key("fb-dst")
-        let player = try Player(output, harness: harness, name: "played")
-        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
-        let first = try TestRTMP.publish(source, to: input)
-        usleep(500_000)
-        let job = JobOnThread {
-            try harness.run(json: """
-                {"id": "fallback-pull", "input": {"url": "\(input)", "timeout_s": 5},
-                 "reconnect": {"initial_delay_s": 0.2, "max_delay_s": 0.5},
-                 "fallback": {"after_s": 1, "max_s": 20}, "max_duration_s": 24, "outputs": ["\(output)"]}
-                """)
-        }
-        #expect(first.wait(seconds: 20) == 0, "first publisher: \(first.stderr)")
-        Thread.sleep(forTimeInterval: 10)
-        let second = try TestRTMP.publish(source, to: input)
-        #expect(second.wait(seconds: 20) == 0, "second publisher: \(second.stderr)")
-        let outcome = try #require(try job.wait(seconds: 30), "the job did not end at max_duration_s")
-        _ = player.process.wait(seconds: 20)
+        let (outcome, player) = try Self.outage(harness, job: """
+            {"id": "fallback-pull", "input": {"url": "\(input)", "timeout_s": 5},
+             "reconnect": {"initial_delay_s": 0.2, "max_delay_s": 0.5},
+             "fallback": {"after_s": 1, "max_s": 20}, "max_duration_s": 24, "outputs": ["\(output)"]}
+            """, source: source, publishTo: input, output: output, gap: 10)
         // 8 s, about 10 s of slate, then the input again until max_duration_s (24 s of media).
         try Self.expectUnbroken(player, size: "320,240", span: 23, "pull")
         let events = try Self.slateEvents(harness, "fallback-pull")
@@ -117,27 +135,12 @@ struct FallbackSlateTests {
     func listenReconnect() throws {
         let source = try Fixtures.live(seconds: 6)
         let harness = try JobHarness("fallback-listen")
-        let port = try TestRTMP.freePort()
-        let key = Self.key("fb-listen")
-        let ingest = "rtmp://127.0.0.1:\(port)/live/\(key)"
+        let ingest = "rtmp://127.0.0.1:\(try TestRTMP.freePort())/live/\(Self.key("fb-listen"))"
         let output = try #require(TestRTMP.url) + "/" + Self.key("fb-listen-dst")
-        let player = try Player(output, harness: harness, name: "played")
-        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
-        let job = JobOnThread {
-            try harness.run(json: """
-                {"id": "fallback-listen", "input": {"url": "\(ingest)", "listen": true, "timeout_s": 20},
-                 "fallback": {"after_s": 1, "max_s": 20}, "max_duration_s": 16, "outputs": ["\(output)"]}
-                """)
-        }
-        usleep(1_000_000)
-        let first = try TestRTMP.publish(source, to: ingest)
-        #expect(first.wait(seconds: 20) == 0, "first publisher: \(first.stderr)")
-        Thread.sleep(forTimeInterval: 6)
-        let second = try TestRTMP.publish(source, to: ingest)
-        // The job ends at max_duration_s while the second publisher still sends: the engine closes its connection.
-        _ = second.wait(seconds: 20)
-        _ = try #require(try job.wait(seconds: 30), "the job did not end after its slate")
-        _ = player.process.wait(seconds: 20)
+        let (_, player) = try Self.outage(harness, job: """
+            {"id": "fallback-listen", "input": {"url": "\(ingest)", "listen": true, "timeout_s": 20},
+             "fallback": {"after_s": 1, "max_s": 20}, "max_duration_s": 16, "outputs": ["\(output)"]}
+            """, source: source, publishTo: ingest, output: output, gap: 6, listens: true)
         try Self.expectUnbroken(player, size: "320,240", span: 15, "listen")
         #expect(try Self.slateEvents(harness, "fallback-listen").map(\.kind) == [.slateStarted, .slateEnded])
     }
@@ -149,25 +152,13 @@ struct FallbackSlateTests {
         let base = try #require(TestRTMP.url)
         let input = base + "/" + Self.key("fb-enc-src")
         let output = base + "/" + Self.key("fb-enc-dst")
-        let player = try Player(output, harness: harness, name: "played")
-        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
-        let first = try TestRTMP.publish(source, to: input)
-        usleep(500_000)
-        let job = JobOnThread {
-            try harness.run(json: """
-                {"id": "fallback-encode", "input": {"url": "\(input)", "timeout_s": 5},
-                 "reconnect": {"initial_delay_s": 0.2, "max_delay_s": 0.5},
-                 "video": {"mode": "encode", "encoder": "software", "width": 320, "height": 180, "bitrate_kbps": 300, "gop_s": 1},
-                 "audio": {"mode": "encode", "bitrate_kbps": 64},
-                 "fallback": {"after_s": 1, "max_s": 20}, "max_duration_s": 10, "outputs": ["\(output)"]}
-                """)
-        }
-        #expect(first.wait(seconds: 20) == 0, "first publisher: \(first.stderr)")
-        Thread.sleep(forTimeInterval: 6)
-        let second = try TestRTMP.publish(source, to: input)
-        #expect(second.wait(seconds: 20) == 0, "second publisher: \(second.stderr)")
-        _ = try #require(try job.wait(seconds: 40), "the job did not end after its slate")
-        _ = player.process.wait(seconds: 20)
+        let (_, player) = try Self.outage(harness, job: """
+            {"id": "fallback-encode", "input": {"url": "\(input)", "timeout_s": 5},
+             "reconnect": {"initial_delay_s": 0.2, "max_delay_s": 0.5},
+             "video": {"mode": "encode", "encoder": "software", "width": 320, "height": 180, "bitrate_kbps": 300, "gop_s": 1},
+             "audio": {"mode": "encode", "bitrate_kbps": 64},
+             "fallback": {"after_s": 1, "max_s": 20}, "max_duration_s": 10, "outputs": ["\(output)"]}
+            """, source: source, publishTo: input, output: output, gap: 6)
         // The codec stage's own timeline has no gap (the decoder waits): max_duration_s counts 10 s of input, and the
         // destination got them with the slate between.
         try Self.expectUnbroken(player, size: "320,180", span: 14, "encode")

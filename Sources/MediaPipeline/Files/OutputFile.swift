@@ -48,6 +48,8 @@ public final class OutputFile: @unchecked Sendable {
                 openat(directory.descriptor, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             }
             if descriptor >= 0 {
+                // Held until the writer closes it: a sweep of stale parts never takes a part someone still writes.
+                _ = flock(descriptor, LOCK_SH | LOCK_NB)
                 return (OutputFile(directory: directory, name: name, temporaryName: temporaryName, path: path), descriptor)
             }
             guard errno == EEXIST else { throw .system(path) }

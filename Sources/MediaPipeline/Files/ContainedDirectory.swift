@@ -41,7 +41,7 @@ public struct FileRoots: Sendable, Equatable {
     }
 
     /// The components of `path` below `root`; nil when `path` is not under it.
-    static func components(of path: String, under root: String) -> [Substring]? {
+    package static func components(of path: String, under root: String) -> [Substring]? {
         let prefix = root.hasSuffix("/") ? root : root + "/"
         guard path.hasPrefix(prefix) else { return nil }
         return path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: true)
@@ -49,9 +49,9 @@ public struct FileRoots: Sendable, Equatable {
 }
 
 /// An open directory, the anchor for `openat`/`renameat`/`unlinkat` on the names inside it.
-final class DirectoryHandle: @unchecked Sendable {
+package final class DirectoryHandle: @unchecked Sendable {
     // Reason: immutable after init; the descriptor is closed once, in deinit.
-    let descriptor: Int32
+    package let descriptor: Int32
     /// How messages name it (the path as the job gave it).
     let path: String
 
@@ -88,7 +88,7 @@ final class DirectoryHandle: @unchecked Sendable {
     ///   - root: the allowed root.
     ///   - components: the folders below the root, outermost first.
     ///   - creating: create missing folders (outputs) or refuse them (inputs).
-    static func open(root: String, components: [Substring], creating: Bool) throws(FileAccessError) -> DirectoryHandle {
+    package static func open(root: String, components: [Substring], creating: Bool) throws(FileAccessError) -> DirectoryHandle {
         var current = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard current >= 0 else { throw .system(root) }
         var walked = root
@@ -122,7 +122,7 @@ final class DirectoryHandle: @unchecked Sendable {
     }
 
     /// Names the reason an `openat` failed: a symbolic link (ELOOP, or ENOTDIR on some kernels) is said so.
-    static func refusal(at path: String, name: String, in directory: Int32, code: Int32) -> FileAccessError {
+    package static func refusal(at path: String, name: String, in directory: Int32, code: Int32) -> FileAccessError {
         if code == ELOOP || code == ENOTDIR {
             var info = stat()
             if fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFLNK {

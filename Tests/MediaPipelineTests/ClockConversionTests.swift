@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MediaEngine
+@testable import MediaPipeline
 
 /// Seconds from jobs and options become nanoseconds and microseconds without trapping (issue #10: a
 /// `timeout_s` of 1e20 crashed the worker when the input deadline was armed).

@@ -1,21 +1,13 @@
 import CFFmpeg
 
-/// A failed FFmpeg call: the function that failed, its return code and FFmpeg's own message for it.
-public struct FFmpegError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let function: String
-    public let code: Int32
-    public let message: String
-
-    public var description: String { "\(function): \(message)" }
-
+/// What only libavutil can say about a return code: its class and its message.
+extension FFmpegError {
     /// True when the call stopped because an interrupt callback asked it to (cancel or timeout).
     public var isInterrupt: Bool { code == sluice_averror_exit() }
     public var isEndOfFile: Bool { code == sluice_averror_eof() }
 
     init(function: String, code: Int32) {
-        self.function = function
-        self.code = code
-        self.message = FFmpegError.message(for: code)
+        self.init(function: function, code: code, message: FFmpegError.message(for: code))
     }
 
     static func message(for code: Int32) -> String {

@@ -1,5 +1,5 @@
 import Testing
-@testable import MediaEngine
+@testable import MediaPipeline
 
 @Suite("ReconnectPolicy")
 struct ReconnectPolicyTests {

@@ -29,9 +29,9 @@ public struct VideoEncodeSettings: Sendable, Equatable {
 
     /// Asks the encoder for SPS/PPS as extradata (`AV_CODEC_FLAG_GLOBAL_HEADER`). Always on in jobs; tests
     /// turn it off to take the path of an encoder that writes them only in-band.
-    var globalHeader = true
+    package var globalHeader = true
     /// H.264 level for libx264 ("3.1"); nil lets it choose. Set by the slate, which must match a stream's level.
-    var level: String?
+    package var level: String?
 
     public static let defaultDevice = "/dev/dri/renderD128"
     public static let defaultGOPSeconds = 2.0
@@ -58,4 +58,12 @@ public struct EncoderSelection: Sendable, Equatable {
     public var encoder: String
     /// Why VAAPI was not used when `auto` asked for it (`nil`: no fallback happened).
     public var fallbackReason: String?
+
+    /// - Parameters:
+    ///   - encoder: FFmpeg's name of the encoder that opened.
+    ///   - fallbackReason: why VAAPI was not used, when `auto` fell back.
+    package init(encoder: String, fallbackReason: String? = nil) {
+        self.encoder = encoder
+        self.fallbackReason = fallbackReason
+    }
 }

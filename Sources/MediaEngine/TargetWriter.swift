@@ -1,13 +1,5 @@
 import Foundation
 
-/// Where an output's bytes go. Files are written under a temporary name and renamed on success (see
-/// `OutputFile`), so a failed job leaves nothing that looks complete; RTMP publishes (the live engine's) cannot
-/// be taken back.
-public enum OutputTarget: Sendable, Equatable {
-    case file(path: String)
-    case network(url: String)
-}
-
 /// An opened file target: a `ByteSink` on its temporary file, plus what finishing or abandoning it means.
 /// (Network targets are the live engine's: see `EnginePublishOutput`.)
 final class TargetWriter: @unchecked Sendable {
@@ -45,18 +37,5 @@ final class TargetWriter: @unchecked Sendable {
     func discard() {
         try? sink.close()
         file.discard()
-    }
-}
-
-/// Output-side failures that are not FFmpeg's.
-public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
-    case missingStream(output: String, kind: String)
-    case unsupported(output: String, reason: String)
-
-    public var description: String {
-        switch self {
-        case let .missingStream(output, kind): return "output \(output) needs \(kind), but the input has no \(kind) stream (or it is dropped)"
-        case let .unsupported(output, reason): return "output \(output): \(reason)"
-        }
     }
 }

@@ -1,0 +1,296 @@
+// Issue #20 (DESIGN §5, long jobs; see `JobLease`): the bookkeeping of the leases a worker holds, as a state
+// machine with no I/O and no clock, so take-over, renewal, fencing and release are tested without a broker.
+
+/// The leases one worker holds: the broker connection's owner thread tells it what happened (a lease attached, a
+/// claim came back, time passed, the connection went or came back, a release) and performs the actions it returns,
+/// in order, on the lease channels (`BrokerConnection+Leases.swift`). Like `ConnectionLifecycle`, it never
+/// touches the network: every instant is given, and so is every token.
+///
+///     acquire ─attach→ attached (acquiring) ─claim back→ held ─renew due→ publish claim …
+///     held ─connection lost→ detached ─restored→ reattach ─refused→ lost (taken over elsewhere)
+///     any ─past validUntil→ lost (fenced)        any ─release→ queues deleted (now, or after the reconnect)
+struct LeaseBook: Sendable {
+    /// An AMQP channel number (`amqp_channel_t`).
+    typealias Channel = UInt16
+
+    /// Where a lease is attached on the current connection.
+    struct Attachment: Equatable, Sendable {
+        var channel: Channel
+        var consumerTag: String
+    }
+
+    /// One lease this worker holds.
+    struct Lease: Equatable, Sendable {
+        var request: LeaseRequest
+        /// Random per lease: claims carrying another token are stale and dropped.
+        let token: String
+        /// The lease's channel and consumer while attached to the current connection; nil while detached.
+        var attachment: Attachment?
+        /// The claim delivered to us and not yet acked (at most one: a newer one replaces it).
+        var heldClaim: UInt64?
+        /// When the last fresh claim was published; nil: publish one at the next tending.
+        var lastPublish: ContinuousClock.Instant?
+        /// Past this instant the broker may already have expired our claim: the job may be taken over elsewhere.
+        var validUntil: ContinuousClock.Instant
+        /// The caller of `acquireLease` still waits for the first claim to come back.
+        var acquiring: Bool
+    }
+
+    /// The first step of taking a lease.
+    enum AcquireStep: Equatable, Sendable {
+        /// Answer the caller at once.
+        case refuse(LeaseOutcome)
+        /// Open this channel and consume the lease's queues exclusively, then report `attached` (or the refusal).
+        case attach(channel: Channel)
+    }
+
+    /// What the owner thread must do, in order.
+    enum Action: Equatable, Sendable {
+        /// Answer the caller of `acquireLease` for this job.
+        case answer(jobID: String, LeaseOutcome)
+        /// Publish a fresh claim of the lease (per-message TTL `orphanAfter`) carrying its token.
+        case publishClaim(LeaseRequest, token: String)
+        /// basic.ack of a claim on its lease channel.
+        case ack(deliveryTag: UInt64, channel: Channel)
+        /// Delete a released lease's queues (its claims go with them) on its channel, then close the channel.
+        /// A connection that fails under it is reported with `deleteInterrupted`.
+        case delete(jobID: String, queues: [String], channel: Channel)
+        /// Delete a queue released while disconnected, unless someone consumes it (a worker that took the job
+        /// over keeps its lease), on a channel opened and closed for it.
+        case deleteIfUnused(queue: String, channel: Channel)
+        /// Attach a lease again on a new connection; report `reattached` or `reattachRefused`.
+        case reattach(LeaseRequest, channel: Channel)
+        /// Close a lease channel: the consumer goes with it, and a held claim returns to the queue.
+        case closeChannel(Channel)
+        /// The lease is gone: its job must stop at once, because another worker may take it over.
+        case lost(jobID: String, reason: String)
+        /// A line for the worker's log.
+        case log(String)
+    }
+
+    let timing: LeaseTiming
+    /// The lowest channel number a lease may use (those below belong to the jobs, publishes and control).
+    let firstChannel: Channel
+    /// The leases held, by job id.
+    private(set) var leases: [String: Lease] = [:]
+    /// The job whose lease is attached (or being reattached) on each channel.
+    private(set) var channels: [Channel: String] = [:]
+    /// Lease queues of released jobs still to delete once the broker is reachable.
+    private(set) var pendingDeletes: Set<String> = []
+
+    /// - Parameters:
+    ///   - timing: renewal interval, claim TTL and safety margin.
+    ///   - firstChannel: the lowest channel number leases may use.
+    init(timing: LeaseTiming, firstChannel: Channel) {
+        self.timing = timing
+        self.firstChannel = firstChannel
+    }
+
+    /// Leases held now (for metrics).
+    var count: Int { leases.count }
+
+    /// The lowest channel number no lease is attached on.
+    var freeChannel: Channel {
+        var channel = firstChannel
+        while channels[channel] != nil { channel += 1 }
+        return channel
+    }
+
+    // MARK: Acquire
+
+    /// A worker asks for a job's lease.
+    mutating func acquire(_ request: LeaseRequest) -> AcquireStep {
+        guard leases[request.jobID] == nil else {
+            return .refuse(.heldElsewhere(reason: "this worker already holds the lease of job \(request.jobID)"))
+        }
+        return .attach(channel: freeChannel)
+    }
+
+    /// The lease's queues are consumed exclusively on `channel`: publish the first claim, and answer the caller
+    /// once it comes back.
+    mutating func attached(_ request: LeaseRequest, channel: Channel, consumerTag: String, token: String,
+                           now: ContinuousClock.Instant) -> [Action] {
+        leases[request.jobID] = Lease(request: request, token: token,
+                                      attachment: Attachment(channel: channel, consumerTag: consumerTag),
+                                      lastPublish: now, validUntil: now + timing.orphanAfter - timing.safetyMargin,
+                                      acquiring: true)
+        channels[channel] = request.jobID
+        return [.publishClaim(request, token: token)]
+    }
+
+    // MARK: Claims and time
+
+    /// A claim came back on a lease channel: keep ours (ack the one it replaces), drop anyone else's.
+    /// - Parameters:
+    ///   - headers: the claim's headers (token, holder, renewed-at).
+    ///   - wallClockMilliseconds: now, on the wall clock that claims carry between workers.
+    ///   - now: now, on the monotonic clock.
+    mutating func claimArrived(on channel: Channel, deliveryTag: UInt64, headers: [String: String],
+                               wallClockMilliseconds: Int64, now: ContinuousClock.Instant) -> [Action] {
+        guard let jobID = channels[channel], var lease = leases[jobID], lease.attachment?.channel == channel else {
+            return [.ack(deliveryTag: deliveryTag, channel: channel)]
+        }
+        guard headers[JobLease.tokenHeader] == lease.token else {
+            // A claim of an earlier holder (a hand-over, or a worker that died): its job runs here now.
+            return [.ack(deliveryTag: deliveryTag, channel: channel),
+                    .log("dropped a stale claim of job \(jobID) from \(headers[JobLease.holderHeader] ?? "an unknown holder")")]
+        }
+        var actions: [Action] = []
+        if let old = lease.heldClaim { actions.append(.ack(deliveryTag: old, channel: channel)) }
+        lease.heldClaim = deliveryTag
+        let renewedAt = Int64(headers[JobLease.renewedAtHeader] ?? "") ?? 0
+        let age = Duration.milliseconds(max(0, wallClockMilliseconds - renewedAt))
+        lease.validUntil = now + timing.orphanAfter - min(age, timing.orphanAfter) - timing.safetyMargin
+        if lease.acquiring {
+            lease.acquiring = false
+            actions.append(.answer(jobID: jobID, .acquired))
+        }
+        leases[jobID] = lease
+        return actions
+    }
+
+    /// Each turn of the serve loop: renew the claims that are due, and give up the leases that lapsed.
+    mutating func tend(now: ContinuousClock.Instant) -> [Action] {
+        var actions: [Action] = []
+        for jobID in leases.keys.sorted() {
+            guard var lease = leases[jobID], lease.attachment != nil else { continue }
+            if lease.lastPublish.map({ now - $0 >= timing.renewInterval }) ?? true {
+                lease.lastPublish = now
+                leases[jobID] = lease
+                actions.append(.publishClaim(lease.request, token: lease.token))
+            }
+        }
+        return actions + fence(now: now)
+    }
+
+    /// A lease whose claim could have expired in the broker by now is lost: another worker may run the job.
+    mutating func fence(now: ContinuousClock.Instant) -> [Action] {
+        var actions: [Action] = []
+        for jobID in leases.keys.sorted() {
+            guard let lease = leases[jobID], now > lease.validUntil else { continue }
+            leases[jobID] = nil
+            if let channel = lease.attachment?.channel {
+                channels[channel] = nil
+                // Our consumer goes with the channel; a held claim returns to the queue and takes its course.
+                actions.append(.closeChannel(channel))
+            }
+            actions.append(ending(lease, reason: "no claim of the lease came back from the broker before it could expire"))
+        }
+        return actions
+    }
+
+    /// The job's document changed while it runs (an output edit): later claims carry `body`, and the next `tend`
+    /// renews the claim at once, so a worker that takes the job over runs the edited job.
+    mutating func replaceBody(jobID: String, body: [UInt8]) {
+        guard var lease = leases[jobID] else { return }
+        lease.request.body = body
+        lease.lastPublish = nil
+        leases[jobID] = lease
+    }
+
+    // MARK: Release
+
+    /// The job ended: delete its lease queues (claims included) so nothing takes it over; while detached, once
+    /// the connection is back.
+    mutating func release(jobID: String) -> [Action] {
+        guard let lease = leases.removeValue(forKey: jobID) else { return [] }
+        guard let channel = lease.attachment?.channel else {
+            pendingDeletes.formUnion(LeaseBook.queues(of: lease.request))
+            return []
+        }
+        channels[channel] = nil
+        return [.delete(jobID: jobID, queues: LeaseBook.queues(of: lease.request), channel: channel)]
+    }
+
+    /// The connection failed under a delete: the queues are deleted after the reconnect.
+    mutating func deleteInterrupted(queues: [String]) {
+        pendingDeletes.formUnion(queues)
+    }
+
+    // MARK: The connection
+
+    /// The connection is gone: every lease is detached (its claim is back in its queue, valid until it expires);
+    /// a caller still waiting for its first claim is answered.
+    mutating func connectionLost(reason: String) -> [Action] {
+        channels.removeAll()
+        var actions: [Action] = []
+        for jobID in leases.keys.sorted() {
+            guard var lease = leases[jobID] else { continue }
+            if lease.acquiring {
+                leases[jobID] = nil
+                actions.append(.answer(jobID: jobID, .failed(reason: reason)))
+                continue
+            }
+            lease.attachment = nil
+            lease.heldClaim = nil
+            leases[jobID] = lease
+        }
+        return actions
+    }
+
+    /// A new connection is up: delete what was released meanwhile, give up what lapsed, and take every other
+    /// lease again (or learn that another worker has taken its job over).
+    mutating func connectionRestored(now: ContinuousClock.Instant) -> [Action] {
+        var actions: [Action] = pendingDeletes.sorted().map { .deleteIfUnused(queue: $0, channel: freeChannel) }
+        pendingDeletes.removeAll()
+        actions += fence(now: now)
+        for jobID in leases.keys.sorted() {
+            guard var lease = leases[jobID] else { continue }
+            let channel = freeChannel
+            channels[channel] = jobID
+            lease.attachment = nil
+            lease.lastPublish = nil
+            leases[jobID] = lease
+            actions.append(.reattach(lease.request, channel: channel))
+        }
+        return actions
+    }
+
+    /// A lease is consumed exclusively again on its reserved channel; its next tending publishes a claim.
+    mutating func reattached(jobID: String, channel: Channel, consumerTag: String) {
+        guard var lease = leases[jobID], channels[channel] == jobID else { return }
+        lease.attachment = Attachment(channel: channel, consumerTag: consumerTag)
+        leases[jobID] = lease
+    }
+
+    /// The broker refused to attach a lease again: another worker holds it now.
+    /// - Parameter refusal: the broker's reply code and text.
+    mutating func reattachRefused(jobID: String, channel: Channel, refusal: String) -> [Action] {
+        if channels[channel] == jobID { channels[channel] = nil }
+        guard let lease = leases.removeValue(forKey: jobID) else { return [] }
+        return [ending(lease, reason: "another worker holds it now (\(refusal)): the job was taken over while this worker was away from the broker")]
+    }
+
+    /// The broker cancelled a consumer that is not one of the connection's own: a lease's queue was deleted (by
+    /// an operator, or under us).
+    mutating func consumerCancelled(tag: String) -> [Action] {
+        guard let (jobID, lease) = leases.first(where: { $0.value.attachment?.consumerTag == tag }) else { return [] }
+        leases[jobID] = nil
+        var actions: [Action] = []
+        if let channel = lease.attachment?.channel {
+            channels[channel] = nil
+            actions.append(.closeChannel(channel))
+        }
+        actions.append(ending(lease, reason: "the broker cancelled its lease consumer (the lease queue was deleted)"))
+        return actions
+    }
+
+    /// The broker closed a lease channel (the channel is already gone).
+    /// - Parameter error: what the broker said.
+    mutating func channelClosed(_ channel: Channel, error: String) -> [Action] {
+        guard let jobID = channels.removeValue(forKey: channel), let lease = leases.removeValue(forKey: jobID) else { return [] }
+        return [ending(lease, reason: "the broker closed its lease channel: \(error)")]
+    }
+
+    // MARK: Helpers
+
+    /// How a lease that ends without a release is reported: to a caller still acquiring it, or to its job.
+    private func ending(_ lease: Lease, reason: String) -> Action {
+        lease.acquiring ? .answer(jobID: lease.request.jobID, .failed(reason: reason)) : .lost(jobID: lease.request.jobID, reason: reason)
+    }
+
+    /// A lease's queues: the lease queue, and the exclusion queue an encode job also holds.
+    static func queues(of request: LeaseRequest) -> [String] {
+        [request.queueName] + (request.exclusionQueueName.map { [$0] } ?? [])
+    }
+}
