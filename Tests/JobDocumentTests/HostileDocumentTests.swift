@@ -153,6 +153,8 @@ struct HostileDocumentTests {
         case "reconnect" where parts[1] == "max_delay_s":
             return job(#", "reconnect": {"initial_delay_s": 0.01, "max_delay_s": \#(value)}"#)
         case "reconnect": return job(#", "reconnect": {"\#(parts[1])": \#(value)}"#)
+        // A slate fills the gaps of a live input only.
+        case "fallback": return job(#", "fallback": {"\#(parts[1])": \#(value)}"#, input: #""rtmp://127.0.0.1/live/k""#)
         default: return job(#", "\#(path)": \#(value)"#)
         }
     }
