@@ -112,8 +112,8 @@ extension RelaySession {
             fallback.frameTimes.append(Int64(message.timestamp))
         }
         guard fallback.stale, !fallback.preparing, fallback.failure == nil, message.isVideoFrame || message.isAudioFrame else { return }
-        let video = videoHeaders.sorted { $0.key < $1.key }.first?.value.payload
-        let audio = audioHeaders.sorted { $0.key < $1.key }.first?.value.payload
+        let video = videoHeaders.min { $0.key < $1.key }?.value.payload
+        let audio = audioHeaders.min { $0.key < $1.key }?.value.payload
         // Every kind the stream has must be configured, and the rate measured when it has video.
         if sawVideo, video == nil || fallback.frameTimes.count < FallbackState.measuredFrames { return }
         if progress.audioFrames > 0, audio == nil { return }
@@ -160,11 +160,7 @@ extension RelaySession {
         fallback.switches += 1
         fallback.inputVideoHeaders = videoHeaders
         fallback.inputAudioHeaders = audioHeaders
-        var headers: [Message] = []
-        for tag in schedule.headers {
-            let message = Message(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.body)
-            headers.append(message)
-        }
+        let headers = schedule.headers.map(Message.init(tag:))
         // Outputs that start during the slate start with its headers; running ones get them now.
         videoHeaders = [:]
         audioHeaders = [:]
@@ -197,8 +193,7 @@ extension RelaySession {
 
     private func send(_ tags: [FLVTagMessage]) {
         guard !tags.isEmpty else { return }
-        for tag in tags {
-            let message = Message(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.body)
+        for message in tags.map(Message.init(tag:)) {
             remember(message)
             forward(message, receivedAt: 0)
         }
@@ -217,7 +212,7 @@ extension RelaySession {
             if isStart {
                 leaveSlate()
                 var resumed = Array(messages[index...])
-                if message.isVideoKeyframe, let header = videoHeaders.sorted(by: { $0.key < $1.key }).first?.value {
+                if message.isVideoKeyframe, let header = videoHeaders.min(by: { $0.key < $1.key })?.value {
                     resumed[0] = message.withParameterSets(of: header)
                 }
                 return resumed

@@ -324,8 +324,7 @@ final class RelaySession: @unchecked Sendable {
 
     /// Tags from the file and codec pipeline, in order, on its own timeline.
     func inject(_ tags: [FLVTagMessage]) {
-        let messages = tags.map { Message(typeID: $0.typeID, timestamp: UInt32(truncatingIfNeeded: $0.timestamp), streamID: 1, payload: $0.body) }
-        deliver(messages, receivedAt: measuresLatency ? RelaySession.now() : 0, bytes: 0)
+        deliver(tags.map(Message.init(tag:)), receivedAt: measuresLatency ? RelaySession.now() : 0, bytes: 0)
     }
 
     /// Ends the job cleanly: the pipeline finished, or its reader stopped.

@@ -78,11 +78,11 @@ public struct SlateMaker: SlateMaking {
         let frameSeconds = Double(video.rateDenominator) / Double(video.rateNumerator)
         var slot: Int64 = 0
         func encode(_ picture: UnsafeMutablePointer<AVFrame>, until seconds: Double) throws {
-            // The picture fills every output slot up to `seconds` (a still: the whole loop).
+            // The picture fills every output slot up to `seconds` (a still: the whole loop), scaled once for all of them.
+            guard Double(slot) * frameSeconds < seconds else { return }
+            try scaler.scale(picture, into: scaled)
+            scaled.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
             while Double(slot) * frameSeconds < seconds {
-                if scaled.hasData { av_frame_unref(scaled.pointer) }
-                try scaler.scale(picture, into: scaled)
-                scaled.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
                 scaled.pointer.pointee.pts = slot
                 try encoder.encode(scaled.pointer, collect)
                 slot += 1
@@ -92,8 +92,7 @@ public struct SlateMaker: SlateMaking {
             let held = try RawFrame()
             var heldSince: Double?
             try pictures.decode { frame, seconds in
-                if let since = heldSince, held.hasData {
-                    _ = since
+                if held.hasData {
                     try encode(held.pointer, until: seconds)
                     av_frame_unref(held.pointer)
                 }
