@@ -238,7 +238,9 @@ struct LiveRelayTests {
     func serverRestart() throws {
         let source = try Live.fixture(seconds: 8)
         let port = try Live.freePort()
-        let output = try Live.stream("restart")
+        // A server of its own: the shared one carries other suites' streams at the same time.
+        let server = try PrivateRTMPServer()
+        let output = server.stream("restart")
         let folder = Live.scratch("restart")
         let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/key", listen: true, outputs: [output],
                                                        timeout: 5, maxDuration: 6,
@@ -246,9 +248,9 @@ struct LiveRelayTests {
         #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
         let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/key")
         usleep(1_500_000)
-        try Live.server("kill")
+        try server.control("kill")
         usleep(500_000)
-        try Live.server("start")
+        try server.control("start")
         let late = try Live.play(output, into: folder + "/late.flv")
         let result = try #require(job.wait(seconds: 25)).get()
         publisher.wait(seconds: 10)

@@ -66,8 +66,6 @@ enum Live {
         "\(try #require(url))/\(name)-\(UUID().uuidString.prefix(8))"
     }
 
-    static func server(_ action: String) throws { try run(try #require(control), [action]) }
-
     /// A loopback port nothing listens on.
     static func freePort() throws -> Int {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

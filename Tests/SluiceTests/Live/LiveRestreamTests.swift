@@ -130,7 +130,9 @@ struct LiveRestreamTests {
     @Test("nginx killed mid-stream and restarted: the output reconnects at a keyframe; the job succeeds at max_duration_s")
     func serverRestart() throws {
         let source = try Fixtures.live(seconds: 8)
-        let output = try TestRTMP.stream("restart")
+        // A server of its own: the shared one carries other suites' streams at the same time.
+        let server = try PrivateRTMPServer()
+        let output = server.stream("restart")
         let harness = try JobHarness("rtmp-restart")
         let late = harness.path("late.flv")
         // Kill at ~1.5 s of the 1× job, start again 0.5 s later, then a player joins the republished stream.
@@ -140,9 +142,9 @@ struct LiveRestreamTests {
         DispatchQueue.global().async(group: outage) {
             do {
                 usleep(1_500_000)
-                try TestRTMP.server("kill")
+                try server.control("kill")
                 usleep(500_000)
-                try TestRTMP.server("start")
+                try server.control("start")
                 player = try TestRTMP.play(output, into: late)
             } catch {
                 outageError = error

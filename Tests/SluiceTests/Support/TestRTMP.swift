@@ -18,11 +18,6 @@ enum TestRTMP {
         "\(try #require(url))/\(name)-\(UUID().uuidString.prefix(8))"
     }
 
-    /// `stop`, `kill`, `start`, `restart` or `status` on the test server.
-    static func server(_ action: String) throws {
-        try Command.run(try #require(control), [action])
-    }
-
     /// A loopback port nothing listens on (for a listener of our own, or a destination that refuses).
     static func freePort() throws -> Int {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../scripts/lib/free-port").standardizedFileURL.path

@@ -1,6 +1,6 @@
 # Sourced by scripts/test: a private nginx-rtmp on a loopback port of its own, for the restream tests.
-# Tests publish and play under $SLUICE_TEST_RTMP_URL (rtmp://127.0.0.1:PORT/live) and stop, kill or
-# restart the server mid-stream with `$SLUICE_TEST_RTMP_CTL stop|kill|start|restart|status`.
+# Tests publish and play under $SLUICE_TEST_RTMP_URL (rtmp://127.0.0.1:PORT/live). Suites share it while they run
+# side by side, so a test that kills and restarts a server mid-stream starts one of its own (PrivateRTMPServer).
 rtmp_dir="$SLUICE_TEST_WORK/nginx-rtmp"
 rtmp_port=$(scripts/lib/free-port 20000 40000)
 echo "test: starting a private nginx-rtmp on 127.0.0.1:$rtmp_port" >&2
