@@ -57,6 +57,9 @@ public enum JobLimits {
     public static let inputTimeout = NumberLimit("input.timeout_s", 0.1...3600, unit: "seconds")
     /// Frame rates of real cameras and encoders; the same bounds as video.fps.
     public static let inputFPS = NumberLimit("input.fps", 1...240, unit: "frames per second")
+    /// Enhanced RTMP multitrack: a track id is one byte (videoTrackId, audioTrackId).
+    public static let inputVideoTrack = NumberLimit("input.video_track", 0...255, unit: nil, whole: true)
+    public static let inputAudioTrack = NumberLimit("input.audio_track", 0...255, unit: nil, whole: true)
     /// A month: longer than any live event, and small enough that every clock conversion stays exact.
     public static let maxDuration = NumberLimit("max_duration_s", 0...2_678_400, unit: "seconds")
     public static let videoBitrate = NumberLimit("video.bitrate_kbps", 16...200_000, unit: "kbit/s", whole: true)
@@ -80,7 +83,7 @@ public enum JobLimits {
 
     /// Every number, in document order (for the README's table and tests).
     public static let numbers: [NumberLimit] = [
-        inputTimeout, inputFPS, videoBitrate, width, height, videoFPS, gop, audioBitrate, sampleRate, channels,
+        inputTimeout, inputFPS, inputVideoTrack, inputAudioTrack, videoBitrate, width, height, videoFPS, gop, audioBitrate, sampleRate, channels,
         maxDuration, priority, maxAttempts, reconnectAttempts, reconnectInitialDelay, reconnectMaxDelay,
         fallbackAfter, fallbackMax,
     ]

@@ -28,6 +28,8 @@ public enum JobSchema {
                             "timeout_s": number(JobLimits.inputTimeout, default: .number(InputSpec.defaultTimeoutSeconds), "Bounds connecting (listening: waiting for the publisher) and any stall in reading; a live input that drops is reconnected until this long passes without data."),
                             "fps": number(JobLimits.inputFPS, "Timing for raw Annex B input that carries none."),
                             "realtime": .object(["type": "boolean", "description": "Read at 1x. Default: true when the input is a file and an output is RTMP."]),
+                            "video_track": number(JobLimits.inputVideoTrack, "Enhanced RTMP multitrack: the video track (videoTrackId) the job carries, as its only track, to every output. Default: every track to destinations that announce multitrack (or announce nothing), the default track (0) to the rest."),
+                            "audio_track": number(JobLimits.inputAudioTrack, "Enhanced RTMP multitrack: the audio track (audioTrackId) the job carries, as video_track for video."),
                         ]),
                     ],
                 ]),

@@ -35,6 +35,11 @@ public struct InputSpec: Sendable, Equatable {
     public var fps: Double?
     /// Read at 1× (like `ffmpeg -re`); `nil` = the default (a file input feeding an RTMP output).
     public var realtime: Bool?
+    /// The Enhanced RTMP multitrack video track a live input's job carries as its only track (`JobLimits.inputVideoTrack`);
+    /// nil: every track to destinations that take multitrack, the default track (0) to the rest.
+    public var videoTrack: Int?
+    /// The audio track, as `videoTrack` for video.
+    public var audioTrack: Int?
     public var isNetwork: Bool { url.lowercased().hasPrefix("rtmp://") || url.lowercased().hasPrefix("rtmps://") }
     public static let defaultTimeoutSeconds = 10.0
 }

@@ -122,9 +122,21 @@ struct SpecValidator {
             let timeout = fields.number(JobLimits.inputTimeout, into: &self) ?? InputSpec.defaultTimeoutSeconds
             let fps = fields.number(JobLimits.inputFPS, into: &self)
             let realtime = fields.bool("realtime", into: &self)
+            let videoTrack = fields.integer(JobLimits.inputVideoTrack, into: &self)
+            let audioTrack = fields.integer(JobLimits.inputAudioTrack, into: &self)
             fields.reportUnknown(into: &self)
             guard let url, checkInputURL(url, path: "input.url") else { return nil }
-            return InputSpec(url: url, listen: listen, timeoutSeconds: timeout, fps: fps, realtime: realtime)
+            var spec = InputSpec(url: url, listen: listen, timeoutSeconds: timeout, fps: fps, realtime: realtime,
+                                 videoTrack: videoTrack, audioTrack: audioTrack)
+            if !spec.isNetwork {
+                // A file's streams are libavformat's; tracks are Enhanced RTMP's.
+                for (track, key) in [(videoTrack, "video_track"), (audioTrack, "audio_track")] where track != nil {
+                    problem("input.\(key)", "needs a live input (rtmp:// or rtmps://): tracks are Enhanced RTMP multitrack ids")
+                }
+                spec.videoTrack = nil
+                spec.audioTrack = nil
+            }
+            return spec
         case let other?:
             problem("input", "must be a URL string or an object, got \(other.typeName)")
             return nil

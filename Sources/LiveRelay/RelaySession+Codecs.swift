@@ -109,6 +109,88 @@ extension RelaySession {
         return true
     }
 
+    // MARK: Tracks (Enhanced RTMP multitrack)
+
+    /// Keeps only `track` of an audio or video message, as a single-track message (`FLVTrackSelection`): the job's
+    /// `videoTrack`/`audioTrack`, or the default track (0) for a destination that takes no multitrack messages.
+    /// False when the message carries no such track (or a later track of it does not parse: dropped, said once).
+    func select(track: UInt8, of message: inout Message) -> Bool {
+        let isVideo = message.typeID == MessageType.video.rawValue
+        do {
+            let selection = isVideo
+                ? try FLVTrackSelection.video(message.payload[...], track: track, codec: distinctCodec(ofVideoTrack: track))
+                : try FLVTrackSelection.audio(message.payload[...], track: track)
+            switch selection {
+            case .unchanged: return true
+            case .dropped: return false
+            case let .rewritten(payload):
+                message.payload = payload
+                return true
+            }
+        } catch {
+            let kind = isVideo ? "video" : "audio"
+            if !unreadableTracks.contains(kind) {
+                unreadableTracks.insert(kind)
+                engine.report("input \(options.inputName): dropping multitrack \(kind) messages whose tracks do not read: \(error)")
+            }
+            return false
+        }
+    }
+
+    /// Notes the codec each video track's configuration names (before any track is picked), so a Metadata message
+    /// outside multitrack can be given to the track whose codec it names (`FLVTrackSelection.video`).
+    func noteTrackCodecs(_ message: Message) {
+        guard let prefix = message.videoPrefix, prefix.isSequenceStart else { return }
+        guard let type = prefix.multitrackType, type != .oneTrack else {
+            videoTrackCodecs[prefix.trackID] = prefix.codec?.fourCC
+            return
+        }
+        for track in (try? FLVVideoData(parsing: message.payload[...]).tracks) ?? [] { videoTrackCodecs[track.id] = track.codec.fourCC }
+    }
+
+    /// The codec of video track `id` when no other track shares it; nil otherwise (or unknown).
+    func distinctCodec(ofVideoTrack id: UInt8) -> FLVVideoFourCC? {
+        guard let codec = videoTrackCodecs[id] else { return nil }
+        return videoTrackCodecs.contains { $0.key != id && $0.value == codec } ? nil : codec
+    }
+
+    /// Whether `message` is an Enhanced RTMP multitrack message (a legacy one never is).
+    static func isMultitrack(_ message: Message) -> Bool {
+        guard let first = message.payload.first else { return false }
+        if message.typeID == MessageType.video.rawValue {
+            return first & FLVEnhancedLimits.videoExHeaderBit != 0 && message.videoPrefix?.multitrackType != nil
+        }
+        return first >> 4 == FLVEnhancedLimits.audioExHeaderSoundFormat && message.audioPrefix?.multitrackType != nil
+    }
+
+    /// `message` as `output` takes it: unchanged, or (a multitrack message to a destination whose connect answer
+    /// announced Enhanced RTMP capabilities without CapsEx Multitrack) its default track (0) alone; nil: nothing to
+    /// send. A destination that announced nothing gets every track, said once per connection, as unannounced codecs are.
+    func trackView(of message: Message, for output: OutputLink, handler: RTMPClientHandler) -> Message? {
+        guard message.typeID != MessageType.dataAMF0.rawValue else { return message }
+        // A Metadata message outside multitrack may be another track's (FFmpeg 8 writes them so).
+        let isMetadata = message.typeID == MessageType.video.rawValue && message.videoPrefix.map { $0.multitrackType == nil && $0.packetType == .metadata } == true
+        guard isMetadata || Self.isMultitrack(message) else { return message }
+        let capabilities = handler.serverCapabilities
+        if capabilities == nil || (capabilities?.capsEx ?? 0) & EnhancedCapabilities.CapsEx.multitrack != 0 {
+            if capabilities == nil, !output.checkedCodecs.contains("multitrack") {
+                output.checkedCodecs.insert("multitrack")
+                let note = "the destination announced no Enhanced RTMP capabilities: sending every track (multitrack) anyway"
+                output.notes.append(note)
+                engine.report("output \(output.index) (\(output.name)): \(note)")
+            }
+            return message
+        }
+        if !isMetadata, !output.checkedCodecs.contains("default track") {
+            output.checkedCodecs.insert("default track")
+            let note = "the destination does not take multitrack messages: sending it the default track (0) only"
+            output.notes.append(note)
+            engine.report("output \(output.index) (\(output.name)): \(note)")
+        }
+        var single = message
+        return select(track: 0, of: &single) ? single : nil
+    }
+
     /// "hvc1 (HEVC)", "H.264 (legacy FLV)".
     static func name(_ codec: FLVVideoCodec) -> String {
         switch codec {

@@ -94,7 +94,8 @@ extension RelaySession {
 
     func encode(_ message: Message, to output: OutputLink, handler: RTMPClientHandler, receivedAt: UInt64) {
         // A codec the destination refused has failed the output (its handler is gone): nothing more is sent.
-        guard output.handler === handler, destinationTakes(message, output: output, handler: handler) else { return }
+        guard output.handler === handler, let message = trackView(of: message, for: output, handler: handler),
+              destinationTakes(message, output: output, handler: handler) else { return }
         scratch.removeAll(keepingCapacity: true)
         handler.encode(message, into: &scratch)
         if output.pending == nil {

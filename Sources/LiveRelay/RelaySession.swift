@@ -50,6 +50,10 @@ final class RelaySession: @unchecked Sendable {
     /// a job whose video was all like that fails naming it instead of succeeding without video.
     var unreadableVideo: String?
     var unreadableAudio: String?
+    /// "video"/"audio" once a multitrack message of that kind had a track that did not read (said once).
+    var unreadableTracks: Set<String> = []
+    /// The codec each video track's configuration named (`noteTrackCodecs`).
+    var videoTrackCodecs: [UInt8: FLVVideoFourCC] = [:]
     var progress = PipelineProgress()
     var lastData: UInt64
     var lastProgress: UInt64
@@ -270,8 +274,11 @@ final class RelaySession: @unchecked Sendable {
             // (`readable` keeps why, `silentMediaFailure` names it).
             case MessageType.audio.rawValue:
                 guard options.audio != .drop, readable(message) else { continue }
+                if let track = options.audioTrack, !select(track: track, of: &message) { continue }
             case MessageType.video.rawValue:
                 guard options.video != .drop, readable(message) else { continue }
+                noteTrackCodecs(message)
+                if let track = options.videoTrack, !select(track: track, of: &message) { continue }
             case MessageType.dataAMF0.rawValue: break
             default: continue
             }

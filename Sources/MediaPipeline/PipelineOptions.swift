@@ -78,6 +78,11 @@ public struct PipelineOptions: Sendable {
     public var transport: (any LiveTransport)?
     /// Keep the outputs fed with a slate while the live input is gone (issue #19); nil: they wait.
     public var fallback: FallbackOptions?
+    /// The Enhanced RTMP video track a live job carries, as its only (default) track; nil: every track goes to the
+    /// destinations that take multitrack messages and the default track (0) to the rest.
+    public var videoTrack: UInt8?
+    /// The audio track a live job carries, as `videoTrack` is for video.
+    public var audioTrack: UInt8?
 
     /// A live input that waits for a publisher (the shared ingest listener) instead of pulling.
     public var listens: Bool { inputOptions["listen"] == "1" }

@@ -53,6 +53,9 @@ public struct JobPlan: Sendable {
         options.reconnect = spec.reconnect.policy
         options.inputTimeout = spec.input.timeoutSeconds
         options.inputFrameRate = spec.input.fps
+        // Whole numbers 0…255 (`JobLimits.inputVideoTrack`), checked by the validator.
+        options.videoTrack = spec.input.videoTrack.flatMap(UInt8.init(exactly:))
+        options.audioTrack = spec.input.audioTrack.flatMap(UInt8.init(exactly:))
         options.realtime = spec.input.realtime ?? (isFileInput && spec.outputs.contains { $0.isNetwork })
         options.maxDuration = spec.maxDurationSeconds > 0 ? spec.maxDurationSeconds : nil
         if let fallback = spec.fallback {

@@ -88,6 +88,8 @@ struct HostileDocumentTests {
         Case(name: "17 outputs", json: job(outputs: "[" + (0..<17).map { #""o\#($0).flv""# }.joined(separator: ",") + "]"),
              problems: ["outputs: must hold 1 to 16 outputs, got 17"]),
         Case(name: "input a number", json: job(input: "5"), problems: ["input: must be a URL string or an object, got a number"]),
+        Case(name: "a track of a file input", json: job(input: #"{"url": "a.mp4", "video_track": 1}"#),
+             problems: ["input.video_track: needs a live input (rtmp:// or rtmps://): tracks are Enhanced RTMP multitrack ids"]),
         Case(name: "outputs an object", json: job(outputs: "{}"), problems: ["outputs: must be an array, got an object"]),
         Case(name: "video an array", json: job(#", "video": []"#), problems: ["video: must be an object, got an array"]),
         Case(name: "reconnect a string", json: job(#", "reconnect": "x""#), problems: ["reconnect: must be an object, got a string"]),
@@ -144,6 +146,9 @@ struct HostileDocumentTests {
     static func document(setting path: String, to value: String) -> String {
         let parts = path.split(separator: ".").map(String.init)
         switch parts.first {
+        // Tracks are Enhanced RTMP multitrack ids: a live input's only.
+        case "input" where parts[1].hasSuffix("_track"):
+            return job(input: #"{"url": "rtmp://127.0.0.1/live/k", "\#(parts[1])": \#(value)}"#)
         case "input": return job(input: #"{"url": "a.h264", "\#(parts[1])": \#(value)}"#, outputs: #"["o.h264"]"#)
         case "video": return job(#", "video": {"mode": "encode", "\#(parts[1])": \#(value)}"#)
         case "audio": return job(#", "audio": {"mode": "encode", "\#(parts[1])": \#(value)}"#)

@@ -283,3 +283,82 @@ extension EnhancedRTMPTests {
         #expect(!FileManager.default.fileExists(atPath: root + "/out/archive.flv"))
     }
 }
+
+/// Multitrack to destinations that take one track, and a job that picks a track.
+extension EnhancedRTMPTests {
+    /// FFmpeg 8's multitrack FLV: HEVC + AAC on track 0, AV1 + Opus on track 1, and what FFmpeg 8 decodes of it.
+    static func multitrackSource(_ root: String) throws -> (flv: String, reference: EnhancedPeer.Decoded) {
+        let flv = root + "/multitrack.flv"
+        try EnhancedPeer.mux([try EnhancedPeer.fixture(video: "hevc", audio: "aac"), try EnhancedPeer.fixture(video: "av1", audio: "opus")], to: flv)
+        let reference = try EnhancedPeer.decode(flv)
+        #expect(reference.tracks.map(\.codec) == ["hevc", "aac", "libdav1d", "opus"] && reference.errors.isEmpty,
+                "\(reference.tracks.map(\.codec)) \(reference.errors)")
+        return (flv, reference)
+    }
+
+    /// The multitrack type, track id and codec of every audio and video message a destination received.
+    static func tracks(of messages: [Message]) -> [(multitrack: Bool, id: UInt8, codec: String)] {
+        messages.compactMap { message in
+            if let prefix = message.videoPrefix, !prefix.isCommand {
+                return (prefix.multitrackType != nil, prefix.trackID, prefix.codec.map(RelaySession.name) ?? "?")
+            }
+            if let prefix = message.audioPrefix {
+                switch prefix.codec {
+                case let .fourCC(fourCC): return (prefix.multitrackType != nil, prefix.trackID, fourCC.description)
+                case let .legacy(format): return (prefix.multitrackType != nil, prefix.trackID, "legacy \(format)")
+                }
+            }
+            return nil
+        }
+    }
+
+    @Test("multitrack to a destination that announces no CapsEx Multitrack: only the default track (0), as single-track messages; all tracks to one that does")
+    func multitrackDefaultTrackForSingleTrackDestinations() throws {
+        let root = Live.scratch("enhanced-default-track")
+        let (flv, _) = try Self.multitrackSource(root)
+        var noMultitrack = EnhancedCapabilities.relay()
+        noMultitrack.capsEx = EnhancedCapabilities.CapsEx.modEx
+        let single = try StuckDestination(capabilities: noMultitrack, stopsReading: false)
+        defer { single.close() }
+        let multi = try StuckDestination(capabilities: .relay(), stopsReading: false)
+        defer { multi.close() }
+        let port = try Live.freePort()
+        let job = RunningJob(Self.engine, Self.options(port: port, key: "defaulttrack", outputs: [single.url, multi.url], archive: nil, root: root))
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        #expect(try OBSLikePublisher.run(port: port, app: "ingest", key: "defaulttrack", flv: flv).contains("published"))
+        let result = try #require(job.wait(seconds: 30), "the job did not end").get()
+        let toSingle = Self.tracks(of: single.media)
+        #expect(!toSingle.isEmpty && toSingle.allSatisfy { !$0.multitrack && $0.id == 0 })
+        #expect(toSingle.allSatisfy { !$0.codec.contains("av01") && !$0.codec.contains("Opus") }, "\(Set(toSingle.map(\.codec)))")
+        #expect(result.progress.outputs[0].videoFrames == 120, "track 0's 120 HEVC frames")
+        let toMulti = Self.tracks(of: multi.media)
+        #expect(toMulti.contains { $0.multitrack && $0.id == 1 }, "the multitrack destination got track 1")
+        #expect(result.progress.outputs[1].videoFrames == 240)
+        #expect(Self.reports.withLock { $0 }.contains { $0.contains("output 0") && $0.contains("default track (0) only") })
+    }
+
+    @Test("video_track 1 / audio_track 1: the job carries AV1 + Opus alone, frame for frame, to the archive and a multitrack destination")
+    func jobPicksATrack() throws {
+        let root = Live.scratch("enhanced-pick-track")
+        let (flv, reference) = try Self.multitrackSource(root)
+        let destination = try StuckDestination(capabilities: .relay(), stopsReading: false)
+        defer { destination.close() }
+        let port = try Live.freePort()
+        var options = Self.options(port: port, key: "picktrack", outputs: [destination.url], archive: root + "/archive.flv", root: root)
+        options.videoTrack = 1
+        options.audioTrack = 1
+        let job = RunningJob(Self.engine, options)
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        #expect(try OBSLikePublisher.run(port: port, app: "ingest", key: "picktrack", flv: flv).contains("published"))
+        let result = try #require(job.wait(seconds: 30), "the job did not end").get()
+        let archive = try EnhancedPeer.decode(root + "/archive.flv")
+        #expect(archive.errors.isEmpty, "\(archive.errors.prefix(5))")
+        let picked = reference.tracks.filter { $0.codec == "libdav1d" || $0.codec == "opus" }
+        #expect(archive.tracks.sorted { $0.kind > $1.kind } == picked.sorted { $0.kind > $1.kind },
+                "the archive: \(archive.tracks.map(\.codec)) \(archive.tracks.map(\.frames)) frames")
+        let sent = Self.tracks(of: destination.media)
+        #expect(!sent.isEmpty && sent.allSatisfy { !$0.multitrack && $0.id == 0 })
+        #expect(sent.allSatisfy { $0.codec.contains("av01") || $0.codec.contains("Opus") }, "\(Set(sent.map(\.codec)))")
+        #expect(result.progress.videoFrames == 120)
+    }
+}
