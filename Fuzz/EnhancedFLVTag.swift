@@ -1,7 +1,8 @@
 // libFuzzer target: FLV video and audio tag data, legacy and enhanced (ex-headers, ModEx, multitrack), and the
 // codec configurations their tracks carry (hvcC, av1C, vpcC, OpusHead, multichannel config). A message that parses
 // and writes must parse back to itself; the relay's prefix readers (FLVVideoTagPrefix, FLVAudioTagPrefix) must read
-// every message the full parsers read, and agree with them.
+// every message the full parsers read, and agree with them; one track of a multitrack message, alone
+// (FLVTrackSelection), must be that track.
 import MediaFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -33,6 +34,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 fatalError("FLV video data written by FLVVideoData does not read back")
             }
         }
+        // One track as a single-track message (what a destination without multitrack gets): that track alone, as 0.
+        // (The first track of an id: a message may repeat one.)
+        for (index, track) in video.tracks.enumerated() where video.multitrackType != nil && !video.tracks[..<index].contains(where: { $0.id == track.id }) {
+            guard case let .rewritten(single)? = try? FLVTrackSelection.video(bytes, track: track.id) else { continue }
+            guard let alone = try? FLVVideoData(parsing: single), alone.multitrackType == nil, alone.tracks.count == 1,
+                  alone.tracks[0].id == 0, alone.tracks[0].payload == track.payload, alone.tracks[0].codec == track.codec,
+                  alone.packetType == video.packetType, alone.frameType == video.frameType else {
+                fatalError("FLVTrackSelection's single-track message is not the track")
+            }
+        }
     case 2:  // audio tag data (seeds use 8, the audio TagType)
         let prefix = try? FLVAudioTagPrefix(parsing: bytes)
         guard let audio = try? FLVAudioData(parsing: bytes) else { return 0 }
@@ -48,6 +59,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard let again = try? FLVAudioData(parsing: written), again.tracks.count == audio.tracks.count,
                   (try? again.serialized()) == written else {
                 fatalError("FLV audio data written by FLVAudioData does not read back")
+            }
+        }
+        for (index, track) in audio.tracks.enumerated() where audio.multitrackType != nil && !audio.tracks[..<index].contains(where: { $0.id == track.id }) {
+            guard case let .rewritten(single)? = try? FLVTrackSelection.audio(bytes, track: track.id) else { continue }
+            guard let alone = try? FLVAudioData(parsing: single), alone.multitrackType == nil, alone.tracks.count == 1,
+                  alone.tracks[0].id == 0, alone.tracks[0].payload == track.payload, alone.packetType == audio.packetType else {
+                fatalError("FLVTrackSelection's single-track audio message is not the track")
             }
         }
     default:  // a bare codec configuration

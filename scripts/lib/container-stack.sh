@@ -119,6 +119,17 @@ wait_http() {
   done
 }
 
+# The images alone, so a caller can build them while it does something else (scripts/test: beside the fuzz targets).
+containers_images() {
+  if docker_engine_runs; then
+    echo "stack: Docker builds the images at up" >&2
+    return
+  fi
+  podman_packages
+  podman_configure
+  scripts/lib/container-images.sh offline
+}
+
 containers_up() {
   local started=$SECONDS
   containers_setup
