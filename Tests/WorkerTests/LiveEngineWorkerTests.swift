@@ -15,6 +15,15 @@ struct LiveEngineWorkerTests {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
     }
 
+    /// Threads of this process named `name` (Linux: /proc/self/task/TID/comm), such as the worker's "sluice-job".
+    static func threads(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == name
+        }.count
+    }
+
     @Test("30 live jobs at once on the live engine: threads stay bounded, each job succeeds once with its progress rows and outputs")
     func liveJobsHoldNoThread() async throws {
         let harness = try await QueueHarness("wk-live-engine")
@@ -39,6 +48,7 @@ struct LiveEngineWorkerTests {
         try #require(await eventually { broker.isConnected }, "\(lines.text)")
         try await Task.sleep(for: .milliseconds(300))
         let baseline = Self.threadCount()
+        let baselineJobThreads = Self.threads(named: "sluice-job")
 
         let ids = (0..<30).map { "live-\($0)" }
         for (index, id) in ids.enumerated() {
@@ -48,14 +58,20 @@ struct LiveEngineWorkerTests {
         let allStarted = await eventually(timeout: .seconds(30)) { engine.active == 30 }
         try #require(allStarted, "engine active \(engine.active), started \(engine.started): \(lines.text.suffix(3000))")
         // Steady state: every job on the engine. A thread per job would add 30; the worker adds its live queue.
+        // The other suites of this target run in this process at the same time and start threads of their own, so the
+        // total is a coarse bound (a thread per job would add 30); the worker's job threads are counted by name.
         var steady = 0
+        var jobThreads = 0
         for _ in 0..<5 {
             steady = max(steady, Self.threadCount())
+            jobThreads = max(jobThreads, Self.threads(named: "sluice-job"))
             try await Task.sleep(for: .milliseconds(100))
         }
-        print("LiveEngineWorkerTests: \(baseline) threads before, \(steady) with 30 live jobs running")
+        print("LiveEngineWorkerTests: \(baseline) threads before, \(steady) with 30 live jobs running, \(jobThreads) named sluice-job")
         #expect(engine.active == 30, "the jobs must still be running while the threads are counted")
-        #expect(steady - baseline <= 10, "threads: \(baseline) before, \(steady) with 30 live jobs running")
+        // Other suites' in-process workers may run a batch job or two meanwhile; a thread per live job would add 30.
+        #expect(jobThreads - baselineJobThreads <= 5, "sluice-job threads: \(baselineJobThreads) before, \(jobThreads) with 30 live jobs running on the engine")
+        #expect(steady - baseline <= 20, "threads: \(baseline) before, \(steady) with 30 live jobs running")
         engine.release()
 
         let done = try await eventually(timeout: .seconds(40)) { try harness.store.jobs(state: .succeeded).count == 30 }
@@ -66,8 +82,10 @@ struct LiveEngineWorkerTests {
         for id in ids {
             let job = try #require(try harness.job(id))
             #expect(job.attempts == 1 && job.workerID == "w-engine")
+            // At least one row while it ran and the final one: how many more depends on how fast the store keeps up
+            // with 30 jobs on a loaded machine, which is a benchmark's business, not a test's.
             let samples = try harness.store.progress(jobID: id)
-            #expect(samples.count >= 3, "\(id): \(samples.count) progress rows")
+            #expect(samples.count >= 2, "\(id): \(samples.count) progress rows")
             #expect(samples.last?.bytesOut == TimedLiveEngine.finalBytes, "\(id): \(String(describing: samples.last))")
             let outputs = try harness.store.outputs(jobID: id)
             #expect(outputs.count == 1 && outputs[0].state == .succeeded && outputs[0].bytes == TimedLiveEngine.finalBytes)
@@ -82,7 +100,7 @@ struct LiveEngineWorkerTests {
         }
         let queues = try await harness.counts()
         #expect(drained, "queues: \(queues)")
-        #expect(Self.threadCount() - baseline <= 10, "threads after the jobs ended: \(Self.threadCount()) vs \(baseline)")
+        #expect(Self.threadCount() - baseline <= 20, "threads after the jobs ended: \(Self.threadCount()) vs \(baseline)")
 
         worker.shutdown()
         await running.value

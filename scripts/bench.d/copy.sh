@@ -17,13 +17,17 @@ JSON
   hyperfine --warmup 2 --runs 10 --export-json "$work/copy.json" \
     --prepare "rm -f $work/bench.sqlite $work/bench.sqlite-wal $work/bench.sqlite-shm" \
     -n sluice "$bin/sluice run --quiet --db $work/bench.sqlite $work/copy-job.json" \
-    -n ffmpeg "ffmpeg -hide_banner -loglevel error -y -i $media -map 0:v -map 0:a -c copy -f flv $work/f.flv -map 0:v -c copy -bsf:v h264_mp4toannexb -f h264 $work/f.h264 -map 0:a -c copy -f adts $work/f.aac"
+    -n ffmpeg "ffmpeg -hide_banner -loglevel error -y -i $media -map 0:v -map 0:a -c copy -f flv $work/f.flv -map 0:v -c copy -bsf:v h264_mp4toannexb -f h264 $work/f.h264 -map 0:a -c copy -f adts $work/f.aac" \
+    -n "ffmpeg + sync" "sh -c 'ffmpeg -hide_banner -loglevel error -y -i $media -map 0:v -map 0:a -c copy -f flv $work/g.flv -map 0:v -c copy -bsf:v h264_mp4toannexb -f h264 $work/g.h264 -map 0:a -c copy -f adts $work/g.aac && sync $work/g.flv $work/g.h264 $work/g.aac $work'"
+  # Sluice fsyncs each output before its rename and the folder after it (issue #20); ffmpeg does neither. The third
+  # peer is ffmpeg followed by coreutils' `sync FILE…` (an fsync of each output and of the folder): the same durability.
   python3 - "$work/copy.json" "$size" <<'PY'
 import json, sys
 runs = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 size = int(sys.argv[2])
-s, f = runs["sluice"]["median"], runs["ffmpeg"]["median"]
-print(f"median wall: sluice {s*1000:.1f} ms ({size/s/1e6:.0f} MB/s), ffmpeg {f*1000:.1f} ms ({size/f/1e6:.0f} MB/s); ratio sluice/ffmpeg {s/f:.3f} (goal <= 1.0)")
+s, f, fs = runs["sluice"]["median"], runs["ffmpeg"]["median"], runs["ffmpeg + sync"]["median"]
+print(f"median wall: sluice {s*1000:.1f} ms ({size/s/1e6:.0f} MB/s), ffmpeg {f*1000:.1f} ms ({size/f/1e6:.0f} MB/s), "
+      f"ffmpeg + sync {fs*1000:.1f} ms; ratio sluice/ffmpeg {s/f:.3f}, sluice/(ffmpeg + sync) {s/fs:.3f} (equal durability)")
 PY
   rm -f "$work/bench.sqlite"*
   local rss ffrss
