@@ -67,7 +67,7 @@ extension CopySession {
     }
 
     func makeSink(_ description: OutputDescription, video videoConfiguration: VideoConfiguration?,
-                          audio audioConfiguration: AudioConfiguration?) throws -> any PacketSink {
+                  audio audioConfiguration: AudioConfiguration?) throws -> any PacketSink {
         switch description.kind {
         case .flv:
             guard videoConfiguration != nil || audioConfiguration != nil else {
