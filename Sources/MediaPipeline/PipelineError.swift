@@ -33,7 +33,7 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
         case let .inputLost(name, seconds, lastError):
             return "input \(name) sent no data for \(PipelineError.format(seconds)) s (last error: \(lastError))"
         case let .inputTimedOut(name, seconds): return "input \(name) sent no data for \(PipelineError.format(seconds)) s"
-        case let .noStreams(name): return "input \(name) has no H.264 video or AAC audio stream to use"
+        case let .noStreams(name): return "input \(name) has no video or audio stream to use"
         case let .unsupportedCodec(kind, stream, codec):
             return "\(kind) stream \(stream) is \(codec): not supported in copy mode (copy carries H.264, HEVC and AV1 video and AAC audio; set \(kind).mode to encode or drop)"
         case let .unsupportedLiveCodec(kind, codec):
