@@ -126,15 +126,11 @@ struct SpecValidator {
             let audioTrack = fields.integer(JobLimits.inputAudioTrack, into: &self)
             fields.reportUnknown(into: &self)
             guard let url, checkInputURL(url, path: "input.url") else { return nil }
-            var spec = InputSpec(url: url, listen: listen, timeoutSeconds: timeout, fps: fps, realtime: realtime,
+            let spec = InputSpec(url: url, listen: listen, timeoutSeconds: timeout, fps: fps, realtime: realtime,
                                  videoTrack: videoTrack, audioTrack: audioTrack)
-            if !spec.isNetwork {
-                // A file's streams are libavformat's; tracks are Enhanced RTMP's.
-                for (track, key) in [(videoTrack, "video_track"), (audioTrack, "audio_track")] where track != nil {
-                    problem("input.\(key)", "needs a live input (rtmp:// or rtmps://): tracks are Enhanced RTMP multitrack ids")
-                }
-                spec.videoTrack = nil
-                spec.audioTrack = nil
+            // A file's streams are libavformat's; tracks are Enhanced RTMP's.
+            for (track, key) in [(videoTrack, "video_track"), (audioTrack, "audio_track")] where track != nil && !spec.isNetwork {
+                problem("input.\(key)", "needs a live input (rtmp:// or rtmps://): tracks are Enhanced RTMP multitrack ids")
             }
             return spec
         case let other?:

@@ -17,12 +17,14 @@ import RTMP
 /// Legacy FLV codecs (H.264 and AAC in their legacy headers) go everywhere, as before Enhanced RTMP.
 extension RelaySession {
     /// Whether the relay can read `message`'s head; the first reason it cannot is kept for the job's message.
-    /// An empty audio message (RTMP's silence) is skipped without a word.
+    /// An empty audio message (RTMP's silence) is skipped without a word. A video configuration's codec is noted for
+    /// its track (`noteTrackCodecs`), before any track is picked.
     func readable(_ message: Message) -> Bool {
         do {
             if message.typeID == MessageType.video.rawValue {
                 let prefix = try FLVVideoTagPrefix(parsing: message.payload[...])
                 if videoCodec == nil, let codec = prefix.codec { videoCodec = RelaySession.name(codec) }
+                if prefix.isSequenceStart { noteTrackCodecs(prefix, of: message) }
             } else {
                 guard !message.payload.isEmpty else { return false }
                 let prefix = try FLVAudioTagPrefix(parsing: message.payload[...])
@@ -139,8 +141,7 @@ extension RelaySession {
 
     /// Notes the codec each video track's configuration names (before any track is picked), so a Metadata message
     /// outside multitrack can be given to the track whose codec it names (`FLVTrackSelection.video`).
-    func noteTrackCodecs(_ message: Message) {
-        guard let prefix = message.videoPrefix, prefix.isSequenceStart else { return }
+    func noteTrackCodecs(_ prefix: FLVVideoTagPrefix, of message: Message) {
         guard let type = prefix.multitrackType, type != .oneTrack else {
             videoTrackCodecs[prefix.trackID] = prefix.codec?.fourCC
             return
@@ -154,26 +155,30 @@ extension RelaySession {
         return videoTrackCodecs.contains { $0.key != id && $0.value == codec } ? nil : codec
     }
 
-    /// Whether `message` is an Enhanced RTMP multitrack message (a legacy one never is).
-    static func isMultitrack(_ message: Message) -> Bool {
-        guard let first = message.payload.first else { return false }
-        if message.typeID == MessageType.video.rawValue {
-            return first & FLVEnhancedLimits.videoExHeaderBit != 0 && message.videoPrefix?.multitrackType != nil
-        }
-        return first >> 4 == FLVEnhancedLimits.audioExHeaderSoundFormat && message.audioPrefix?.multitrackType != nil
-    }
-
-    /// `message` as `output` takes it: unchanged, or (a multitrack message to a destination whose connect answer
-    /// announced Enhanced RTMP capabilities without CapsEx Multitrack) its default track (0) alone; nil: nothing to
-    /// send. A destination that announced nothing gets every track, said once per connection, as unannounced codecs are.
+    /// `message` as `output` takes it: unchanged, or (a multitrack message, or a Metadata message outside multitrack
+    /// that may be another track's, to a destination whose connect answer announced Enhanced RTMP capabilities without
+    /// CapsEx Multitrack) its default track (0) alone; nil: nothing to send. A destination that announced nothing gets
+    /// every track, said once per connection, as unannounced codecs are. Legacy messages (no ex-header, most of a
+    /// stream) pass without their head being read again.
     func trackView(of message: Message, for output: OutputLink, handler: RTMPClientHandler) -> Message? {
-        guard message.typeID != MessageType.dataAMF0.rawValue else { return message }
-        // A Metadata message outside multitrack may be another track's (FFmpeg 8 writes them so).
-        let isMetadata = message.typeID == MessageType.video.rawValue && message.videoPrefix.map { $0.multitrackType == nil && $0.packetType == .metadata } == true
-        guard isMetadata || Self.isMultitrack(message) else { return message }
+        guard let first = message.payload.first else { return message }
+        let multitrack: Bool
+        let metadata: Bool
+        switch message.typeID {
+        case MessageType.video.rawValue where first & FLVEnhancedLimits.videoExHeaderBit != 0:
+            guard let prefix = message.videoPrefix else { return message }
+            multitrack = prefix.multitrackType != nil
+            metadata = !multitrack && prefix.packetType == .metadata
+        case MessageType.audio.rawValue where first >> 4 == FLVEnhancedLimits.audioExHeaderSoundFormat:
+            multitrack = message.audioPrefix?.multitrackType != nil
+            metadata = false
+        default:
+            return message
+        }
+        guard multitrack || metadata else { return message }
         let capabilities = handler.serverCapabilities
         if capabilities == nil || (capabilities?.capsEx ?? 0) & EnhancedCapabilities.CapsEx.multitrack != 0 {
-            if capabilities == nil, !output.checkedCodecs.contains("multitrack") {
+            if multitrack, capabilities == nil, !output.checkedCodecs.contains("multitrack") {
                 output.checkedCodecs.insert("multitrack")
                 let note = "the destination announced no Enhanced RTMP capabilities: sending every track (multitrack) anyway"
                 output.notes.append(note)
@@ -181,7 +186,7 @@ extension RelaySession {
             }
             return message
         }
-        if !isMetadata, !output.checkedCodecs.contains("default track") {
+        if multitrack, !output.checkedCodecs.contains("default track") {
             output.checkedCodecs.insert("default track")
             let note = "the destination does not take multitrack messages: sending it the default track (0) only"
             output.notes.append(note)

@@ -277,7 +277,6 @@ final class RelaySession: @unchecked Sendable {
                 if let track = options.audioTrack, !select(track: track, of: &message) { continue }
             case MessageType.video.rawValue:
                 guard options.video != .drop, readable(message) else { continue }
-                noteTrackCodecs(message)
                 if let track = options.videoTrack, !select(track: track, of: &message) { continue }
             case MessageType.dataAMF0.rawValue: break
             default: continue
