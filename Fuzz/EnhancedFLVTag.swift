@@ -37,7 +37,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // One track as a single-track message (what a destination without multitrack gets): that track alone, as 0.
         // (The first track of an id: a message may repeat one.)
         for (index, track) in video.tracks.enumerated() where video.multitrackType != nil && !video.tracks[..<index].contains(where: { $0.id == track.id }) {
-            guard case let .rewritten(single)? = try? FLVTrackSelection.video(bytes, track: track.id) else { continue }
+            guard case let .rewritten(single)? = try? FLVTrackSelection.video(bytes[...], track: track.id) else { continue }
             guard let alone = try? FLVVideoData(parsing: single), alone.multitrackType == nil, alone.tracks.count == 1,
                   alone.tracks[0].id == 0, alone.tracks[0].payload == track.payload, alone.tracks[0].codec == track.codec,
                   alone.packetType == video.packetType, alone.frameType == video.frameType else {
@@ -62,7 +62,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             }
         }
         for (index, track) in audio.tracks.enumerated() where audio.multitrackType != nil && !audio.tracks[..<index].contains(where: { $0.id == track.id }) {
-            guard case let .rewritten(single)? = try? FLVTrackSelection.audio(bytes, track: track.id) else { continue }
+            guard case let .rewritten(single)? = try? FLVTrackSelection.audio(bytes[...], track: track.id) else { continue }
             guard let alone = try? FLVAudioData(parsing: single), alone.multitrackType == nil, alone.tracks.count == 1,
                   alone.tracks[0].id == 0, alone.tracks[0].payload == track.payload, alone.packetType == audio.packetType else {
                 fatalError("FLVTrackSelection's single-track audio message is not the track")
