@@ -67,8 +67,7 @@ struct CopySession {
         guard video != nil || audio != nil else { throw PipelineError.noStreams(name: options.inputName) }
         if let file = input as? MediaInput {
             // Backward jumps are spliced in any format; forward ones only where the format allows them.
-            timeline = TimelineSplicer(backwardThreshold: TimelineSplicer.backwardJump,
-                                       forwardThreshold: file.timestampsMayJump ? TimelineSplicer.fileForwardJump : nil)
+            timeline = TimelineSplicer(.file(mayJump: file.timestampsMayJump))
         }
         try readLookahead()
         try deriveConfigurations()
