@@ -49,7 +49,7 @@ struct SpecValidator {
         var fields = Fields(object: root, path: "")
         let id = fields.string("id", required: true, limit: JobLimits.id, into: &self)
         if let id {
-            if id.range(of: "^\(JobSpec.idPattern)$", options: .regularExpression) == nil {
+            if !JobSpec.isValidID(id) {
                 problem("id", "must match \(JobSpec.idPattern), got \(quoted(id))")
             } else {
                 readableID = id

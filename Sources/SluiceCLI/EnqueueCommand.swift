@@ -54,6 +54,7 @@ func publish(_ body: [UInt8], id: String, priority: UInt8, using options: Broker
 extension JobsCommand {
     struct Cancel: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cancel",
             abstract: "Ask the workers to cancel a job (running: stopped cleanly; still queued: skipped when it arrives).")
         @OptionGroup var broker: BrokerOptions
         @Argument(help: "The job id.") var id: String
@@ -75,6 +76,7 @@ extension JobsCommand {
 
     struct Retry: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retry",
             abstract: "Enqueue a failed or cancelled job again from its stored spec, as a new attempt.")
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var broker: BrokerOptions

@@ -11,7 +11,7 @@ struct JobsCommand: ParsableCommand {
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List jobs, newest first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List jobs, newest first.")
         @OptionGroup var database: DatabaseOptions
         @Option(help: ArgumentHelp("Only jobs in this state (\(JobState.allCases.map(\.rawValue).joined(separator: ", "))).", valueName: "state"))
         var state: String?
@@ -46,7 +46,7 @@ struct JobsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One job: spec (secrets redacted), outputs, progress, events.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "One job: spec (secrets redacted), outputs, progress, events.")
         @OptionGroup var database: DatabaseOptions
         @Flag(help: "JSON instead of text.") var json = false
         @Argument(help: "The job id.") var id: String
@@ -74,7 +74,7 @@ struct JobsCommand: ParsableCommand {
     }
 
     struct Events: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "A job's events, oldest first.")
+        static let configuration = CommandConfiguration(commandName: "events", abstract: "A job's events, oldest first.")
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "The job id.") var id: String
 

@@ -7,6 +7,7 @@ import Sluice
 extension JobsCommand {
     struct Outputs: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "outputs",
             abstract: "Add an RTMP output to a running job, or remove one, without touching its other outputs.",
             discussion: """
                 The worker that holds the job applies the edit and answers. An added output starts at the current \
@@ -23,6 +24,7 @@ extension JobsCommand {
 extension JobsCommand.Outputs {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add an rtmp:// or rtmps:// output to a running job.")
         @OptionGroup var edit: OutputEditOptions
 
@@ -31,6 +33,7 @@ extension JobsCommand.Outputs {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove an RTMP output (its URL exactly as in the job) from a running job.")
         @OptionGroup var edit: OutputEditOptions
 

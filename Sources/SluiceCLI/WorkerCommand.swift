@@ -141,7 +141,7 @@ struct WorkerCommand: ParsableCommand {
         }
         guard WorkerLog.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format is text or json") }
         guard http.isEmpty || ListenAddress(parsing: http) != nil else { throw ValidationError("--http must be HOST:PORT, got \(http)") }
-        guard workerID.range(of: "^\(JobSpec.idPattern)$", options: .regularExpression) != nil else {
+        guard JobSpec.isValidID(workerID) else {
             throw ValidationError("--worker-id must match \(JobSpec.idPattern)")
         }
         for (name, root) in [("--input-root", inputRoot), ("--output-root", outputRoot)] {
