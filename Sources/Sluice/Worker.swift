@@ -1,7 +1,18 @@
-// DESIGN §4 and §5: the queue worker. Deliveries are triaged on the consumer task; every attempt runs on a
-// dedicated thread (the pipeline adds one per output), never on Swift's cooperative pool. Its other rooms:
-// Worker+Admission (room per class), Worker+Attempts (lease, run, progress), Worker+Settlement (what follows an
-// attempt), WorkerConfiguration, ActiveJob, EventPublisher.
+// DESIGN §4 and §5: the queue worker. Its other rooms: Worker+Admission (room per class), Worker+Attempts (lease,
+// run, progress), Worker+Settlement (what follows an attempt), Worker+OutputEdits, Worker+PartSweep,
+// WorkerConfiguration, ActiveJob, EventPublisher.
+//
+// Concurrency, one rule: what can block for long has an owner thread; async work is awaited, never blocked on.
+// - Async (Swift's cooperative pool): consuming and triaging deliveries (a job's `receive` or `reject` is one short
+//   SQLite write on the consumer task), the broker's calls, the drain (it waits for events: a job ending, a second
+//   SIGTERM, the grace timer; it never polls).
+// - An owner thread per attempt ("sluice-job"): everything of an attempt that blocks (SQLite, files, FFmpeg) runs on
+//   it: its lease, its run (it is the pipeline's input thread; the pipeline adds one per output) and its settlement.
+//   It reaches the broker by awaiting a task (`blockingValue`/`blockingWait`), which is safe because it is not a
+//   pool thread. A live-engine attempt keeps the thread for its blocking start only; the engine's event loops never
+//   block: they hand progress to one serial queue (JobRunner's) and the attempt's end to a short thread of its own,
+//   which records and settles it as the attempt thread would have. Closing the broker (it flushes its mailbox) has
+//   a thread of its own too.
 import Foundation
 import JobQueue
 import JobStore
