@@ -75,6 +75,8 @@ struct HostileDocumentTests {
              problems: ["reconnect.initial_delay_s: must be from 0.01 to 600 (seconds), got 5e-324"]),
         Case(name: "reconnect.max_delay_s 1e20", json: job(#", "reconnect": {"max_delay_s": 1e20}"#),
              problems: ["reconnect.max_delay_s: must be from 0.01 to 600 (seconds), got 1e+20"]),
+        Case(name: "id with a line break", json: #"{"id": "job\n", "input": "a.mp4", "outputs": ["o.flv"]}"#,
+             problems: [#"id: must match \#(JobSpec.idPattern), got "job\n""#]),
         Case(name: "id too long", json: #"{"id": "\#(String(repeating: "a", count: 129))", "input": "a.mp4", "outputs": ["o.flv"]}"#,
              problems: ["id: must be at most 128 characters, got 129"]),
         Case(name: "input URL string too long", json: job(input: #""\#(long5000)""#),
