@@ -79,9 +79,9 @@ final class OutputWorker: PipelineOutput, @unchecked Sendable {
         return error
     }
 
-    /// Makes a closed file visible under its real name.
-    func publish() throws {
-        try sink.writer.publish()
+    /// Makes a closed file visible under its real name; the pipeline syncs its folder.
+    func rename() throws -> OutputFile? {
+        try sink.writer.rename()
     }
 
     /// Removes the output's `.part` (a failed job).

@@ -103,11 +103,19 @@ public final class CopyPipeline: @unchecked Sendable {
             failure = PipelineError.emptyOutput(index: empty.index, name: empty.name)
         }
         if failure == nil {
+            // Every output renamed, then each folder synced once (DESIGN §9: durable before `succeeded`).
+            var renamed: [(worker: any PipelineOutput, file: OutputFile)] = []
             for worker in workers {
-                do { try worker.publish() } catch {
+                do {
+                    if let file = try worker.rename() { renamed.append((worker, file)) }
+                } catch {
                     failure = PipelineError.output(index: worker.index, name: worker.name, error)
                     break
                 }
+            }
+            // The renamed ones are synced even after a failure: what is in place is there for good.
+            if let (index, error) = OutputFile.syncFolders(of: renamed.map(\.file)), failure == nil {
+                failure = PipelineError.output(index: renamed[index].worker.index, name: renamed[index].worker.name, error)
             }
         }
         if let failure {

@@ -16,8 +16,9 @@ protocol PipelineOutput: AnyObject {
     func submit(_ packet: MediaPacket) -> Bool
     /// Ends the stream (`commit`: trailers written) and waits; returns a file output's error.
     func close(commit: Bool) -> (any Error)?
-    /// Makes a closed file visible under its real name.
-    func publish() throws
+    /// Moves a closed file onto its real name (its bytes synced) and returns it, so that the pipeline syncs the
+    /// folders of all its outputs once each (`OutputFile.syncFolders`); nil for a network output.
+    func rename() throws -> OutputFile?
     /// Removes a file output's temporary file.
     func discard()
 }

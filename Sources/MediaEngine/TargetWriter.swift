@@ -30,8 +30,12 @@ final class TargetWriter: @unchecked Sendable {
     /// Syncs the closed file's bytes to disk ahead of `publish` (on the output's own thread).
     func sync() throws { try file.sync() }
 
-    /// Makes a closed file visible under its real name (an atomic rename in its folder).
-    func publish() throws { try file.publish() }
+    /// Makes a closed file visible under its real name (an atomic rename in its folder); its folder is synced
+    /// after, with the job's other outputs' (`OutputFile.syncFolders`).
+    func rename() throws -> OutputFile {
+        try file.rename()
+        return file
+    }
 
     /// Closes without committing; the temporary file is removed.
     func discard() {

@@ -24,7 +24,7 @@ struct FLVSinkTimestampTests {
             try sink.write(MediaPacket(kind: .audio, data: [0x21, 0x10], pts: time * 1000, dts: time * 1000, isKeyframe: true))
         }
         try sink.finish()
-        try writer.publish()
+        try writer.rename().syncFolder()
         var reader = FLVReader()
         reader.append(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         var tags: [FLVTag] = []

@@ -28,7 +28,7 @@ struct RootFixture {
         let writer = try TargetWriter(path: path, root: root)
         try writer.sink.write(Array(text.utf8))
         try writer.close()
-        try writer.publish()
+        try writer.rename().syncFolder()
     }
 }
 

@@ -45,12 +45,12 @@ struct DurableOutputTests {
         return String(text[equals.upperBound...].prefix { $0.isNumber || $0 == "-" })
     }
 
-    @Test("strace of sluice run: every output's .part is fsynced before its rename, and its folder after it")
+    @Test("strace of sluice run: every output's .part is fsynced before its rename, and each folder once after all the renames")
     func fsyncOrder() throws {
         let folder = Fixtures.scratch("durable")
         let input = try Fixtures.mp4BFrames()
         let job = folder + "/job.json"
-        try #"{"id": "durable-1", "input": "\#(input)", "outputs": ["\#(folder)/out/a.flv", "\#(folder)/out/a.h264", "\#(folder)/out/a.aac"]}"#
+        try #"{"id": "durable-1", "input": "\#(input)", "outputs": ["\#(folder)/out/a.flv", "\#(folder)/out/a.h264", "\#(folder)/out/a.aac", "\#(folder)/out2/b.flv"]}"#
             .write(toFile: job, atomically: true, encoding: .utf8)
         let trace = folder + "/trace.txt"
         let run = try Command.run("strace", ["-f", "-qq", "-e", "signal=none", "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2",
@@ -58,10 +58,13 @@ struct DurableOutputTests {
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let calls = Self.calls(try String(contentsOfFile: trace, encoding: .utf8))
 
-        for name in ["a.flv", "a.h264", "a.aac"] {
+        let folders = ["a.flv": "out", "a.h264": "out", "a.aac": "out", "b.flv": "out2"]
+        var renames: [String: Call] = [:]
+        for name in folders.keys.sorted() {
             // The rename of this output's part onto its name.
             let rename = try #require(calls.first { $0.text.hasPrefix("rename") && $0.text.contains("\"\(name)\"") && $0.text.contains(".part\"") },
                                       "no rename onto \(name)")
+            renames[name] = rename
             #expect(Self.result(rename.text) == "0")
             let part = try #require(rename.text.split(separator: "\"").first { $0.hasSuffix(".part") }.map(String.init))
             #expect(part.hasPrefix(".\(name).") && part.hasSuffix(".part"))
@@ -74,14 +77,20 @@ struct DurableOutputTests {
             #expect(calls.contains { $0.pid == open.pid && $0.line > open.line && $0.line < rename.line && $0.text.hasPrefix("fsync(\(descriptor))")
                                      && Self.result($0.text) == "0" },
                     "\(part) is not fsynced between its open and its rename")
-            // fsync of the folder's descriptor (the rename's first argument) after the rename.
-            let folderDescriptor = try #require(Self.firstArgument(rename.text))
-            #expect(calls.contains { $0.pid == rename.pid && $0.line > rename.line && $0.text.hasPrefix("fsync(\(folderDescriptor))")
-                                     && Self.result($0.text) == "0" },
-                    "the folder of \(name) is not fsynced after the rename")
         }
+        // After the last rename, the renaming thread syncs each folder once, through the descriptor one of its outputs
+        // was renamed with (the rename's first argument): two folders, two syncs, not one per output.
+        let last = try #require(renames.values.max { $0.line < $1.line })
+        var folderOf: [String: String] = [:]
+        for (name, rename) in renames { if let descriptor = Self.firstArgument(rename.text) { folderOf[descriptor] = folders[name] } }
+        let folderSyncs = calls.filter { $0.pid == last.pid && $0.line > last.line && $0.text.hasPrefix("fsync(")
+                                         && Self.firstArgument($0.text).map { folderOf[$0] != nil } == true }
+        #expect(folderSyncs.allSatisfy { Self.result($0.text) == "0" })
+        #expect(folderSyncs.compactMap { Self.firstArgument($0.text).flatMap { folderOf[$0] } }.sorted() == ["out", "out2"],
+                "folder syncs after the renames: \(folderSyncs.map(\.text))")
         let state = try Command.run("sqlite3", [folder + "/db.sqlite", "SELECT state FROM jobs WHERE id = 'durable-1'"])
         #expect(state.text.trimmingCharacters(in: .whitespacesAndNewlines) == "succeeded")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/out").sorted() == ["a.aac", "a.flv", "a.h264"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/out2") == ["b.flv"])
     }
 }

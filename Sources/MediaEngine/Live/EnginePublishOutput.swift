@@ -86,7 +86,7 @@ final class EnginePublishOutput: PipelineOutput, @unchecked Sendable {
     }
 
     /// Nothing to rename.
-    func publish() throws {}
+    func rename() throws -> OutputFile? { nil }
 
     /// Nothing to remove: the publish is only ended.
     func discard() { _ = close(commit: false) }

@@ -88,8 +88,16 @@ public final class OutputFile: @unchecked Sendable {
     /// the final name, atomically, in the folder opened at the start (a link at the final name is replaced, not
     /// followed), then syncs the folder, so that once this returns (and the job is recorded `succeeded`) a power
     /// loss leaves either the old state or the whole file, never an empty or missing one. On a failure before the
-    /// rename the temporary file is removed.
+    /// rename the temporary file is removed. (`rename` and `syncFolders` do the same for several files at once.)
     public func publish() throws(FileAccessError) {
+        try rename()
+        try syncFolder()
+    }
+
+    /// `publish` without its last step: the file's bytes synced and the file renamed onto its final name, but the
+    /// folder not synced yet. A job with several outputs renames them all, then syncs their folders once each
+    /// (`OutputFile.syncFolders`) before it records success.
+    public func rename() throws(FileAccessError) {
         let publishing = state.withLock { state in
             guard state == .writing else { return false }
             state = .published
@@ -107,12 +115,38 @@ public final class OutputFile: @unchecked Sendable {
             unlinkat(directory.descriptor, temporaryName, 0)
             throw FileAccessError(path: path, reason: "cannot rename the finished file into place: \(error.reason)", code: error.code)
         }
-        // The rename is an entry in the folder: without this sync it can be lost while the job says succeeded.
+    }
+
+    /// Syncs the folder the file was renamed in: the rename is an entry in the folder, and without this sync it
+    /// can be lost while the job says succeeded.
+    public func syncFolder() throws(FileAccessError) {
         guard Self.sync(directory.descriptor) else {
             let error = FileAccessError.system(path)
             throw FileAccessError(path: path, reason: "renamed into place, but its folder could not be synced: \(error.reason)",
                                   code: error.code)
         }
+    }
+
+    /// Syncs the folders of renamed files, each folder once however many of the files are in it (a folder's sync
+    /// commits the file system's journal: on ext4 the three outputs of one job waited for three commits in a row).
+    /// - Returns: the index of the first file whose folder could not be synced, and why; nil when all were.
+    public static func syncFolders(of files: [OutputFile]) -> (index: Int, error: FileAccessError)? {
+        var synced = Set<FolderIdentity>()
+        for (index, file) in files.enumerated() {
+            var info = stat()
+            // A folder that cannot be identified is synced anyway: a second sync costs time, a missing one durability.
+            if fstat(file.directory.descriptor, &info) == 0,
+               !synced.insert(FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
+                continue
+            }
+            do throws(FileAccessError) { try file.syncFolder() } catch { return (index, error) }
+        }
+        return nil
+    }
+
+    private struct FolderIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
     }
 
     /// Syncs the finished temporary file now, ahead of `publish`: each output's thread syncs its own file, so a job's
