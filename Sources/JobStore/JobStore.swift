@@ -43,14 +43,17 @@ public final class JobStore: Sendable {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             let migrator = Schema.migrator(secrets: secrets)
+            let (superseded, applied) = try pool.read { db in (try migrator.hasBeenSuperseded(db), try migrator.appliedIdentifiers(db)) }
             // A file migrated by a newer release may hold columns or states this build does not understand.
-            if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
+            if superseded {
                 throw JobStoreError.cannotOpen(
                     path: path, reason: "it was written by a newer version of sluice (unknown migrations)")
             }
-            let sealsNow = try pool.read { try !migrator.appliedIdentifiers($0).contains(Schema.sealedSpecsMigration) }
+            // Only a file that held jobs before specs were sealed can have clear secrets in its free pages; a new
+            // one has none, and skips the rewrite (a VACUUM and a checkpoint: the costliest part of a first start).
+            let scrubs = !applied.isEmpty && !applied.contains(Schema.sealedSpecsMigration)
             try migrator.migrate(pool)
-            if sealsNow { try Self.scrubFreedPages(pool) }
+            if scrubs { try Self.scrubFreedPages(pool) }
         } catch let error as JobStoreError {
             throw error
         } catch {

@@ -14,7 +14,7 @@ bench_copy() {
 {"id": "bench-copy", "input": "$media", "outputs": ["$work/s.flv", "$work/s.h264", "$work/s.aac"]}
 JSON
   echo "== copy: $(basename "$media") ($((size / 1000000)) MB) → FLV + .h264 + .aac"
-  hyperfine --warmup 2 --runs 10 --export-json "$work/copy.json" \
+  hyperfine --warmup 2 --runs 20 --export-json "$work/copy.json" \
     --prepare "rm -f $work/bench.sqlite $work/bench.sqlite-wal $work/bench.sqlite-shm" \
     -n sluice "$bin/sluice run --quiet --db $work/bench.sqlite $work/copy-job.json" \
     -n ffmpeg "ffmpeg -hide_banner -loglevel error -y -i $media -map 0:v -map 0:a -c copy -f flv $work/f.flv -map 0:v -c copy -bsf:v h264_mp4toannexb -f h264 $work/f.h264 -map 0:a -c copy -f adts $work/f.aac" \
