@@ -11,6 +11,8 @@ struct LiveTimeline: Sendable {
     private var splicer = TimelineSplicer(.rtmp)
     /// The furthest time a message was mapped to, ms.
     private(set) var mediaTime: Int64 = 0
+    /// Whether audio or video has been mapped (data is placed only after them).
+    private var anchored = false
 
     var splices: Int { splicer.splices }
     var wraps: Int { splicer.wraps }
@@ -34,7 +36,4 @@ struct LiveTimeline: Sendable {
         mediaTime = max(mediaTime, mapped)
         return mapped
     }
-
-    /// Whether audio or video has been mapped (data is placed only after them).
-    private var anchored = false
 }

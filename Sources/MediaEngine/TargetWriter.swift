@@ -27,7 +27,7 @@ final class TargetWriter: @unchecked Sendable {
     /// Flushes and closes; the bytes are complete in the temporary file after this.
     func close() throws { try sink.close() }
 
-    /// Syncs the closed file's bytes to disk ahead of `publish` (on the output's own thread).
+    /// Syncs the closed file's bytes to disk ahead of `rename` (on the output's own thread).
     func sync() throws { try file.sync() }
 
     /// Makes a closed file visible under its real name (an atomic rename in its folder); its folder is synced

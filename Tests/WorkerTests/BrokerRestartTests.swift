@@ -31,7 +31,8 @@ struct BrokerRestartTests {
         let folder = (base as NSString).appendingPathComponent("restart-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: true)
         chmod(folder, 0o755)
-        let portText = try await Subprocess.check(BrokerRestartTests.repository.appendingPathComponent("scripts/lib/free-port").path, ["20000", "40000"])
+        // A port whose distribution and epmd ports (derived from it) are free too.
+        let portText = try await Subprocess.check(BrokerRestartTests.harness, ["free-port"])
         let port = try #require(Int(portText.trimmingCharacters(in: .whitespacesAndNewlines)))
         let nodeDir = folder + "/rabbitmq"
         let log = folder + "/broker.log"

@@ -26,8 +26,11 @@ struct StackTests {
         }
     }
 
-    static func freePort() async throws -> Int {
-        let output = try await Subprocess.check(StackTests.repository.appendingPathComponent("scripts/lib/free-port").path, ["20000", "40000"])
+    /// A free loopback port; for a broker node (`rabbitmq.sh free-port`), one whose distribution and epmd ports,
+    /// derived from it, are free too.
+    static func freePort(broker: Bool = false) async throws -> Int {
+        let (script, arguments) = broker ? ("scripts/lib/rabbitmq.sh", ["free-port"]) : ("scripts/lib/free-port", ["20000", "40000"])
+        let output = try await Subprocess.check(StackTests.repository.appendingPathComponent(script).path, arguments)
         return try #require(Int(output.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
@@ -36,7 +39,7 @@ struct StackTests {
         let base = ProcessInfo.processInfo.environment["SLUICE_TEST_WORK"] ?? NSTemporaryDirectory()
         let stack = (base as NSString).appendingPathComponent("stack-\(UUID().uuidString.prefix(8))")
         let log = stack + ".log"
-        let amqpPort = try await StackTests.freePort()
+        let amqpPort = try await StackTests.freePort(broker: true)
         let rtmpPort = try await StackTests.freePort()
         let httpPort = try await StackTests.freePort()
         let environment: [String: String] = [

@@ -38,7 +38,7 @@ bench_density() {
 
   local rtmp_port amqp_port url amqp
   rtmp_port=$(scripts/lib/free-port 20000 40000)
-  amqp_port=$(scripts/lib/free-port 20000 40000 20000 21000)
+  amqp_port=$(scripts/lib/rabbitmq.sh free-port)
   density_pids=()  # every process this benchmark started, stopped on any exit (global: the EXIT trap outlives the function)
   # shellcheck disable=SC2064
   trap "kill \${density_pids[*]} 2>/dev/null; scripts/lib/nginx-rtmp.sh stop '$dir/nginx-rtmp' '$rtmp_port' >/dev/null 2>&1; scripts/lib/rabbitmq.sh stop '$dir/rabbitmq' '$amqp_port' >/dev/null 2>&1; true" EXIT

@@ -9,7 +9,7 @@ bench_longrun() {
   local media minutes port ngx url
   media=$(restream_media)
   minutes="${SLUICE_BENCH_LONGRUN_MINUTES:-60}"
-  port=$(scripts/lib/free-port 20000 40000 20000 21000)
+  port=$(scripts/lib/free-port 20000 40000)
   ngx="$(pwd)/$work/nginx-rtmp-longrun"
   scripts/lib/nginx-rtmp.sh start "$ngx" "$port" > "$work/longrun-url"  # not $(…): nginx daemonizes
   url=$(head -n 1 "$work/longrun-url")

@@ -13,7 +13,7 @@ bench_queue() {
     -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 1 \
     -c:v libx264 -preset veryfast -g 30 -pix_fmt yuv420p -c:a aac -b:a 96k -shortest "$clip"
   local port
-  port=$(scripts/lib/free-port 20000 40000 20000 21000)
+  port=$(scripts/lib/rabbitmq.sh free-port)
   echo "bench: starting a private RabbitMQ on 127.0.0.1:$port" >&2
   # Not $(…): the detached node would inherit the pipe and the substitution would wait for it forever.
   scripts/lib/rabbitmq.sh start "$dir/rabbitmq" "$port" > "$dir/amqp-url"

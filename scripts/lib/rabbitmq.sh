@@ -5,6 +5,7 @@
 #   scripts/lib/rabbitmq.sh stop   DIR PORT   # stops the node, its private epmd, and removes DIR's contents
 #   scripts/lib/rabbitmq.sh status DIR PORT   # exit 0 and prints the URL when running, exit 3 otherwise
 #   scripts/lib/rabbitmq.sh ctl    DIR PORT ARGS...   # rabbitmqctl against this node
+#   scripts/lib/rabbitmq.sh free-port           # prints a PORT in 20000...40000 whose derived ports are free too
 #
 # `start` also writes DIR/rabbitmqctl, a wrapper that runs rabbitmqctl against this node with the right
 # environment; tests find it through SLUICE_TEST_RABBITMQCTL.
@@ -14,9 +15,18 @@
 set -eu
 
 usage() {
-    echo "usage: $0 start|stop|status DIR PORT | ctl DIR PORT ARGS..." >&2
+    echo "usage: $0 start|stop|status DIR PORT | ctl DIR PORT ARGS... | free-port" >&2
     exit 2
 }
+
+# The node's Erlang distribution and epmd ports, as offsets from PORT.
+DIST_OFFSET=20000
+EPMD_OFFSET=21000
+
+# An outgoing connection in the kernel's ephemeral range may hold PORT+20000 or PORT+21000: all three must be free.
+if [ "${1:-}" = free-port ]; then
+    exec "$(dirname "$0")/free-port" 20000 40000 "$DIST_OFFSET" "$EPMD_OFFSET"
+fi
 
 [ $# -ge 3 ] || usage
 CMD=$1
@@ -45,8 +55,8 @@ case $DIR in
 esac
 
 NODE="sluice-test-$PORT@localhost"
-DIST_PORT=$((PORT + 20000))
-EPMD_PORT=$((PORT + 21000))
+DIST_PORT=$((PORT + DIST_OFFSET))
+EPMD_PORT=$((PORT + EPMD_OFFSET))
 URL="amqp://guest:guest@127.0.0.1:$PORT/%2F"
 PIDFILE="$DIR/mnesia/$NODE.pid"
 

@@ -1,6 +1,6 @@
 # Sourced by scripts/test: a private RabbitMQ node on a loopback port of its own, for the queue tests.
 rabbit_dir="$SLUICE_TEST_WORK/rabbitmq"
-rabbit_port=$(scripts/lib/free-port 20000 40000 20000 21000)
+rabbit_port=$(scripts/lib/rabbitmq.sh free-port)
 echo "test: starting a private RabbitMQ on 127.0.0.1:$rabbit_port" >&2
 printf '#!/bin/sh\nexec %q stop %q %q >/dev/null 2>&1\n' "$(pwd)/scripts/lib/rabbitmq.sh" "$rabbit_dir" "$rabbit_port" > "$SLUICE_TEST_WORK/stop-rabbitmq"
 chmod +x "$SLUICE_TEST_WORK/stop-rabbitmq"

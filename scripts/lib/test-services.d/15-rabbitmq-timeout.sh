@@ -1,7 +1,7 @@
 # Sourced by scripts/test: a second private RabbitMQ whose consumer_timeout is 20 s (the default is 30 min),
 # for the tests of restreams that outlive it (a delivery left unacked that long gets its channel closed).
 timeout_rabbit_dir="$SLUICE_TEST_WORK/rabbitmq-timeout"
-timeout_rabbit_port=$(scripts/lib/free-port 20000 40000 20000 21000)
+timeout_rabbit_port=$(scripts/lib/rabbitmq.sh free-port)
 echo "test: starting a private RabbitMQ with consumer_timeout 20 s on 127.0.0.1:$timeout_rabbit_port" >&2
 printf '#!/bin/sh\nexec %q stop %q %q >/dev/null 2>&1\n' "$(pwd)/scripts/lib/rabbitmq.sh" "$timeout_rabbit_dir" "$timeout_rabbit_port" > "$SLUICE_TEST_WORK/stop-rabbitmq-timeout"
 chmod +x "$SLUICE_TEST_WORK/stop-rabbitmq-timeout"
