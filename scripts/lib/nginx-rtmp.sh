@@ -133,10 +133,9 @@ start() {
 
 # Child pids from /proc (procps may be absent on a fresh machine).
 children() {
-    for status in /proc/[0-9]*/status; do
-        # A process may exit between the glob and the read: its status file is gone, which is no error.
-        awk -v parent="$1" '$1 == "PPid:" && $2 == parent { split(FILENAME, p, "/"); print p[3] }' "$status" 2>/dev/null || true
-    done
+    # One grep over every status file (an awk per process took a second under load, and the kill with it). A
+    # process may exit between the glob and the read: -s passes over its vanished file.
+    grep -ls -E "^PPid:[[:space:]]+$1\$" /proc/[0-9]*/status | cut -d/ -f3 || true
 }
 
 # Signals the master (TERM: fast shutdown; KILL: a crash, then the orphaned worker too) and waits.
