@@ -6,7 +6,6 @@ final class ADTSSink: PacketSink {
     let writer: TargetWriter
     private let name: String
     private var config: AudioSpecificConfig
-    private var buffer: [UInt8] = []
 
     let wantsVideo = false
     let wantsAudio = true
@@ -18,18 +17,17 @@ final class ADTSSink: PacketSink {
         self.name = name
         self.config = audio.audioSpecificConfig
         _ = try ADTSHeader(audioSpecificConfig: config, payloadLength: 0)
-        buffer.reserveCapacity(1 << 16)
     }
 
     func open() throws {}
 
     func write(_ packet: MediaPacket) throws {
         if let changed = packet.audioConfiguration { config = changed.audioSpecificConfig }
-        buffer.removeAll(keepingCapacity: true)
         let header = try ADTSHeader(audioSpecificConfig: config, payloadLength: packet.data.count)
-        header.write(into: &buffer)
-        buffer.append(contentsOf: packet.data)
-        try writer.sink.write(buffer)
+        try writer.sink.append { buffer in
+            header.write(into: &buffer)
+            buffer.append(contentsOf: packet.data)
+        }
     }
 
     func finish() throws { try writer.close() }

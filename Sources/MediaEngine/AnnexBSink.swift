@@ -12,7 +12,6 @@ final class AnnexBSink: PacketSink {
 
     let writer: TargetWriter
     private var conversion: Conversion
-    private var buffer: [UInt8] = []
 
     let wantsVideo = true
     let wantsAudio = false
@@ -21,7 +20,6 @@ final class AnnexBSink: PacketSink {
     init(writer: TargetWriter, video: VideoConfiguration) throws {
         self.writer = writer
         self.conversion = try AnnexBSink.conversion(for: video.bitstream)
-        buffer.reserveCapacity(1 << 20)
     }
 
     private static func conversion(for bitstream: VideoBitstream) throws -> Conversion {
@@ -37,7 +35,6 @@ final class AnnexBSink: PacketSink {
     func open() throws {}
 
     func write(_ packet: MediaPacket) throws {
-        buffer.removeAll(keepingCapacity: true)
         if let changed = packet.videoConfiguration {
             switch (conversion, changed.bitstream) {
             case (.fromAVCC(var converter), let .avcc(record)):
@@ -47,20 +44,22 @@ final class AnnexBSink: PacketSink {
                 conversion = try AnnexBSink.conversion(for: changed.bitstream)
             }
         }
+        // Converted straight into the sink's buffer; a packet that fails to convert leaves nothing in it.
         try packet.data.withUnsafeBytes { bytes in
-            switch conversion {
-            case var .fromAVCC(converter):
-                _ = try converter.convert(bytes, into: &buffer)
-                conversion = .fromAVCC(converter)
-            case var .passThrough(injector):
-                _ = try injector.convert(bytes, into: &buffer)
-                conversion = .passThrough(injector)
-            case var .fromHVCC(converter):
-                _ = try converter.convert(bytes, into: &buffer)
-                conversion = .fromHVCC(converter)
+            try writer.sink.append { buffer in
+                switch conversion {
+                case var .fromAVCC(converter):
+                    _ = try converter.convert(bytes, into: &buffer)
+                    conversion = .fromAVCC(converter)
+                case var .passThrough(injector):
+                    _ = try injector.convert(bytes, into: &buffer)
+                    conversion = .passThrough(injector)
+                case var .fromHVCC(converter):
+                    _ = try converter.convert(bytes, into: &buffer)
+                    conversion = .fromHVCC(converter)
+                }
             }
         }
-        try writer.sink.write(buffer)
     }
 
     func finish() throws { try writer.close() }

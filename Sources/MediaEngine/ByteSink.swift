@@ -1,106 +1,93 @@
 import CFFmpeg
 import Glibc
 
-/// Owns one `AVIOContext` writing to a file descriptor already opened by `OutputFile` (libavformat never opens
-/// a network URL here: every RTMP byte is the live engine's). Used by one output thread at a time; `@unchecked Sendable` so it can be opened on one
-/// thread and written from another.
+/// A file output's bytes on their way to a descriptor already opened by `OutputFile`: the sinks build FLV tags, Annex B
+/// and ADTS frames straight into its buffer (`append`), and it writes the buffer out in large `write(2)` calls. One
+/// copy of each payload, as FFmpeg's muxers do through AVIO; the AVIO context this replaced added a second (each
+/// sink's bytes copied into AVIO's buffer). Every RTMP byte is the live engine's, so this only ever writes files.
+/// Used by one output thread at a time; `@unchecked Sendable` so it can be opened on one thread and written from
+/// another.
 public final class ByteSink: @unchecked Sendable {
-    private var context: UnsafeMutablePointer<AVIOContext>?
-    private var interruptCallback: AVIOInterruptCB
-    /// The callback's opaque pointer is unretained: the sink keeps its interrupter alive as long as the context.
-    private let interrupter: Interrupter
-    /// AVIO's callbacks write to this descriptor (no path is ever opened again).
+    /// Bytes not yet written to the descriptor.
+    private var pending: [UInt8] = []
     private let file: FileDescriptorIO
-    /// Bytes handed to the sink so far.
+    /// Bytes handed to the sink so far (written or pending): the offset the next byte lands at.
     public private(set) var bytesWritten: Int64 = 0
+    /// True when the sink can seek back (a regular file), so headers can be patched at the end.
+    public let isSeekable: Bool
 
-    /// Writes to an open file descriptor through AVIO's buffer; the sink owns the descriptor and closes it
-    /// (also when this init throws).
+    /// Writes to an open file descriptor; the sink owns the descriptor and closes it.
     public init(fileDescriptor: Int32) throws {
-        interrupter = Interrupter()
-        interruptCallback = interrupter.callback
-        let file = FileDescriptorIO(descriptor: fileDescriptor)
-        self.file = file
-        guard let buffer = av_malloc(ByteSink.fileBufferSize) else {
-            throw FFmpegError(function: "av_malloc", code: sluice_averror(ENOMEM))
-        }
-        context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(ByteSink.fileBufferSize), 1,
-                                     Unmanaged.passUnretained(file).toOpaque(), nil, FileDescriptorIO.write, FileDescriptorIO.seek)
-        guard let context else {
-            av_free(buffer)
-            throw FFmpegError(function: "avio_alloc_context", code: sluice_averror(ENOMEM))
-        }
-        // Seekable, as the file protocol is: FLV patches its duration and size at the end.
-        context.pointee.seekable = AVIO_SEEKABLE_NORMAL
+        file = FileDescriptorIO(descriptor: fileDescriptor)
+        isSeekable = lseek(fileDescriptor, 0, SEEK_CUR) >= 0
+        pending.reserveCapacity(ByteSink.fileBufferSize + ByteSink.fileBufferSize / 2)
     }
 
-    /// 1 MiB per output: a 60 s 1080p copy job writes its 90 MB in ~90 write(2) calls instead of ~2,800 with AVIO's
-    /// 32 KiB default (the write count was a third of the copy benchmark's gap to ffmpeg).
+    /// A write(2) once 1 MiB is pending: a 60 s 1080p copy job writes its 90 MB in ~90 calls (with AVIO's 32 KiB
+    /// default it made ~2,800, a third of the copy benchmark's gap to ffmpeg then).
     static let fileBufferSize = 1 << 20
 
-    deinit {
-        freeCustomContext()
-    }
+    public var position: Int64 { bytesWritten }
 
-    /// A context from `avio_alloc_context` is freed by hand (`avio_close` would take its opaque for a URLContext).
-    private func freeCustomContext() {
-        guard let opened = context else { return }
-        av_freep(&opened.pointee.buffer)
-        avio_context_free(&context)
-    }
-
-    /// True when the sink can seek back (files), so headers can be patched at the end.
-    public var isSeekable: Bool { (context?.pointee.seekable ?? 0) != 0 }
-
-    public var position: Int64 { context.map { avio_tell($0) } ?? 0 }
-
-    /// Appends bytes; a write error (disk full, broken connection) is thrown on this or a later call.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard let context else { throw FFmpegError(function: "avio_write", code: sluice_averror(EBADF)) }
-        var offset = 0
-        while offset < bytes.count {
-            // avio_write takes an Int32 size: write in chunks that fit it.
-            let chunk = min(bytes.count - offset, 1 << 30)
-            avio_write(context, bytes.baseAddress?.advanced(by: offset).assumingMemoryBound(to: UInt8.self), Int32(chunk))
-            offset += chunk
+    /// Lets `body` append to the pending bytes (an FLV tag, an access unit) and writes them out once enough are
+    /// pending. When `body` throws, what it appended is taken back: a packet is written whole or not at all.
+    public func append<Result>(_ body: (inout [UInt8]) throws -> Result) throws -> Result {
+        let mark = pending.count
+        let result: Result
+        do {
+            result = try body(&pending)
+        } catch {
+            pending.removeSubrange(mark...)
+            throw error
         }
-        bytesWritten += Int64(bytes.count)
-        try check(context.pointee.error, "avio_write")
+        bytesWritten += Int64(pending.count - mark)
+        if pending.count >= ByteSink.fileBufferSize { try drain() }
+        return result
+    }
+
+    /// Appends bytes; a write error (a full disk) is thrown on this or a later call.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try append { $0.append(contentsOf: bytes) }
     }
 
     public func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
-    /// Overwrites bytes at an absolute offset and returns to the end (used to patch FLV `onMetaData`).
+    /// Overwrites bytes at an absolute offset already handed over (used to patch FLV `onMetaData`); the end stays
+    /// where it was.
     public func patch(at offset: Int64, with bytes: [UInt8]) throws {
-        guard let context else { return }
-        let end = avio_tell(context)
-        try check(avio_seek(context, offset, SEEK_SET), "avio_seek")
-        bytes.withUnsafeBufferPointer { avio_write(context, $0.baseAddress, Int32($0.count)) }
-        try check(avio_seek(context, end, SEEK_SET), "avio_seek")
-        try check(context.pointee.error, "avio_write")
+        try drain()
+        try bytes.withUnsafeBytes { try file.write($0, at: offset) }
     }
 
-    public func flush() throws {
-        guard let context else { return }
-        avio_flush(context)
-        try check(context.pointee.error, "avio_flush")
-    }
+    /// Writes out what is pending.
+    public func flush() throws { try drain() }
 
-    /// Flushes and closes; errors that only show at close (a full disk) are thrown.
+    /// Flushes and closes; errors that only show at close (a full disk, NFS) are thrown.
     public func close() throws {
-        guard context != nil else { return }
-        if let context { avio_flush(context) }
-        let pending = context?.pointee.error ?? 0
-        freeCustomContext()
+        defer { pending = [] }
+        let pendingError: (any Error)?
+        do {
+            try drain()
+            pendingError = nil
+        } catch {
+            pendingError = error
+        }
         let status = file.close()
-        try check(pending, "avio_flush")
-        try check(status, "close")
+        if let pendingError { throw pendingError }
+        guard status == 0 else { throw FFmpegError(function: "close", code: status) }
+    }
+
+    private func drain() throws {
+        guard !pending.isEmpty else { return }
+        defer { pending.removeAll(keepingCapacity: true) }
+        try pending.withUnsafeBytes { try file.write($0) }
     }
 }
 
-/// The descriptor behind a file `ByteSink`, and AVIO's write and seek callbacks on it.
+/// The descriptor behind a file `ByteSink`: whole writes with EINTR retried, and writeback started as the file
+/// grows.
 final class FileDescriptorIO {
     private var descriptor: Int32
     /// Bytes written since writeback was last started.
@@ -121,37 +108,37 @@ final class FileDescriptorIO {
         return Glibc.close(descriptor) == 0 ? 0 : sluice_averror(errno)
     }
 
-    /// AVIO's `write_packet`: all of `size` bytes or `AVERROR(errno)` (ENOSPC on a full disk).
-    static let write: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = { opaque, bytes, size in
-        guard let opaque else { return sluice_averror(EBADF) }
-        let io = Unmanaged<FileDescriptorIO>.fromOpaque(opaque).takeUnretainedValue()
+    /// Writes all of `bytes` at the end, or throws `AVERROR(errno)` (ENOSPC on a full disk).
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard descriptor >= 0 else { throw FFmpegError(function: "write", code: sluice_averror(EBADF)) }
         var offset = 0
-        while offset < Int(size) {
-            let written = Glibc.write(io.descriptor, bytes?.advanced(by: offset), Int(size) - offset)
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                return sluice_averror(errno)
+                throw FFmpegError(function: "write", code: sluice_averror(errno))
             }
             offset += written
         }
-        io.unsynced += Int(size)
-        if io.unsynced >= FileDescriptorIO.writebackChunk {
-            io.unsynced = 0
+        unsynced += bytes.count
+        if unsynced >= FileDescriptorIO.writebackChunk {
+            unsynced = 0
             // Only a hint: a file system or descriptor that cannot do it still gets its fsync at the end.
-            _ = sluice_start_writeback(io.descriptor)
+            _ = sluice_start_writeback(descriptor)
         }
-        return size
     }
 
-    /// AVIO's `seek`: `lseek`, or the file's size for `AVSEEK_SIZE`.
-    static let seek: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = { opaque, offset, whence in
-        guard let opaque else { return Int64(sluice_averror(EBADF)) }
-        let io = Unmanaged<FileDescriptorIO>.fromOpaque(opaque).takeUnretainedValue()
-        if whence & AVSEEK_SIZE != 0 {
-            var info = stat()
-            return fstat(io.descriptor, &info) == 0 ? Int64(info.st_size) : Int64(sluice_averror(errno))
+    /// Writes all of `bytes` at `position`, leaving the end where it is.
+    func write(_ bytes: UnsafeRawBufferPointer, at position: Int64) throws {
+        guard descriptor >= 0 else { throw FFmpegError(function: "pwrite", code: sluice_averror(EBADF)) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = pwrite(descriptor, bytes.baseAddress?.advanced(by: offset), bytes.count - offset, off_t(position) + off_t(offset))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FFmpegError(function: "pwrite", code: sluice_averror(errno))
+            }
+            offset += written
         }
-        let position = lseek(io.descriptor, off_t(offset), whence & ~AVSEEK_FORCE)
-        return position >= 0 ? Int64(position) : Int64(sluice_averror(errno))
     }
 }

@@ -6,7 +6,6 @@ final class FLVSink: PacketSink {
     let writer: TargetWriter
     private let name: String
     private var muxer: FLVMuxer
-    private var buffer: [UInt8] = []
     private var metadataOffsets: [String: Int] = [:]
     private var metadataStart: Int64 = 0
 
@@ -22,29 +21,20 @@ final class FLVSink: PacketSink {
         self.muxer = FLVMuxer(video: video, audio: audio)
         self.wantsVideo = video != nil
         self.wantsAudio = audio != nil
-        buffer.reserveCapacity(1 << 20)
     }
 
+    /// Tags are built straight into the sink's buffer (one copy of each payload).
     func open() throws {
-        FLVWriter().writeFileHeader(hasAudio: wantsAudio, hasVideo: wantsVideo, into: &buffer)
-        metadataStart = writer.sink.position + Int64(buffer.count)
-        metadataOffsets = try muxer.writeStart(into: &buffer)
-        try flush()
+        try writer.sink.append { FLVWriter().writeFileHeader(hasAudio: wantsAudio, hasVideo: wantsVideo, into: &$0) }
+        metadataStart = writer.sink.position
+        metadataOffsets = try writer.sink.append { try muxer.writeStart(into: &$0) }
     }
 
     func write(_ packet: MediaPacket) throws {
-        try muxer.write(packet, into: &buffer)
-        try flush()
-    }
-
-    private func flush() throws {
-        guard !buffer.isEmpty else { return }
-        try writer.sink.write(buffer)
-        buffer.removeAll(keepingCapacity: true)
+        try writer.sink.append { try muxer.write(packet, into: &$0) }
     }
 
     func finish() throws {
-        try flush()
         // A seekable file gets its real duration and size, as FFmpeg's flvenc does.
         if writer.sink.isSeekable {
             let duration = (Double(muxer.lastTimestamp) - Double(muxer.firstTimestamp ?? 0)) / 1000

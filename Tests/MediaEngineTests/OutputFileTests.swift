@@ -109,6 +109,54 @@ struct OutputFileTests {
         #expect(fixture.contents(path) == "new")
     }
 
+    @Test("a replaced file is held across the rename and let go after it: no descriptor on it stays open")
+    func replacedFileLetGo() throws {
+        let fixture = try RootFixture("letgo")
+        let path = fixture.root + "/a.flv"
+        try String(repeating: "old", count: 100_000).write(toFile: path, atomically: false, encoding: .utf8)
+        // What this process holds on a file that was deleted (the replaced one, once renamed over).
+        func heldDeleted() -> [String] {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+                .filter { $0.hasPrefix(fixture.root) && $0.hasSuffix("(deleted)") }
+        }
+        try RootFixture.write("new", path: path, root: fixture.root)
+        #expect(fixture.contents(path) == "new")
+        var waited = 0
+        while !heldDeleted().isEmpty && waited < 200 {
+            usleep(10_000)
+            waited += 1
+        }
+        #expect(heldDeleted().isEmpty, "still open: \(heldDeleted())")
+        #expect(fixture.names(in: fixture.root) == ["a.flv"])
+    }
+
+    @Test("bytes a sink holds are patched and written in order; a packet that fails halfway leaves nothing")
+    func sinkAppendIsWholeOrNothing() throws {
+        let fixture = try RootFixture("append")
+        let path = fixture.root + "/a.bin"
+        let writer = try TargetWriter(path: path, root: fixture.root)
+        struct Halfway: Error {}
+        try writer.sink.write(Array("head".utf8))
+        #expect(throws: Halfway.self) {
+            try writer.sink.append { bytes in
+                bytes.append(contentsOf: Array("torn".utf8))
+                throw Halfway()
+            }
+        }
+        #expect(writer.sink.position == 4)
+        try writer.sink.append { $0.append(contentsOf: Array(repeating: UInt8(ascii: "x"), count: ByteSink.fileBufferSize)) }
+        try writer.sink.write(Array("tail".utf8))
+        try writer.sink.patch(at: 0, with: Array("HEAD".utf8))
+        #expect(writer.sink.position == Int64(8 + ByteSink.fileBufferSize))
+        try writer.close()
+        try writer.rename().syncFolder()
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        #expect(bytes.count == 8 + ByteSink.fileBufferSize)
+        #expect(String(decoding: bytes.prefix(4), as: UTF8.self) == "HEAD" && String(decoding: bytes.suffix(4), as: UTF8.self) == "tail")
+        #expect(!bytes.contains(UInt8(ascii: "o")), "the torn packet reached the file")
+    }
+
     @Test("a symbolic link at the final name is replaced by the file, not written through")
     func symlinkAtFinalName() throws {
         let fixture = try RootFixture("finallink")

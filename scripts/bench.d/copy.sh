@@ -15,10 +15,12 @@ bench_copy() {
 JSON
   echo "== copy: $(basename "$media") ($((size / 1000000)) MB) → FLV + .h264 + .aac"
   hyperfine --warmup 2 --runs 20 --export-json "$work/copy.json" \
-    --prepare "rm -f $work/bench.sqlite $work/bench.sqlite-wal $work/bench.sqlite-shm" \
+    --prepare "sh -c 'rm -f $work/bench.sqlite $work/bench.sqlite-wal $work/bench.sqlite-shm; sync'" \
     -n sluice "$bin/sluice run --quiet --db $work/bench.sqlite $work/copy-job.json" \
     -n ffmpeg "ffmpeg -hide_banner -loglevel error -y -i $media -map 0:v -map 0:a -c copy -f flv $work/f.flv -map 0:v -c copy -bsf:v h264_mp4toannexb -f h264 $work/f.h264 -map 0:a -c copy -f adts $work/f.aac" \
     -n "ffmpeg + sync" "sh -c 'ffmpeg -hide_banner -loglevel error -y -i $media -map 0:v -map 0:a -c copy -f flv $work/g.flv -map 0:v -c copy -bsf:v h264_mp4toannexb -f h264 $work/g.h264 -map 0:a -c copy -f adts $work/g.aac && sync $work/g.flv $work/g.h264 $work/g.aac $work'"
+  # Every run starts from a fresh database and with nothing dirty on the disk: ffmpeg leaves 90 MB for writeback,
+  # which otherwise lands in whichever run comes next (the peers' order then decided part of the ratio).
   # Sluice fsyncs each output before its rename and the folder after it (issue #20); ffmpeg does neither. The third
   # peer is ffmpeg followed by coreutils' `sync FILE…` (an fsync of each output and of the folder): the same durability.
   python3 - "$work/copy.json" "$size" <<'PY'

@@ -110,11 +110,27 @@ public final class OutputFile: @unchecked Sendable {
             unlinkat(directory.descriptor, temporaryName, 0)
             throw error
         }
+        // A file the rename replaces (an earlier run's output) is held open across it, so that the rename does not
+        // free its blocks on the job's path: on ext4 that took 12-15 ms per 45 MB file inside renameat. The last
+        // reference goes on a queue of its own, beside the folder sync and the job's commit.
+        // Only a regular file is opened (opening a device or a FIFO could do something of its own).
+        var existing = stat()
+        let replaced = fstatat(directory.descriptor, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 && existing.st_mode & S_IFMT == S_IFREG
+            ? openat(directory.descriptor, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) : -1
         guard renameat(directory.descriptor, temporaryName, directory.descriptor, name) == 0 else {
             let error = FileAccessError.system(path)
+            if replaced >= 0 { close(replaced) }
             unlinkat(directory.descriptor, temporaryName, 0)
             throw FileAccessError(path: path, reason: "cannot rename the finished file into place: \(error.reason)", code: error.code)
         }
+        if replaced >= 0 { Self.letGo(replaced) }
+    }
+
+    /// Where replaced files are closed (and their blocks freed), off the threads that finish jobs.
+    private static let replacedFiles = DispatchQueue(label: "sluice.replaced-files", qos: .utility)
+
+    private static func letGo(_ descriptor: Int32) {
+        replacedFiles.async { close(descriptor) }
     }
 
     /// Syncs the folder the file was renamed in: the rename is an entry in the folder, and without this sync it
