@@ -70,11 +70,16 @@ final class OutputWorker: PipelineOutput, @unchecked Sendable {
         queue.push(packet)
     }
 
-    /// Ends the stream: with `commit` the sink writes its trailer; without, it discards what it wrote.
-    /// Waits for the thread and returns its error, if any.
-    func close(commit: Bool) -> (any Error)? {
+    /// Ends the stream without waiting: with `commit` the sink writes its trailer, syncs and closes its file on its
+    /// own thread; without, it discards what it wrote.
+    func end(commit: Bool) {
         withState { $0.commit = commit }
         if commit { queue.close() } else { queue.cancel() }
+    }
+
+    /// Ends the stream (as `end`) and waits for the thread; returns its error, if any.
+    func close(commit: Bool) -> (any Error)? {
+        end(commit: commit)
         done.wait()
         return error
     }

@@ -85,7 +85,9 @@ public final class CopyPipeline: @unchecked Sendable {
             result.outputsDiscarded = true
             return result
         }
-        // Finish every output, then publish all of them or none.
+        // Finish every output, then publish all of them or none. All are told first, so that their trailers and
+        // fsyncs run side by side (one after another, each output's thread waited for the one before: ~10 ms).
+        for worker in workers { worker.end(commit: true) }
         var failure: (any Error)?
         for worker in workers {
             if let error = worker.close(commit: true), failure == nil {

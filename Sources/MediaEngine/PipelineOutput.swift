@@ -14,6 +14,9 @@ protocol PipelineOutput: AnyObject {
     func start()
     /// Hands a packet over; false only when a file output has failed (the job must stop).
     func submit(_ packet: MediaPacket) -> Bool
+    /// Tells the output its stream has ended (`commit`: trailers written) without waiting for it, so that a job's
+    /// outputs finish side by side; `close` then waits.
+    func end(commit: Bool)
     /// Ends the stream (`commit`: trailers written) and waits; returns a file output's error.
     func close(commit: Bool) -> (any Error)?
     /// Moves a closed file onto its real name (its bytes synced) and returns it, so that the pipeline syncs the
@@ -24,6 +27,9 @@ protocol PipelineOutput: AnyObject {
 }
 
 extension PipelineOutput {
+    /// An output that has nothing to do before `close` (an RTMP publish: its end is sent in `close`).
+    func end(commit: Bool) {}
+
     /// A network output that ran out of attempts: it takes no more packets, and the job goes on.
     var hasGivenUp: Bool { isNetwork && progress.failed }
 }
