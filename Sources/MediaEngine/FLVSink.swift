@@ -26,7 +26,7 @@ final class FLVSink: PacketSink {
     /// Tags are built straight into the sink's buffer (one copy of each payload).
     func open() throws {
         try writer.sink.append { FLVWriter().writeFileHeader(hasAudio: wantsAudio, hasVideo: wantsVideo, into: &$0) }
-        metadataStart = writer.sink.position
+        metadataStart = writer.sink.bytesWritten
         metadataOffsets = try writer.sink.append { try muxer.writeStart(into: &$0) }
     }
 
@@ -45,7 +45,7 @@ final class FLVSink: PacketSink {
             }
             if let offset = metadataOffsets["filesize"] {
                 var bytes: [UInt8] = []
-                bytes.appendFloat64(Double(writer.sink.position))
+                bytes.appendFloat64(Double(writer.sink.bytesWritten))
                 try writer.sink.patch(at: metadataStart + Int64(offset), with: bytes)
             }
         }

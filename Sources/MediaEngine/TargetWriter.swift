@@ -16,12 +16,7 @@ final class TargetWriter: @unchecked Sendable {
         self.path = path
         let (file, descriptor) = try OutputFile.create(path: path, root: root, owner: owner)
         self.file = file
-        do {
-            sink = try ByteSink(fileDescriptor: descriptor)
-        } catch {
-            file.discard()
-            throw error
-        }
+        sink = ByteSink(fileDescriptor: descriptor)
     }
 
     /// Flushes and closes; the bytes are complete in the temporary file after this.
