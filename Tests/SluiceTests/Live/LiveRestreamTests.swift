@@ -180,13 +180,14 @@ struct LiveRestreamTests {
 
         // What the reconnected publish carried decodes as an unbroken run of source frames.
         let latePlayer = try #require(player)
-        let events = try harness.store.events(jobID: "restart").map { "\($0.at.timeIntervalSince1970) \($0.kind) \($0.message ?? "")" }.joined(separator: "\n")
-        #expect(latePlayer.wait(seconds: 15) == 0, "late player: \(latePlayer.stderr)\noutage: \(outageTimes)\nevents:\n\(events)")
+        let events = try harness.store.events(jobID: "restart")
+        let eventLines = events.map { "\($0.at.timeIntervalSince1970) \($0.kind) \($0.message ?? "")" }.joined(separator: "\n")
+        #expect(latePlayer.wait(seconds: 15) == 0, "late player: \(latePlayer.stderr)\noutage: \(outageTimes)\nevents:\n\(eventLines)")
         let played = try FrameHashes.of(late, .video)
         #expect(played.count >= 60, "late player got \(played.count) frames")
         let lateIsRun = try FrameHashes.of(source, .video).containsContiguous(Array(played.dropLast(2)))
         #expect(lateIsRun, "the reconnected publish is not an unbroken run of source frames")
-        let summary = try #require(try harness.store.events(jobID: "restart").last?.message)
+        let summary = try #require(events.last?.message)
         #expect(summary.contains("output reconnects") && summary.contains("stopped at max_duration_s"), "summary: \(summary)")
     }
 
