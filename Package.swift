@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaPipeline", "MediaEngine", "MediaFormats", "SluiceTestSupport",
                                                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "JobQueueTests", dependencies: ["JobQueue"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobQueueTests", dependencies: ["JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaEngine", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),

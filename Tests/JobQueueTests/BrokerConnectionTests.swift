@@ -1,9 +1,10 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 @testable import JobQueue
 
 /// Against the real broker (DESIGN §5); each test gets its own vhost, so the suite may run in parallel.
-@Suite(.enabled(if: TestBroker.isAvailable, TestBroker.unavailableReason), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(1)))
 struct BrokerConnectionTests {
     /// A started connection, waited until live.
     private func connected(_ configuration: BrokerConfiguration, log: LogLines = LogLines()) async throws -> BrokerConnection {
@@ -23,13 +24,13 @@ struct BrokerConnectionTests {
 
     @Test("the topology is declared with its arguments, and declaring it again is idempotent")
     func topology() async throws {
-        let configuration = try TestBroker.configuration(vhost: "jq-topology")
+        let configuration = try await TestBroker.configuration(vhost: "jq-topology")
         let first = try await connected(configuration)
         let second = try await connected(configuration)  // redeclares everything: would fail on any mismatch
         defer { first.close(); second.close() }
         #expect(second.generation == 1)
 
-        let queues = try TestBroker.ctl(["list_queues", "-p", "jq-topology", "--quiet", "--no-table-headers",
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "jq-topology", "--quiet", "--no-table-headers",
                                          "name", "durable", "arguments"])
         let jobs = try #require(queues.split(separator: "\n").first { $0.hasPrefix("sluice.jobs\t") })
         #expect(jobs.contains("true"))
@@ -41,7 +42,7 @@ struct BrokerConnectionTests {
         // One exclusive control queue per live connection.
         #expect(queues.split(separator: "\n").filter { $0.hasPrefix("amq.gen-") }.count == 2)
 
-        let exchanges = try TestBroker.ctl(["list_exchanges", "-p", "jq-topology", "--quiet", "--no-table-headers",
+        let exchanges = try await PrivateBroker.ctl(["list_exchanges", "-p", "jq-topology", "--quiet", "--no-table-headers",
                                             "name", "type", "durable"])
         for expected in ["sluice.jobs\tdirect\ttrue", "sluice.dlx\tfanout\ttrue", "sluice.events\ttopic\ttrue",
                          "sluice.control\tfanout\ttrue"] {
@@ -51,7 +52,7 @@ struct BrokerConnectionTests {
 
     @Test("publish with confirm, consume, ack: the queue is empty (ready and unacked)")
     func publishConsumeAck() async throws {
-        let configuration = try TestBroker.configuration(vhost: "jq-ack")
+        let configuration = try await TestBroker.configuration(vhost: "jq-ack")
         let worker = try await connected(configuration)
         defer { worker.close() }
         let received = Collector(worker.deliveries)
@@ -61,14 +62,14 @@ struct BrokerConnectionTests {
         #expect(delivery.generation == 1)
         #expect(delivery.priority == 5)
         #expect(!delivery.redelivered)
-        #expect(try TestBroker.messageCounts(vhost: "jq-ack")["sluice.jobs"] == 1)  // unacked still counts
+        #expect(try await PrivateBroker.messageCounts(vhost: "jq-ack")["sluice.jobs"] == 1)  // unacked still counts
         worker.ack(delivery)
-        #expect(try await eventually { try TestBroker.messageCounts(vhost: "jq-ack")["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: "jq-ack")["sluice.jobs"] == 0 })
     }
 
     @Test("higher priorities are delivered first")
     func priorityOrdering() async throws {
-        let configuration = try TestBroker.configuration(vhost: "jq-priority")
+        let configuration = try await TestBroker.configuration(vhost: "jq-priority")
         let upstream = try await publisher(configuration)
         for priority: UInt8 in [1, 9, 5, 0, 7] {
             try await upstream.publishJob(Array("p\(priority)".utf8), priority: priority)
@@ -82,7 +83,7 @@ struct BrokerConnectionTests {
 
     @Test("dead-lettering lands in sluice.jobs.dead with the reason header and acks the original")
     func deadLetter() async throws {
-        let configuration = try TestBroker.configuration(vhost: "jq-dead")
+        let configuration = try await TestBroker.configuration(vhost: "jq-dead")
         let worker = try await connected(configuration)
         defer { worker.close() }
         let received = Collector(worker.deliveries)
@@ -90,7 +91,7 @@ struct BrokerConnectionTests {
         let delivery = try #require(await received.wait(for: 1).first)
         try await worker.deadLetter(delivery, reason: "invalid JSON at byte 0")
         #expect(try await eventually {
-            let counts = try TestBroker.messageCounts(vhost: "jq-dead")
+            let counts = try await PrivateBroker.messageCounts(vhost: "jq-dead")
             return counts["sluice.jobs"] == 0 && counts["sluice.jobs.dead"] == 1
         })
         let dead = try await RawQueueReader(configuration).get(queue: Topology.deadQueue)
@@ -100,7 +101,7 @@ struct BrokerConnectionTests {
 
     @Test("a retry with a 200 ms expiration comes back to sluice.jobs with its attempt header")
     func retry() async throws {
-        let configuration = try TestBroker.configuration(vhost: "jq-retry")
+        let configuration = try await TestBroker.configuration(vhost: "jq-retry")
         let worker = try await connected(configuration)
         defer { worker.close() }
         let received = Collector(worker.deliveries)
@@ -116,14 +117,14 @@ struct BrokerConnectionTests {
         #expect(again[1].priority == 3)
         worker.ack(again[1])
         #expect(try await eventually {
-            let counts = try TestBroker.messageCounts(vhost: "jq-retry")
+            let counts = try await PrivateBroker.messageCounts(vhost: "jq-retry")
             return counts["sluice.jobs"] == 0 && counts["sluice.jobs.retry"] == 0
         })
     }
 
     @Test("a control message reaches every connected worker")
     func controlFanout() async throws {
-        let configuration = try TestBroker.configuration(vhost: "jq-control")
+        let configuration = try await TestBroker.configuration(vhost: "jq-control")
         let a = try await connected(configuration)
         let b = try await connected(configuration)
         defer { a.close(); b.close() }
@@ -136,7 +137,7 @@ struct BrokerConnectionTests {
 
     @Test("after a forced reconnect an ack of the old generation is dropped, not sent on the new channel")
     func staleAckDropped() async throws {
-        let configuration = try TestBroker.configuration(vhost: "jq-stale")
+        let configuration = try await TestBroker.configuration(vhost: "jq-stale")
         let log = LogLines()
         let worker = try await connected(configuration, log: log)
         defer { worker.close() }
@@ -144,7 +145,7 @@ struct BrokerConnectionTests {
         try await worker.publishJob(Array("job".utf8))
         let old = try #require(await received.wait(for: 1).first)
 
-        try TestBroker.ctl(["close_all_connections", "-p", "jq-stale", "test: forced reconnect"])
+        try await PrivateBroker.ctl(["close_all_connections", "-p", "jq-stale", "test: forced reconnect"])
         let redelivered = await received.wait(for: 2)
         try #require(redelivered.count == 2, "no redelivery: \(log.all)")
         let new = redelivered[1]
@@ -158,22 +159,22 @@ struct BrokerConnectionTests {
             try await worker.deadLetter(old, reason: "x")
         }
         try await Task.sleep(for: .milliseconds(300))
-        #expect(try TestBroker.messageCounts(vhost: "jq-stale")["sluice.jobs"] == 1)
+        #expect(try await PrivateBroker.messageCounts(vhost: "jq-stale")["sluice.jobs"] == 1)
         #expect(worker.generation == 2 && worker.isConnected)
         #expect(log.all.contains { $0.contains("dropped ack of delivery tag") })
 
         worker.ack(new)
-        #expect(try await eventually { try TestBroker.messageCounts(vhost: "jq-stale")["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: "jq-stale")["sluice.jobs"] == 0 })
     }
 
     @Test("reconnects within 10 s after the broker closes every connection, and consumes again")
     func reconnects() async throws {
-        let configuration = try TestBroker.configuration(vhost: "jq-reconnect")
+        let configuration = try await TestBroker.configuration(vhost: "jq-reconnect")
         let worker = try await connected(configuration)
         defer { worker.close() }
         let received = Collector(worker.deliveries)
         let closedAt = ContinuousClock.now
-        try TestBroker.ctl(["close_all_connections", "-p", "jq-reconnect", "test: broker hiccup"])
+        try await PrivateBroker.ctl(["close_all_connections", "-p", "jq-reconnect", "test: broker hiccup"])
         #expect(await eventually(timeout: .seconds(10)) { worker.generation == 2 && worker.isConnected })
         #expect(ContinuousClock.now - closedAt < .seconds(10))
         try await worker.publishJob(Array("after".utf8))
@@ -184,12 +185,12 @@ struct BrokerConnectionTests {
 
     @Test("a 20 s idle consume with a 2 s heartbeat keeps the connection")
     func heartbeats() async throws {
-        let configuration = try TestBroker.configuration(vhost: "jq-heartbeat", heartbeatSeconds: 2)
+        let configuration = try await TestBroker.configuration(vhost: "jq-heartbeat", heartbeatSeconds: 2)
         let log = LogLines()
         let worker = try await connected(configuration, log: log)
         defer { worker.close() }
         // list_connections has no vhost filter: select our connection's row by its vhost column.
-        let rows = try TestBroker.ctl(["list_connections", "--quiet", "--no-table-headers", "vhost", "timeout"])
+        let rows = try await PrivateBroker.ctl(["list_connections", "--quiet", "--no-table-headers", "vhost", "timeout"])
         #expect(rows.split(separator: "\n").filter { $0.hasPrefix("jq-heartbeat\t") } == ["jq-heartbeat\t2"])
         try await Task.sleep(for: .seconds(20))
         #expect(worker.isConnected)
@@ -200,7 +201,7 @@ struct BrokerConnectionTests {
 
     @Test("stopConsuming ends the delivery stream, keeps the connection, and leaves new jobs queued")
     func stopConsuming() async throws {
-        let configuration = try TestBroker.configuration(vhost: "jq-stop")
+        let configuration = try await TestBroker.configuration(vhost: "jq-stop")
         let worker = try await connected(configuration)
         defer { worker.close() }
         let received = Collector(worker.deliveries)
@@ -214,14 +215,14 @@ struct BrokerConnectionTests {
         try await worker.publishJob(Array("queued".utf8))
         worker.ack(running)  // the running job still settles on the kept connection
         #expect(try await eventually {
-            try TestBroker.messageCounts(vhost: "jq-stop")["sluice.jobs"] == 1
+            try await PrivateBroker.messageCounts(vhost: "jq-stop")["sluice.jobs"] == 1
         })
         #expect(received.all.count == 1)
     }
 
     @Test("amqp://user:pass@host:port/ (a bare trailing slash) logs in to the default vhost, not the refused empty one")
     func bareTrailingSlashIsDefaultVhost() async throws {
-        let base = try BrokerURL(parsing: try #require(TestBroker.url))
+        let base = try BrokerURL(parsing: try #require(PrivateBroker.url))
         let written = "amqp://\(base.user):\(base.password)@\(base.host):\(base.port)/"
         var configuration = BrokerConfiguration(url: try BrokerURL(parsing: written), connectionName: "jq-trailing-slash")
         configuration.consumesJobs = false
@@ -229,7 +230,7 @@ struct BrokerConnectionTests {
         configuration.maxConnectAttempts = 1
         let connection = try await connected(configuration)
         defer { connection.close() }
-        let connections = try TestBroker.ctl(["list_connections", "--quiet", "--no-table-headers", "vhost",
+        let connections = try await PrivateBroker.ctl(["list_connections", "--quiet", "--no-table-headers", "vhost",
                                               "client_properties"])
         #expect(connections.split(separator: "\n").contains { $0.hasPrefix("/\t") && $0.contains("jq-trailing-slash") },
                 "\(connections)")
@@ -237,7 +238,7 @@ struct BrokerConnectionTests {
 
     @Test("a wrong password gives up after maxConnectAttempts with a typed reason, and never logs the password")
     func refusedLogin() async throws {
-        var configuration = try TestBroker.configuration(vhost: "jq-refused")
+        var configuration = try await TestBroker.configuration(vhost: "jq-refused")
         configuration.url.password = "wrong-secret-pw"
         configuration.maxConnectAttempts = 2
         let log = LogLines()
@@ -251,7 +252,7 @@ struct BrokerConnectionTests {
 
     @Test("amqps:// against a plain listener fails TLS with a typed library error")
     func tlsAgainstPlainListener() async throws {
-        var configuration = try TestBroker.configuration(vhost: "jq-tls")
+        var configuration = try await TestBroker.configuration(vhost: "jq-tls")
         configuration.url.isTLS = true
         configuration.maxConnectAttempts = 1
         configuration.connectTimeout = .seconds(3)

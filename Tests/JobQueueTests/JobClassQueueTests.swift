@@ -1,11 +1,12 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 @testable import JobQueue
 
 /// Issue #12: `sluice.jobs` as an intake triaged into `sluice.jobs.live` and `sluice.jobs.batch`, each consumed
 /// with its own prefetch and paused on its own, so that one class never starves the other.
 // Three minutes: every rabbitmqctl call starts an Erlang VM, which takes seconds on a loaded machine.
-@Suite(.enabled(if: TestBroker.isAvailable, TestBroker.unavailableReason), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(3)))
 struct JobClassQueueTests {
     private func connected(_ configuration: BrokerConfiguration, log: LogLines = LogLines()) async throws -> BrokerConnection {
         let connection = BrokerConnection(configuration: configuration, logger: log.logger)
@@ -19,7 +20,7 @@ struct JobClassQueueTests {
 
     @Test("triaged copies keep body, priority and headers; each class has its prefetch; pausing one class leaves the other flowing")
     func classesDoNotStarveEachOther() async throws {
-        var configuration = try TestBroker.configuration(vhost: "jq-classes", prefetch: 16)
+        var configuration = try await TestBroker.configuration(vhost: "jq-classes", prefetch: 16)
         configuration.classPrefetch = [.live: 2, .batch: 1]
         let worker = try await connected(configuration)
         defer { worker.close() }
@@ -42,7 +43,7 @@ struct JobClassQueueTests {
         for delivery in intake {
             try await worker.triage(delivery, to: Self.text(delivery).hasPrefix("live") ? .live : .batch)
         }
-        #expect(try await eventually { try TestBroker.messageCounts(vhost: "jq-classes")["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: "jq-classes")["sluice.jobs"] == 0 })
 
         // Prefetch per class: two live and one batch unacked, and no more.
         let classed: @Sendable () -> [Delivery] = { received.all.filter { $0.jobClass != nil } }
@@ -62,7 +63,7 @@ struct JobClassQueueTests {
         #expect(await eventually { classed().filter { $0.jobClass == .live }.count == 3 })
         try await Task.sleep(for: .milliseconds(500))
         #expect(classed().filter { $0.jobClass == .batch }.count == 1, "a paused class must get nothing")
-        #expect(try TestBroker.messageCounts(vhost: "jq-classes")["sluice.jobs.batch"] == 2)
+        #expect(try await PrivateBroker.messageCounts(vhost: "jq-classes")["sluice.jobs.batch"] == 2)
 
         // The reverse: live paused, batch resumed and flowing.
         worker.pauseConsuming(true, jobClass: .live)
@@ -73,14 +74,14 @@ struct JobClassQueueTests {
         #expect(await eventually { classed().filter { $0.jobClass == .batch }.count == 3 })
         for delivery in classed().suffix(from: first.count) { worker.ack(delivery) }
         #expect(try await eventually {
-            let counts = try TestBroker.messageCounts(vhost: "jq-classes")
+            let counts = try await PrivateBroker.messageCounts(vhost: "jq-classes")
             return counts["sluice.jobs.live"] == 0 && counts["sluice.jobs.batch"] == 0 && counts["sluice.jobs"] == 0
         })
     }
 
     @Test("a class copy keeps priority and headers and marks a redelivered intake message; the class queues are declared like sluice.jobs")
     func redeliveryAndDeclarations() async throws {
-        var configuration = try TestBroker.configuration(vhost: "jq-classes-redelivery")
+        var configuration = try await TestBroker.configuration(vhost: "jq-classes-redelivery")
         configuration.classPrefetch = [.live: 1, .batch: 1]
         let worker = try await connected(configuration)
         defer { worker.close() }
@@ -99,7 +100,7 @@ struct JobClassQueueTests {
         #expect(copy.headers[Topology.redeliveredHeader] == "1")
         worker.ack(copy)
 
-        let queues = try TestBroker.ctl(["list_queues", "-p", "jq-classes-redelivery", "--quiet", "--no-table-headers",
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "jq-classes-redelivery", "--quiet", "--no-table-headers",
                                          "name", "durable", "arguments"])
         for name in [Topology.liveQueue, Topology.batchQueue] {
             let line = try #require(queues.split(separator: "\n").first { $0.hasPrefix("\(name)\t") }, "\(queues)")

@@ -1,13 +1,14 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 @testable import JobQueue
 
 /// Job leases against the real broker (DESIGN §5, long jobs): exclusion, renewal, take-over, release.
-@Suite("Job leases", .enabled(if: TestBroker.isAvailable, TestBroker.unavailableReason), .timeLimit(.minutes(1)))
+@Suite("Job leases", .enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(1)))
 struct JobLeaseTests {
     /// A worker-like connection with short lease timing (renew 0.5 s, orphaned after 3 s).
     private func worker(_ vhost: String, consumesJobs: Bool = false, log: LogLines = LogLines()) async throws -> BrokerConnection {
-        var configuration = try TestBroker.configuration(vhost: vhost)
+        var configuration = try await TestBroker.configuration(vhost: vhost)
         configuration.consumesJobs = consumesJobs
         configuration.consumesControl = false
         configuration.leaseTiming = LeaseTiming(renewInterval: .milliseconds(500), orphanAfter: .seconds(3))
@@ -27,13 +28,13 @@ struct JobLeaseTests {
                      jobClass: jobClass)
     }
 
-    private static func setupTestVhost(_ name: String) throws {
-        _ = try TestBroker.configuration(vhost: name)
+    private static func setupTestVhost(_ name: String) async throws {
+        _ = try await TestBroker.configuration(vhost: name)
     }
 
     @Test("a lease is exclusive across connections; released, it can be taken again and nothing takes the job over")
     func exclusiveAndReleased() async throws {
-        try Self.setupTestVhost("jq-lease-x")
+        try await Self.setupTestVhost("jq-lease-x")
         let a = try await worker("jq-lease-x")
         let b = try await worker("jq-lease-x", consumesJobs: true)
         defer { a.close(); b.close() }
@@ -54,13 +55,13 @@ struct JobLeaseTests {
         await b.releaseLease(jobID: "j1")
         try await Task.sleep(for: .seconds(4))
         #expect(jobs.all.isEmpty, "a released lease left a claim behind")
-        let queues = try TestBroker.ctl(["list_queues", "-p", "jq-lease-x", "--quiet", "--no-table-headers", "name"])
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "jq-lease-x", "--quiet", "--no-table-headers", "name"])
         #expect(!queues.contains(JobLease.queueName(jobID: "j1")), "\(queues)")
     }
 
     @Test("a holder that vanishes: its claim expires into sluice.jobs with the job, the holder and the deaths")
     func orphanedClaimIsTakenOver() async throws {
-        try Self.setupTestVhost("jq-lease-orphan")
+        try await Self.setupTestVhost("jq-lease-orphan")
         let holder = try await worker("jq-lease-orphan")
         let taker = try await worker("jq-lease-orphan", consumesJobs: true)
         defer { taker.close() }
@@ -83,13 +84,13 @@ struct JobLeaseTests {
 
     @Test("a holder whose connection is cut reconnects and takes its lease again: not lost, no take-over")
     func reconnectKeepsOrLosesTheLease() async throws {
-        try Self.setupTestVhost("jq-lease-reconnect")
+        try await Self.setupTestVhost("jq-lease-reconnect")
         let log = LogLines()
         let holder = try await worker("jq-lease-reconnect", log: log)
         defer { holder.close() }
         let lost = LogLines()
         #expect(await holder.acquireLease(request("j3", holder: "h"), onLost: lost.logger) == .acquired)
-        try TestBroker.ctl(["close_all_connections", "-p", "jq-lease-reconnect", "test: hiccup"])
+        try await PrivateBroker.ctl(["close_all_connections", "-p", "jq-lease-reconnect", "test: hiccup"])
         #expect(await eventually(timeout: .seconds(10)) { holder.generation == 2 && holder.isConnected })
         try await Task.sleep(for: .seconds(4))
         #expect(lost.all.isEmpty, "lost after a hiccup: \(lost.all) \(log.all)")
@@ -99,7 +100,7 @@ struct JobLeaseTests {
 
     @Test("an encode lease holds the live name too: a copy of the job classed live is refused both ways; released, both queues go")
     func encodeLeaseExcludesLiveCopies() async throws {
-        try Self.setupTestVhost("jq-lease-encode")
+        try await Self.setupTestVhost("jq-lease-encode")
         let a = try await worker("jq-lease-encode")
         let b = try await worker("jq-lease-encode")
         defer { a.close(); b.close() }
@@ -108,12 +109,13 @@ struct JobLeaseTests {
         #expect(request("e1", holder: "a", jobClass: .live).exclusionQueueName == nil)
         #expect(await a.acquireLease(request("e1", holder: "a", jobClass: .encode), onLost: { _ in }) == .acquired)
         // A worker from before the encode class (or the same id re-enqueued as a copy job) asks for the live name.
-        guard case let .heldElsewhere(reason) = await b.acquireLease(request("e1", holder: "b", jobClass: .live), onLost: { _ in }) else {
-            Issue.record("a live copy of a running encode job was let in")
+        let liveCopy = await b.acquireLease(request("e1", holder: "b", jobClass: .live), onLost: { _ in })
+        guard case let .heldElsewhere(reason) = liveCopy else {
+            Issue.record("a live copy of a running encode job was not refused as held elsewhere: \(liveCopy)")
             return
         }
         #expect(reason.contains("403"), "\(reason)")
-        let queues = try TestBroker.ctl(["list_queues", "-p", "jq-lease-encode", "--quiet", "--no-table-headers", "name", "messages", "consumers"])
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "jq-lease-encode", "--quiet", "--no-table-headers", "name", "messages", "consumers"])
         let rows = Dictionary(uniqueKeysWithValues: queues.split(separator: "\n").compactMap { line -> (String, [Int])? in
             let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
             guard fields.count == 3, let messages = Int(fields[1]), let consumers = Int(fields[2]) else { return nil }
@@ -125,15 +127,16 @@ struct JobLeaseTests {
 
         // The other way: a live copy job runs; an encode copy of it is refused at the live name.
         #expect(await b.acquireLease(request("e1", holder: "b", jobClass: .live), onLost: { _ in }) == .acquired)
-        guard case .heldElsewhere = await a.acquireLease(request("e1", holder: "a", jobClass: .encode), onLost: { _ in }) else {
-            Issue.record("an encode copy of a running live job was let in")
+        let encodeCopy = await a.acquireLease(request("e1", holder: "a", jobClass: .encode), onLost: { _ in })
+        guard case .heldElsewhere = encodeCopy else {
+            Issue.record("an encode copy of a running live job was not refused as held elsewhere: \(encodeCopy)")
             return
         }
         #expect(a.leasesHeld == 0)
         await b.releaseLease(jobID: "e1")
         #expect(await a.acquireLease(request("e1", holder: "a", jobClass: .encode), onLost: { _ in }) == .acquired)
         await a.releaseLease(jobID: "e1")
-        let after = try TestBroker.ctl(["list_queues", "-p", "jq-lease-encode", "--quiet", "--no-table-headers", "name"])
+        let after = try await PrivateBroker.ctl(["list_queues", "-p", "jq-lease-encode", "--quiet", "--no-table-headers", "name"])
         #expect(!after.contains("sluice.encode-lease.e1") && !after.contains("sluice.lease.e1"), "\(after)")
     }
 }

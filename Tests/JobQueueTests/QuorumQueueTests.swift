@@ -1,10 +1,11 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 @testable import JobQueue
 
 /// `sluice.jobs` as a quorum queue, against the real broker (issue #13): declared with its type and delivery
 /// limit, jobs flow, and a message returned too often is dead-lettered by the broker itself.
-@Suite(.enabled(if: TestBroker.isAvailable, TestBroker.unavailableReason), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(1)))
 struct QuorumQueueTests {
     private func connected(_ configuration: BrokerConfiguration) async throws -> BrokerConnection {
         let log = LogLines()
@@ -30,11 +31,11 @@ struct QuorumQueueTests {
 
     @Test("declared as a quorum queue with its delivery limit; a job is published, consumed and acked")
     func declaredAndRuns() async throws {
-        var configuration = try TestBroker.configuration(vhost: "jq-quorum")
+        var configuration = try await TestBroker.configuration(vhost: "jq-quorum")
         configuration.jobsQueueType = .quorum(deliveryLimit: 3)
         let worker = try await connected(configuration)
         defer { worker.close() }
-        let queues = try TestBroker.ctl(["list_queues", "-p", "jq-quorum", "--quiet", "--no-table-headers",
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "jq-quorum", "--quiet", "--no-table-headers",
                                          "name", "type", "arguments"])
         let jobs = try #require(queues.split(separator: "\n").first { $0.hasPrefix("sluice.jobs\t") })
         #expect(jobs.contains("quorum"), "\(jobs)")
@@ -46,12 +47,12 @@ struct QuorumQueueTests {
         let delivery = try #require(await received.wait(for: 1).first)
         #expect(delivery.body == Array(#"{"id":"q-1"}"#.utf8))
         worker.ack(delivery)
-        #expect(try await eventually { try TestBroker.messageCounts(vhost: "jq-quorum")["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: "jq-quorum")["sluice.jobs"] == 0 })
     }
 
     @Test("a message returned more often than the delivery limit goes to sluice.jobs.dead, counted in x-delivery-count")
     func poisonMessageDies() async throws {
-        var configuration = try TestBroker.configuration(vhost: "jq-quorum-poison")
+        var configuration = try await TestBroker.configuration(vhost: "jq-quorum-poison")
         configuration.jobsQueueType = .quorum(deliveryLimit: 2)
         let worker = try await connected(configuration)
         defer { worker.close() }
@@ -64,7 +65,7 @@ struct QuorumQueueTests {
             worker.requeue(deliveries[index - 1])
         }
         #expect(try await eventually {
-            let counts = try TestBroker.messageCounts(vhost: "jq-quorum-poison")
+            let counts = try await PrivateBroker.messageCounts(vhost: "jq-quorum-poison")
             return counts["sluice.jobs"] == 0 && counts["sluice.jobs.dead"] == 1
         })
         let all = received.all
@@ -76,7 +77,7 @@ struct QuorumQueueTests {
 
     @Test("a client declaring the other type is refused by the broker, and says why")
     func mismatchedTypeIsRefused() async throws {
-        var quorum = try TestBroker.configuration(vhost: "jq-quorum-mismatch")
+        var quorum = try await TestBroker.configuration(vhost: "jq-quorum-mismatch")
         quorum.jobsQueueType = .quorum(deliveryLimit: 5)
         let first = try await connected(quorum)
         defer { first.close() }

@@ -20,7 +20,7 @@ struct LiveRelayTests {
         let player = try Live.play(output, into: folder + "/played.flv")
         #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let publisher = try Live.publish(source, to: input)
-        usleep(700_000)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let job = RunningJob(Self.engine, Live.options(input: input, outputs: [output], maxDuration: 3))
         let outcome = try #require(job.wait(seconds: 20), "the job did not end")
         let result = try outcome.get()
@@ -149,7 +149,7 @@ struct LiveRelayTests {
         let players = try working.enumerated().map { try Live.play($1, into: folder + "/played\($0).flv") }
         for url in working { #expect(RTMPServerStatistics.waitForPlayer(url), "a player never attached to nginx-rtmp") }
         let publisher = try Live.publish(source, to: input)
-        usleep(500_000)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let job = RunningJob(Self.engine, Live.options(input: input, outputs: [dead] + working, maxDuration: 3,
                                                        reconnect: ReconnectPolicy(attempts: 3, initialDelay: 0.1, maxDelay: 0.2)))
         let result = try #require(job.wait(seconds: 20)).get()
@@ -178,7 +178,7 @@ struct LiveRelayTests {
         let player = try Live.play(normal, into: folder + "/played.flv")
         #expect(RTMPServerStatistics.waitForPlayer(normal), "the player never attached to nginx-rtmp")
         let publisher = try Live.publish(source, to: input)
-        usleep(700_000)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         var options = Live.options(input: input, outputs: [stuck.url, normal], maxDuration: 8)
         // Longer than the stall below: the drop path, not the dead-destination close, must carry it.
         options.networkTimeout = 10
@@ -305,7 +305,7 @@ struct LiveRelayTests {
         let source = try Live.fixture(seconds: 12)
         let input = try Live.stream("many")
         let publisher = try Live.publish(source, to: input)
-        usleep(700_000)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let engine = LiveEngine(threads: 2)
         let threadsBefore = Live.threadCount()
         let cpuBefore = Live.cpuSeconds()
@@ -430,7 +430,7 @@ struct LiveRelayTests {
         let source = try Live.fixture(seconds: 6)
         let input = try Live.stream("cancel")
         let publisher = try Live.publish(source, to: input)
-        usleep(500_000)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let job = RunningJob(Self.engine, Live.options(input: input, outputs: [try Live.stream("cancelout")]))
         usleep(1_500_000)
         let asked = Date()
@@ -458,7 +458,7 @@ struct LiveRelayTests {
         let player = try Live.play("\(try #require(Live.url))/\(name)", into: folder + "/played.flv")
         #expect(RTMPServerStatistics.waitForPlayer("\(try #require(Live.url))/\(name)"), "the player never attached to nginx-rtmp")
         let publisher = try Live.publish(source, to: plainIn)
-        usleep(700_000)
+        #expect(RTMPServerStatistics.waitForPublisher(plainIn), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         // Pull over TLS from the terminator (which fronts the same nginx) and publish over TLS too.
         // The terminator's URL has no application: streams are under its /live, as on nginx.
         let tlsIn = secureURL + "/live/" + (plainIn.split(separator: "/").last.map(String.init) ?? "")
@@ -474,7 +474,7 @@ struct LiveRelayTests {
         // Without the test CA the terminator's certificate is not trusted: that output fails, the plain one flows.
         let untrusting = LiveEngine(threads: 1, rtmpsCAFile: nil)
         let publisher2 = try Live.publish(source, to: plainIn)
-        usleep(500_000)
+        #expect(RTMPServerStatistics.waitForPublisher(plainIn), "the publisher never reached nginx-rtmp: \(publisher2.stderr)")
         let mixed = try #require(RunningJob(untrusting, Live.options(input: plainIn, outputs: [try Live.stream("plain"), secureURL + "/live/" + name + "x"],
                                                                      maxDuration: 1.5, reconnect: ReconnectPolicy(attempts: 1, initialDelay: 0.1, maxDelay: 0.1)))
             .wait(seconds: 20)).get()

@@ -23,12 +23,30 @@ public enum RTMPServerStatistics {
         return curl.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
     }
 
-    /// How many clients (players and publishers) the stream `key` has now.
-    public static func clients(ofStream key: String) -> Int {
+    /// The statistics of the stream `key` now (its `<stream>` element after the name), or nil when it has none.
+    static func stream(_ key: String) -> Substring? {
         // One `<stream>` per stream, its `<name>` first (lines end in CRLF), then a `<client>` per client.
         guard let page = page(), let start = page.range(of: "<name>\(key)</name>"),
-              let end = page.range(of: "</stream>", range: start.upperBound..<page.endIndex) else { return 0 }
-        return page[start.upperBound..<end.lowerBound].components(separatedBy: "<client>").count - 1
+              let end = page.range(of: "</stream>", range: start.upperBound..<page.endIndex) else { return nil }
+        return page[start.upperBound..<end.lowerBound]
+    }
+
+    /// How many clients (players and publishers) the stream `key` has now.
+    public static func clients(ofStream key: String) -> Int {
+        guard let stream = stream(key) else { return 0 }
+        return stream.components(separatedBy: "<client>").count - 1
+    }
+
+    /// Waits until the stream at `url` (its last path component is the key) has a publisher that nginx counts as
+    /// publishing; false after `seconds`. What a test that pulls the stream waits for, instead of a sleep.
+    public static func waitForPublisher(_ url: String, seconds: Double = 15) -> Bool {
+        let key = String(url.split(separator: "/").last ?? "")
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            if stream(key)?.contains("<publishing/>") == true { return true }
+            usleep(50_000)
+        }
+        return false
     }
 
     /// Waits until the stream at `url` (its last path component is the key) has a client; false after `seconds`.

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import JobStore
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import JobQueue
 import JobStore
 @testable import MediaEngine

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 @testable import JobQueue
 import JobStore
 import Testing

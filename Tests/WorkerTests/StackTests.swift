@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 
 /// The local stack without Docker, end to end as an operator runs it: `scripts/stack up`, a test stream

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -24,8 +25,14 @@ struct WorkerHTTPTests {
         try await harness.enqueue(WorkerQueueTests.job("http-job", input: clip, outputs: ["h.flv", "h.aac", "h.h264"]))
         try #require(try await eventually { try harness.job("http-job")?.state == .succeeded }, "\(worker.log.suffix(3000))")
 
+        // The store records the end before the worker counts it and logs it: wait for the counters to show it.
+        var metrics: [String: Double] = [:]
+        _ = try await eventually(timeout: .seconds(10)) {
+            metrics = samples(try await get(http + "/metrics").body)
+            return metrics["sluice_jobs_running"] == 0 && metrics["sluice_jobs_total{state=\"succeeded\"}"] == 1
+                && worker.log.contains("\"succeeded\"")
+        }
         // Counters agree with what the store recorded for the job's outputs.
-        let metrics = samples(try await get(http + "/metrics").body)
         #expect(metrics["sluice_jobs_total{state=\"succeeded\"}"] == 1)
         #expect(metrics["sluice_jobs_total{state=\"failed\"}"] == 0)
         #expect(metrics["sluice_jobs_running"] == 0)

@@ -4,6 +4,12 @@
 # nginx-rtmp from Debian's packages, and the worker image from docker/Dockerfile on those bases.
 #
 #   scripts/lib/container-images.sh offline   # every image (SLUICE_REBUILD=1 bootstraps the bases again too)
+#   scripts/lib/container-images.sh bases     # the Debian base, RabbitMQ and nginx-rtmp images only
+#
+# SLUICE_PREBUILT_BIN=PATH: the worker image receives that binary (one the tests built and ran) instead of building
+# the package again inside the Swift image: docker/Dockerfile's `prebuilt` variant, given the binary, the Swift
+# runtime libraries it links from the toolchain, and the source id of the tree it was built from. No Swift image
+# is needed then.
 #
 # The bases (Debian, Swift) are kept once built; the images made from this repository's files are built on
 # every call, so they never lag behind the sources (the engine's layer cache makes an unchanged build quick).
@@ -65,7 +71,33 @@ rtmp_image() {
     -t localhost/sluice-rtmp:latest . >/dev/null
 }
 
+# The context of docker/Dockerfile's `prebuilt` variant, in a temporary folder: prebuilt/bin/sluice (without its
+# debug sections), prebuilt/lib/ (the libraries it loads from the toolchain) and prebuilt/share/sluice/source-id.
+stage_prebuilt() {
+  local binary=$1 context=$2
+  [ -x "$binary" ] || { echo "images: no binary at $binary (SLUICE_PREBUILT_BIN)" >&2; exit 1; }
+  mkdir -p "$context/prebuilt/bin" "$context/prebuilt/lib" "$context/prebuilt/share/sluice"
+  objcopy --strip-debug "$binary" "$context/prebuilt/bin/sluice"
+  local library
+  for library in $(ldd "$binary" | awk -v toolchain="$toolchain/" 'index($3, toolchain) == 1 {print $3}'); do
+    cp -L "$library" "$context/prebuilt/lib/"
+  done
+  docker/source-id > "$context/prebuilt/share/sluice/source-id"
+}
+
 worker_image() {
+  if [ -n "${SLUICE_PREBUILT_BIN:-}" ]; then
+    stamp "building sluice:latest from the prebuilt $SLUICE_PREBUILT_BIN (docker/Dockerfile, SLUICE_BINARY=prebuilt)"
+    local context
+    context=$(mktemp -d /tmp/sluice-image.XXXXXX)
+    stage_prebuilt "$SLUICE_PREBUILT_BIN" "$context"
+    local status=0
+    nice -n 10 podman build -q --format docker -f docker/Dockerfile --build-arg SLUICE_BINARY=prebuilt \
+      --build-arg RUNTIME_IMAGE=localhost/sluice-base:bookworm -t localhost/sluice:latest "$context" >/dev/null || status=$?
+    rm -rf "$context"
+    return "$status"
+  fi
+  swift_image
   stamp "building sluice:latest (swift build -c release inside localhost/sluice-swift:bookworm)"
   nice -n 10 podman build -q --format docker -f docker/Dockerfile \
     --build-arg SWIFT_IMAGE=localhost/sluice-swift:bookworm --build-arg RUNTIME_IMAGE=localhost/sluice-base:bookworm \
@@ -73,6 +105,7 @@ worker_image() {
 }
 
 case "${1:-}" in
-  offline) base; swift_image; rabbitmq_image; rtmp_image; worker_image; stamp "images ready" ;;
-  *) echo "usage: $0 offline" >&2; exit 2 ;;
+  offline) base; rabbitmq_image; rtmp_image; worker_image; stamp "images ready" ;;
+  bases) base; rabbitmq_image; rtmp_image; stamp "base, RabbitMQ and nginx-rtmp images ready" ;;
+  *) echo "usage: $0 offline|bases" >&2; exit 2 ;;
 esac

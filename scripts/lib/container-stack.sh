@@ -119,7 +119,8 @@ wait_http() {
   done
 }
 
-# The images alone, so a caller can build them while it does something else (scripts/test: beside the fuzz targets).
+# The images alone (all, or `bases`: all but the worker's), so a caller can build them while it does something else
+# (scripts/test: the bases beside the build, the worker image from the binary the tests run).
 containers_images() {
   if docker_engine_runs; then
     echo "stack: Docker builds the images at up" >&2
@@ -127,7 +128,7 @@ containers_images() {
   fi
   podman_packages
   podman_configure
-  scripts/lib/container-images.sh offline
+  scripts/lib/container-images.sh "${1:-offline}"
 }
 
 containers_up() {

@@ -1,23 +1,15 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 @testable import JobQueue
 
-/// The private broker `scripts/test` starts with `scripts/lib/rabbitmq.sh`: its URL and its rabbitmqctl wrapper.
+/// A test's own vhost on the private broker (`PrivateBroker`, SluiceTestSupport).
 enum TestBroker {
-    static let url = ProcessInfo.processInfo.environment["SLUICE_TEST_AMQP_URL"]
-    static let rabbitmqctl = ProcessInfo.processInfo.environment["SLUICE_TEST_RABBITMQCTL"]
-
-    /// For `.enabled(if:)`: integration tests need a real broker. Under CI they run regardless, so a missing
-    /// broker fails them instead of skipping them.
-    static var isAvailable: Bool { (url != nil && rabbitmqctl != nil) || ProcessInfo.processInfo.environment["CI"] == "true" }
-    static let unavailableReason: Comment =
-        "SLUICE_TEST_AMQP_URL and SLUICE_TEST_RABBITMQCTL are unset: scripts/test sets them after starting a broker"
-
     /// A fresh, empty vhost for one test (so tests can run in parallel without sharing `sluice.jobs`), and a
     /// configuration pointing at it with short timeouts.
-    static func configuration(vhost: String, prefetch: UInt16 = 10, heartbeatSeconds: Int = 30) throws -> BrokerConfiguration {
-        let base = try BrokerURL(parsing: try #require(url))
-        try ctl(["eval", """
+    static func configuration(vhost: String, prefetch: UInt16 = 10, heartbeatSeconds: Int = 30) async throws -> BrokerConfiguration {
+        let base = try BrokerURL(parsing: try #require(PrivateBroker.url))
+        try await PrivateBroker.ctl(["eval", """
             _ = (catch rabbit_vhost:delete(<<"\(vhost)">>, <<"tests">>)), \
             ok = rabbit_vhost:add(<<"\(vhost)">>, <<"tests">>), \
             rabbit_auth_backend_internal:set_permissions(<<"\(base.user)">>, <<"\(vhost)">>, \
@@ -30,41 +22,6 @@ enum TestBroker {
         configuration.initialReconnectDelay = .milliseconds(50)
         configuration.maxReconnectDelay = .seconds(1)
         return configuration
-    }
-
-    /// Runs the node's rabbitmqctl; throws with its output when it fails.
-    @discardableResult
-    static func ctl(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(rabbitmqctl))
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CommandFailed(command: "rabbitmqctl \(arguments.first ?? "")", output: output)
-        }
-        return output
-    }
-
-    /// Ready + unacked messages per queue of a vhost, from the broker's own bookkeeping.
-    static func messageCounts(vhost: String) throws -> [String: Int] {
-        let output = try ctl(["list_queues", "-p", vhost, "--quiet", "--no-table-headers", "name", "messages"])
-        var counts: [String: Int] = [:]
-        for line in output.split(separator: "\n") {
-            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
-            if fields.count == 2, let count = Int(fields[1]) { counts[String(fields[0])] = count }
-        }
-        return counts
-    }
-
-    struct CommandFailed: Error, CustomStringConvertible {
-        let command: String
-        let output: String
-        var description: String { "\(command) failed: \(output)" }
     }
 }
 
@@ -95,13 +52,13 @@ final class Collector<Element: Sendable>: @unchecked Sendable {
 }
 
 /// Polls `condition` every 20 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () throws -> Bool) async rethrows -> Bool {
+func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-        if try condition() { return true }
+        if try await condition() { return true }
         try? await Task.sleep(for: .milliseconds(20))
     }
-    return try condition()
+    return try await condition()
 }
 
 /// A logger that keeps the lines for assertions.

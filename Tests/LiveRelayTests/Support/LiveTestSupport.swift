@@ -29,36 +29,45 @@ enum Live {
 
     private static let fixtureLock = NSLock()
 
-    /// 320x240 30 fps H.264 with a keyframe every second and B-frames, AAC 48 kHz without PNS.
-    static func fixture(seconds: Int) throws -> String {
+    /// Where fixtures live, shared by the run's test processes (each makes one under a name of its own, then renames it
+    /// into place, so a reader never sees half a file).
+    static let fixtures: String = {
+        let base = environment["SLUICE_TEST_WORK"] ?? NSTemporaryDirectory()
+        let path = (base as NSString).appendingPathComponent("liverelay-fixtures")
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
+    /// Makes the fixture `name` with ffmpeg's `arguments` (its output path appended) unless it exists.
+    private static func makeFixture(_ name: String, _ arguments: [String]) throws -> String {
         try fixtureLock.withLock {
-            let path = (directory as NSString).appendingPathComponent("live-\(seconds)s.mp4")
+            let path = (fixtures as NSString).appendingPathComponent(name)
             if FileManager.default.fileExists(atPath: path) { return path }
-            try run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-                                        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
-                                        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:beep_factor=3",
-                                        "-t", String(seconds), "-c:v", "libx264", "-preset", "veryfast", "-g", "30",
-                                        "-pix_fmt", "yuv420p", "-bf", "2", "-c:a", "aac", "-aac_pns", "0", "-b:a", "96k",
-                                        "-shortest", path])
+            let own = (fixtures as NSString).appendingPathComponent("making-\(getpid())-\(name)")
+            try run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + arguments + [own])
+            guard rename(own, path) == 0 else { throw LiveTestError("could not rename \(own) to \(path)") }
             return path
         }
+    }
+
+    /// 320x240 30 fps H.264 with a keyframe every second and B-frames, AAC 48 kHz without PNS.
+    static func fixture(seconds: Int) throws -> String {
+        try makeFixture("live-\(seconds)s.mp4", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
+                                                 "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:beep_factor=3",
+                                                 "-t", String(seconds), "-c:v", "libx264", "-preset", "veryfast", "-g", "30",
+                                                 "-pix_fmt", "yuv420p", "-bf", "2", "-c:a", "aac", "-aac_pns", "0", "-b:a", "96k",
+                                                 "-shortest"])
     }
 
     /// 1280x720 30 fps H.264 at a constant 20 Mb/s (filler included) with a keyframe every second and no B-frames,
     /// AAC 48 kHz: enough bytes a second to fill a stalled destination's buffers within a few seconds.
     static func highBitrateFixture(seconds: Int) throws -> String {
-        try fixtureLock.withLock {
-            let path = (directory as NSString).appendingPathComponent("live-20M-\(seconds)s.mp4")
-            if FileManager.default.fileExists(atPath: path) { return path }
-            try run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-                                        "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30",
-                                        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-                                        "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast",
-                                        "-b:v", "20M", "-minrate", "20M", "-maxrate", "20M", "-bufsize", "20M",
-                                        "-x264-params", "nal-hrd=cbr", "-g", "30", "-pix_fmt", "yuv420p",
-                                        "-c:a", "aac", "-b:a", "128k", "-shortest", path])
-            return path
-        }
+        try makeFixture("live-20M-\(seconds)s.mp4", ["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30",
+                                                     "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                                                     "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast",
+                                                     "-b:v", "20M", "-minrate", "20M", "-maxrate", "20M", "-bufsize", "20M",
+                                                     "-x264-params", "nal-hrd=cbr", "-g", "30", "-pix_fmt", "yuv420p",
+                                                     "-c:a", "aac", "-b:a", "128k", "-shortest"])
     }
 
     /// A stream URL of its own under nginx's `live` application.

@@ -43,8 +43,8 @@ struct EnhancedLiveDecodeTests {
             {"id": "\(id)", "input": {"url": "rtmp://127.0.0.1:\(port)/ingest/k3y-\(id)", "listen": true, "timeout_s": 5}, \(job)}
             """.write(toFile: path, atomically: true, encoding: .utf8)
         let sluice = try BackgroundProcess(Command.sluiceBinary, ["run", "--quiet", "--db", folder + "/jobs.sqlite", path])
-        // The listener binds within milliseconds of start; a publisher that comes too early is refused by the OS.
-        usleep(800_000)
+        // A publisher that comes before the listener binds is refused by the OS.
+        #expect(ListeningPort.wait(port), "sluice never listened on \(port): \(sluice.stderr)")
         let publisher = try EnhancedReferee.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/k3y-\(id)")
         return (sluice, publisher)
     }

@@ -92,11 +92,12 @@ struct FallbackSlateTests {
         var job: JobOnThread?
         if listens {
             job = JobOnThread { try harness.run(json: json) }
-            usleep(1_000_000)
+            let port = try #require(URLComponents(string: publishTo)?.port, "no port in \(publishTo)")
+            #expect(ListeningPort.wait(port), "the job never listened on \(port)")
         }
         let first = try TestRTMP.publish(source, to: publishTo)
         if !listens {
-            usleep(500_000)
+            #expect(RTMPServerStatistics.waitForPublisher(publishTo), "the publisher never reached nginx-rtmp: \(first.stderr)")
             job = JobOnThread { try harness.run(json: json) }
         }
         #expect(first.wait(seconds: 20) == 0, "first publisher: \(first.stderr)")

@@ -20,26 +20,6 @@ enum HostilePeers {
                 "the harness did not report every mode: \(result.text) \(result.stderr)")
         return lines
     }
-
-    /// True while something listens on 127.0.0.1:`port`, read from /proc/net/tcp so that looking does not
-    /// itself take the connection a one-publisher listener would accept.
-    static func isListening(port: Int) -> Bool {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
-        let local = String(format: ":%04X", port)
-        return table.split(separator: "\n").dropFirst().contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 3 && fields[1].hasSuffix(local) && fields[3] == "0A"
-        }
-    }
-
-    static func waitUntilListening(port: Int, seconds: Double) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if isListening(port: port) { return true }
-            usleep(20_000)
-        }
-        return false
-    }
 }
 
 /// Issue #12, item 6: anyone can reach an ingest port. A listen job (`sluice run`, `listen: true`) is attacked in
@@ -70,12 +50,12 @@ struct HostileIngestTests {
 
         var before: [String] = []
         for mode in HostilePeers.modes {
-            #expect(HostilePeers.waitUntilListening(port: port, seconds: 10), "nothing listened on \(port) before \(mode): \(sluice.stderr)\n\(before)")
+            #expect(ListeningPort.wait(port, seconds: 10), "nothing listened on \(port) before \(mode): \(sluice.stderr)\n\(before)")
             before += try HostilePeers.attack([mode], port: port, app: "ingest", holdSeconds: 1, connections: 5)
             #expect(sluice.process.isRunning, "sluice died under \(mode) before the publisher: \(sluice.stderr)\n\(before)")
         }
         // The publisher must find the port open: a one-connection listener reopens it after each peer it dropped.
-        #expect(HostilePeers.waitUntilListening(port: port, seconds: 10), "the port stayed closed after the attacks: \(before)")
+        #expect(ListeningPort.wait(port, seconds: 10), "the port stayed closed after the attacks: \(before)")
         let publisher = try TestRTMP.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\(key)")
 
         usleep(800_000)
@@ -121,9 +101,9 @@ struct HostileIngestTests {
              "outputs": ["\(output)"], "reconnect": {"initial_delay_s": 0.1, "max_delay_s": 0.2}}
             """.write(toFile: job, atomically: true, encoding: .utf8)
         let sluice = try BackgroundProcess(Command.sluiceBinary, ["run", "--db", db, job])
-        #expect(HostilePeers.waitUntilListening(port: port, seconds: 10), "sluice never listened on \(port): \(sluice.stderr)")
+        #expect(ListeningPort.wait(port, seconds: 10), "sluice never listened on \(port): \(sluice.stderr)")
         let before = try HostilePeers.attack(["wrong-key"], port: port, app: "ingest", holdSeconds: 1, connections: 1)
-        #expect(HostilePeers.waitUntilListening(port: port, seconds: 10), "the port stayed closed after \(before)")
+        #expect(ListeningPort.wait(port, seconds: 10), "the port stayed closed after \(before)")
         let publisher = try TestRTMP.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\(key)")
         #expect(publisher.wait(seconds: 20) == 0, "the publisher was disturbed: \(publisher.stderr)")
         let after = try HostilePeers.attack(HostilePeers.modes, port: port, app: "ingest", holdSeconds: 1, connections: 5)

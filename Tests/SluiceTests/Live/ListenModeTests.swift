@@ -19,8 +19,8 @@ struct ListenModeTests {
              "outputs": ["\(folder)/\(id).flv"], "max_duration_s": \(maxDuration)}
             """.write(toFile: job, atomically: true, encoding: .utf8)
         let sluice = try BackgroundProcess(Command.sluiceBinary, ["run", "--quiet", "--db", db, job])
-        // The listener binds within milliseconds of start; a publisher that comes too early is refused by the OS.
-        usleep(800_000)
+        // A publisher that comes before the listener binds is refused by the OS.
+        #expect(ListeningPort.wait(port), "sluice never listened on \(port): \(sluice.stderr)")
         let publisher = try TestRTMP.publish(try Fixtures.live(seconds: 4), to: "rtmp://127.0.0.1:\(port)\(publishPath)")
         return (sluice, publisher)
     }

@@ -18,8 +18,7 @@ struct LiveRestreamTests {
         let player = try TestRTMP.play(output, into: harness.path("played.flv"))
         #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let publisher = try TestRTMP.publish(source, to: input)
-        // Joins the running stream mid-way; nginx starts it at a keyframe.
-        usleep(700_000)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let outcome = try harness.run(json: """
             {"id": "restream", "input": {"url": "\(input)", "timeout_s": 5}, "outputs": ["\(output)"], "max_duration_s": 3}
             """)
@@ -60,7 +59,7 @@ struct LiveRestreamTests {
             {"id": "latency", "input": {"url": "\(input)", "timeout_s": 5}, "outputs": ["\(output)"], "max_duration_s": 3}
             """.write(toFile: job, atomically: true, encoding: .utf8)
         let publisher = try TestRTMP.publish(source, to: input)
-        usleep(700_000)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let sluice = try BackgroundProcess(Command.sluiceBinary, ["run", "--quiet", "--db", harness.path("run.sqlite"), job],
                                            environment: [LatencyReport.environmentVariable: "1"])
         #expect(sluice.wait(seconds: 30) == 0, "sluice run: \(sluice.stderr)")

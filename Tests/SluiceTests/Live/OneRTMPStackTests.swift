@@ -64,7 +64,7 @@ struct OneRTMPStackTests {
         #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let publisher = try TestRTMP.publish(source, to: input)
         defer { _ = publisher.wait(seconds: 10) }
-        usleep(700_000)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let outcome = try harness.run(json: """
             {"id": "live-encode", "input": {"url": "\(input)", "timeout_s": 5},
              "video": {"mode": "encode", "encoder": "software", "width": 320, "height": 180, "bitrate_kbps": 300, "fps": 30, "gop_s": 1},
@@ -100,7 +100,7 @@ struct OneRTMPStackTests {
         #expect(RTMPServerStatistics.waitForPlayer(copy) && RTMPServerStatistics.waitForPlayer(rung), "a player never attached")
         let publisher = try TestRTMP.publish(source, to: input)
         defer { _ = publisher.wait(seconds: 10) }
-        usleep(700_000)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let outcome = try harness.run(json: """
             {"id": "live-ladder", "input": {"url": "\(input)", "timeout_s": 5},
              "audio": {"mode": "encode", "bitrate_kbps": 64},
@@ -148,7 +148,7 @@ struct OneRTMPStackTests {
                  "outputs": ["\(harness.path("encode.flv"))"]}
                 """)
         }
-        #expect(HostilePeers.waitUntilListening(port: port, seconds: 10))
+        #expect(ListeningPort.wait(port, seconds: 10))
         usleep(300_000)
         let first = try TestRTMP.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\(copyKey)")
         let second = try TestRTMP.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\(encodeKey)")
@@ -182,7 +182,7 @@ struct OneRTMPStackTests {
             let job = JobOnThread {
                 try harness.run(json: #"{"id": "publisher-\#(client)", "input": {"url": "\#(url)", "listen": true, "timeout_s": 2}, "outputs": ["\#(archive)"]}"#)
             }
-            #expect(HostilePeers.waitUntilListening(port: port, seconds: 10))
+            #expect(ListeningPort.wait(port, seconds: 10))
             let publisher: BackgroundProcess
             if client == "ffmpeg" {
                 publisher = try TestRTMP.publish(source, to: url)

@@ -1,11 +1,20 @@
 import Foundation
 
-/// Test media generated with the ffmpeg CLI from lavfi sources, once per test process, in a private
-/// folder. Every fixture is a few seconds at a small size, so the whole set builds in seconds.
+/// Test media generated with the ffmpeg CLI from lavfi sources, once per test run: the test processes that run side
+/// by side share the fixtures (each made under a name of its own, then renamed into place), while scratch folders are
+/// private to a process. Every fixture is a few seconds at a small size, so the whole set builds in seconds.
 enum Fixtures {
     static let directory: String = {
         let base = ProcessInfo.processInfo.environment["SLUICE_TEST_WORK"] ?? NSTemporaryDirectory()
         let path = (base as NSString).appendingPathComponent("fixtures-\(getpid())")
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
+    /// Where fixtures live, shared by the run's test processes.
+    static let shared: String = {
+        let base = ProcessInfo.processInfo.environment["SLUICE_TEST_WORK"] ?? NSTemporaryDirectory()
+        let path = (base as NSString).appendingPathComponent("fixtures-shared")
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }()
@@ -35,8 +44,13 @@ enum Fixtures {
         lock.lock()
         defer { lock.unlock() }
         if let path = made[name] { return path }
-        let path = (directory as NSString).appendingPathComponent(name)
-        try Command.ffmpeg(arguments + [path])
+        let path = (shared as NSString).appendingPathComponent(name)
+        if !FileManager.default.fileExists(atPath: path) {
+            // Another process may be making the same fixture: each writes its own file, and the rename is atomic.
+            let own = (shared as NSString).appendingPathComponent("making-\(getpid())-\(name)")
+            try Command.ffmpeg(arguments + [own])
+            guard rename(own, path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        }
         made[name] = path
         return path
     }

@@ -1,81 +1,10 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 @testable import JobQueue
 import JobStore
 
-/// The private broker `scripts/test` starts (SLUICE_TEST_AMQP_URL, SLUICE_TEST_RABBITMQCTL).
-enum PrivateBroker {
-    static let url = ProcessInfo.processInfo.environment["SLUICE_TEST_AMQP_URL"]
-    static let rabbitmqctl = ProcessInfo.processInfo.environment["SLUICE_TEST_RABBITMQCTL"]
-    /// Under CI the suites run regardless, so a missing broker fails them instead of skipping them.
-    static var isAvailable: Bool { (url != nil && rabbitmqctl != nil) || ProcessInfo.processInfo.environment["CI"] == "true" }
-    static let unavailableReason: Comment =
-        "SLUICE_TEST_AMQP_URL and SLUICE_TEST_RABBITMQCTL are unset: scripts/test sets them after starting a broker"
-
-    /// Runs the node's rabbitmqctl; throws with its output when it fails.
-    @discardableResult
-    static func ctl(_ arguments: [String]) async throws -> String {
-        let result = try await Subprocess.run(try #require(rabbitmqctl), arguments)
-        guard result.status == 0 else { throw Subprocess.Failure(command: "rabbitmqctl \(arguments.first ?? "")", output: result.output) }
-        return result.output
-    }
-
-    /// Ready + unacked messages per queue of a vhost (`column` "messages_ready": the ready ones alone).
-    static func messageCounts(vhost: String, column: String = "messages") async throws -> [String: Int] {
-        let output = try await ctl(["list_queues", "-p", vhost, "--quiet", "--no-table-headers", "name", column])
-        var counts: [String: Int] = [:]
-        for line in output.split(separator: "\n") {
-            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
-            if fields.count == 2, let count = Int(fields[1]) { counts[String(fields[0])] = count }
-        }
-        return counts
-    }
-}
-
-/// A short-lived external program with its combined output.
-enum Subprocess {
-    struct Failure: Error, CustomStringConvertible {
-        let command: String
-        let output: String
-        var description: String { "\(command) failed: \(output.suffix(2000))" }
-    }
-
-    /// Runs the program on a thread of its own, so a slow child (rabbitmqctl boots an Erlang VM) never
-    /// holds one of the few cooperative-pool threads the parallel tests share.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws
-        -> (status: Int32, output: String)
-    {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try runBlocking(executable, arguments, environment: environment) })
-            }
-            thread.start()
-        }
-    }
-
-    private static func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String])
-        throws -> (status: Int32, output: String)
-    {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
-        process.arguments = arguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
-    }
-
-    static func check(_ executable: String, _ arguments: [String]) async throws -> String {
-        let result = try await run(executable, arguments)
-        guard result.status == 0 else { throw Failure(command: ([executable] + arguments).joined(separator: " "), output: result.output) }
-        return result.output
-    }
-
+extension Subprocess {
     /// The `sluice` binary built by `scripts/test` (SLUICE_BIN), or the debug build next to the tests.
     static var sluice: String {
         if let path = ProcessInfo.processInfo.environment["SLUICE_BIN"] { return path }

@@ -1,0 +1,241 @@
+# Sourced by scripts/test: the stages of a run, each timed and logged, some side by side, and the report at the end.
+# Needs $root (the tree) and $work (the run's scratch folder); writes $work/logs/, $work/stages, $work/failures and
+# $work/counts.
+
+mkdir -p "$work/logs"
+# The test bundles the debug and ThreadSanitizer builds make.
+test_bundle="$root/.build/debug/SluicePackageTests.xctest"
+tsan_test_bundle="$root/.build-tsan/debug/SluicePackageTests.xctest"
+: > "$work/stages"
+: > "$work/counts"
+
+# A process and everything it started (a background stage's builds and tests), ended on an early exit.
+kill_tree() {
+  local pid=$1 child
+  for child in $(ps -o pid= --ppid "$pid" 2>/dev/null); do kill_tree "$child"; done
+  kill "$pid" 2>/dev/null || true
+}
+
+# Runs the command at a lower priority: a shell function too, which `nice` cannot run.
+niced() {
+  renice -n "$1" -p "$BASHPID" >/dev/null
+  shift
+  "$@"
+}
+
+# The tests run as units side by side, each unit one process of the test bundle: every top-level suite of the targets
+# that start processes, servers or timers, and each of the other targets whole. A process runs its own suites side by
+# side (Swift Testing) on a cooperative pool as wide as the cores, which a test that waits on a child or a socket
+# holds; more processes than cores keep the waiting ones from holding up the rest. The units that took longest last
+# time start first ($test_times). SLUICE_TEST_JOBS sets how many run at once.
+integration_targets="LiveRelayTests SluiceTests WorkerTests JobQueueTests SluiceHTTPTests"
+test_jobs=${SLUICE_TEST_JOBS:-4}
+test_times="$root/.build/test-times"
+# The targets whose suites start processes, servers or timers: what `--stress` runs.
+stress_targets="LiveRelayTests SluiceTests WorkerTests JobQueueTests SluiceHTTPTests MediaEngineTests JobStoreTests"
+
+# The private services (scripts/lib/test-services.d/), their settings kept in $work/services.env for the shell
+# that started them in the background; each start script leaves a stop-* hook in $work.
+start_services() {
+  local service
+  for service in scripts/lib/test-services.d/*.sh; do
+    [ -e "$service" ] || continue
+    # shellcheck source=/dev/null
+    source "$service"
+  done
+  declare -px | grep -E '^declare -x SLUICE_TEST_' > "$work/services.env"
+}
+
+# One run of tests, its output in $work/logs/NAME.log (and on stdout when SLUICE_TEST_ECHO=1): a run that executed
+# no test, reported a data race, or (under CI) skipped a test fails, whatever the runner's own status. What failed
+# goes to $work/failures for the report at the end (CI shows only the tail of a long log).
+#   checked_test NAME BUNDLE FILTER     the built test bundle itself, on the suites FILTER matches: runs side by side
+#                                       freely (`swift test` would wait for the lock on its build folder)
+#   checked_test NAME swift-test ARG…   `swift test --skip-build ARG…` (scripts/test --filter)
+checked_test() {
+  local name=$1 runner=$2; shift 2
+  local log="$work/logs/$name.log" status command
+  if [ "$runner" = swift-test ]; then
+    command=(swift test --skip-build "$@")
+  else
+    command=("$runner" --testing-library swift-testing --filter "$1")
+  fi
+  set +e
+  if [ "${SLUICE_TEST_ECHO:-}" = 1 ]; then
+    NO_COLOR=1 "${command[@]}" 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+  else
+    NO_COLOR=1 "${command[@]}" > "$log" 2>&1
+    status=$?
+  fi
+  set -e
+  local ran failed
+  ran=$(sed -n 's/.*Test run with \([0-9][0-9]*\) tests\{0,1\} .*/\1/p' "$log" | tail -1)
+  failed=$(grep -E '^[^ ]+ Test .* failed after' "$log" | grep -cv 'Test run with' || true)
+  echo "$name ${ran:-0} ${failed:-0}" >> "$work/counts"
+  if (( ${ran:-0} == 0 )); then
+    echo "test: ${command[*]} ran zero tests" >> "$log"
+    status=1
+  fi
+  if grep -q 'WARNING: ThreadSanitizer' "$log"; then
+    echo "test: ThreadSanitizer reported $(grep -c 'WARNING: ThreadSanitizer' "$log") data race(s) in ${command[*]}" >> "$log"
+    status=1
+  fi
+  if [ "${CI:-}" = true ] && grep -qE '^[^ ]+ (Test|Suite) (".*"|[A-Za-z0-9_.]+) skipped' "$log"; then
+    { echo "test: under CI nothing may be skipped; skipped in ${command[*]}:"
+      grep -E '^[^ ]+ (Test|Suite) (".*"|[A-Za-z0-9_.]+) skipped' "$log" | sed 's/^/  /'; } >> "$log"
+    status=1
+  fi
+  if [ "$status" -ne 0 ]; then
+    { grep -E 'recorded an issue|✘ Test .* failed|: error: |Fatal error|ran zero tests|data race|nothing may be skipped|WARNING: ThreadSanitizer' "$log" \
+        | head -20 | sed "s|^|  [$name] |"
+      # The first lines of why: each failing expectation's own message, a few lines after it.
+      grep -A4 -m3 'recorded an issue' "$log" | sed "s|^|  [$name]   |" | head -15; } >> "$work/failures" || true
+    echo "test: $name FAILED (${command[*]}; log $log)" >&2
+  else
+    echo "test: $name passed: ${ran:-0} tests ($(grep -oE 'passed after [0-9.]+ seconds' "$log" | tail -1 | sed 's/passed after //'))" >&2
+  fi
+  return "$status"
+}
+
+# A stage in the foreground: its time and status in $work/stages.
+timed_stage() {
+  local name=$1; shift
+  local began=$SECONDS status=0
+  "$@" || status=$?
+  echo "$name $((SECONDS - began)) $status" >> "$work/stages"
+  return "$status"
+}
+
+# A stage in the background, its output in $work/logs/stage-NAME.log; stage_wait NAME waits for it and shows the
+# log's tail if it failed.
+stage() {
+  local name=$1; shift
+  ( trap - EXIT INT TERM; timed_stage "$name" "$@" ) > "$work/logs/stage-$name.log" 2>&1 &
+  echo $! > "$work/pid-$name"
+  background+=("$!")
+  echo "test: stage $name started beside the rest" >&2
+}
+
+stage_wait() {
+  local name=$1 status=0
+  wait "$(cat "$work/pid-$name")" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "test: stage $name FAILED; the end of its log:" >&2
+    tail -40 "$work/logs/stage-$name.log" | sed "s|^|  [$name] |" >&2
+    tail -40 "$work/logs/stage-$name.log" | sed "s|^|  [$name] |" >> "$work/failures"
+  else
+    echo "test: stage $name passed" >&2
+  fi
+  return "$status"
+}
+
+stage_passed() {
+  awk -v n="$1" '$1 == n {s = $3} END {exit !(s == "0")}' "$work/stages"
+}
+
+# The units of a bundle (see above), longest last time first, as "FILTER" lines; $2, when given, keeps only the
+# targets it names.
+test_units() {
+  local bundle=$1 only=${2:-}
+  "$bundle" --testing-library swift-testing --list-tests 2>/dev/null | sed 's|/.*||' | sort -u | while read -r id; do
+    local target=${id%%.*}
+    [ -z "$only" ] || [[ " $only " == *" $target "* ]] || continue
+    if [[ " $integration_targets " == *" $target "* ]]; then
+      [ "$id" = "$target" ] && echo "^$target/" || echo "^${id//./\\.}/"
+    else
+      echo "^$target\\."
+    fi
+  done | sort -u | while read -r filter; do
+    echo "$(awk -v f="$filter" '$1 == f {t = $2} END {print (t == "" ? 9999 : t)}' "$test_times" 2>/dev/null || echo 9999) $filter"
+  done | sort -rn | cut -d' ' -f2
+}
+
+# Runs the units of a bundle ($1), $2 at a time, named with prefix $3; $4 keeps only the targets it names. A subshell,
+# so it waits only for its own processes.
+run_test_units() (
+  trap - EXIT INT TERM
+  local bundle=$1 jobs=$2 prefix=$3 only=${4:-} status=0 running=0 filter name
+  mapfile -t units < <(test_units "$bundle" "$only")
+  ((${#units[@]})) || { echo "test: no tests listed by $bundle" >&2; exit 1; }
+  for filter in "${units[@]}"; do
+    name=$(printf '%s' "$prefix${filter#^}" | tr -c 'A-Za-z0-9_-' '-' | sed 's/-*$//')
+    (
+      trap - EXIT INT TERM
+      began=$SECONDS
+      unit_status=0
+      checked_test "$name" "$bundle" "$filter" || unit_status=$?
+      [ -z "$prefix" ] && echo "$filter $((SECONDS - began))" >> "$work/unit-times"
+      exit "$unit_status"
+    ) &
+    running=$((running + 1))
+    if ((running >= jobs)); then
+      wait -n || status=1
+      running=$((running - 1))
+    fi
+  done
+  while ((running > 0)); do
+    wait -n || status=1
+    running=$((running - 1))
+  done
+  # The next run starts the longest first.
+  [ -s "$work/unit-times" ] && mkdir -p "$(dirname "$test_times")" && cp "$work/unit-times" "$test_times"
+  exit "$status"
+)
+
+# ThreadSanitizer's build, then the fuzz targets' (both niced by the caller: they fill the cores the tests leave).
+build_tsan_then_fuzz() {
+  build_tsan
+  scripts/fuzz --build-only
+}
+
+# --stress: ROUNDS rounds of the process-starting suites (or of one `swift test --filter FILTER`), beside two
+# busy-loop CPU hogs that run for the whole time.
+stress_run() {
+  local rounds=$1 filter=${2:-} hogs=() round status=0
+  for _ in 1 2; do
+    ( trap - EXIT INT TERM; while :; do :; done ) &
+    hogs+=($!); background+=($!)
+  done
+  echo "test: stress: $rounds rounds beside two CPU hogs (pids ${hogs[*]})" >&2
+  for round in $(seq 1 "$rounds"); do
+    echo "== stress round $round of $rounds" >&2
+    if [ -n "$filter" ]; then
+      checked_test "round$round-filtered" "$test_bundle" "$filter" || status=1
+    else
+      run_test_units "$test_bundle" "$test_jobs" "round$round-" "$stress_targets" || status=1
+    fi
+  done
+  kill "${hogs[@]}" 2>/dev/null || true
+  report_tests
+  if [ "$status" -ne 0 ]; then
+    echo "test: stress: a failure in $rounds rounds (above); each is a bug, in the product or in the test" >&2
+  fi
+  return "$status"
+}
+
+# The tests run and failed, summed over every `swift test` of the run, as one closing line.
+report_tests() {
+  local ran failed
+  ran=$(awk '{s += $2} END {print s + 0}' "$work/counts")
+  failed=$(awk '{s += $3} END {print s + 0}' "$work/counts")
+  if [ -s "$work/failures" ]; then
+    echo "test: what failed:" >&2
+    cat "$work/failures" >&2
+  fi
+  echo "test: tests per target (run/failed): $(awk '{split($1, p, "-"); t[p[1]] += $2; f[p[1]] += $3} END {for (k in t) printf "%s %d/%d  ", k, t[k], f[k]}' "$work/counts")" >&2
+  echo "tests: $((ran - failed)) passed, $failed failed"
+}
+
+# The end of a full run: each stage's time, what failed, the closing line; the exit status.
+finish_run() {
+  local failed_stages
+  echo "test: stage times (s): $(awk '{printf "%s %s%s  ", $1, $2, ($3 == "0" ? "" : " FAILED")}' "$work/stages")total $((SECONDS - started_at))" >&2
+  failed_stages=$(awk '$3 != "0" {print $1}' "$work/stages" | tr '\n' ' ')
+  report_tests
+  if [ -n "$failed_stages" ]; then
+    echo "test: failed in $failed_stages" >&2
+    exit 1
+  fi
+  echo "test: every stage passed" >&2
+}
