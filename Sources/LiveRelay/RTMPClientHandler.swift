@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 import NIOPosix
 import RTMP
 
@@ -162,5 +163,14 @@ func describeNetworkError(_ error: any Error) -> String {
     if error is ChannelError, case ChannelError.connectTimeout = error {
         return "connect timed out"
     }
-    return "\(error)"
+    if let error = error as? NIOSSLError, case let .handshakeFailed(reason) = error {
+        return "TLS handshake failed: " + withoutSourceLocations("\(reason)")
+    }
+    return withoutSourceLocations("\(error)")
+}
+
+/// swift-nio-ssl ends each BoringSSL reason with the source file it came from ("CERTIFICATE_VERIFY_FAILED at
+/// /…/handshake.cc:393"): a path of the machine that built Sluice, which tells an operator nothing.
+func withoutSourceLocations(_ text: String) -> String {
+    text.replacing(#/ at \/[^\s\]),"]*/#, with: "")
 }
