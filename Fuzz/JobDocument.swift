@@ -1,4 +1,4 @@
-// libFuzzer target: the job document decoder and validator (DESIGN §3), as the worker meets bytes off the queue.
+// libFuzzer target: the job document decoder and validator (docs/ARCHITECTURE.md §8), as the worker meets bytes off the queue.
 import Foundation
 import JobDocument
 

@@ -1,5 +1,5 @@
-// Issue #17 item 4: what a job's encoding costs the worker that runs it, so that admission counts the work a live
-// encode job brings, not the number of jobs. Pure: decided from the requested settings alone, before any input
+// docs/ARCHITECTURE.md §5: what a job's encoding costs the worker that runs it, so that admission counts the work a
+// live encode job brings, not the number of jobs. Pure: decided from the requested settings alone, before any input
 // byte is seen, so that every worker puts a job in the same class and charges it the same.
 
 /// The unit of a worker's encode budget (`--encode-slots`): one software H.264 encode of 1280×720 at 30 frames

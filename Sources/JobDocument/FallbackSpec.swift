@@ -1,4 +1,4 @@
-/// The job option `fallback` (issue #19): keep every output fed with a slate while a live input is gone.
+/// The job option `fallback` (docs/ARCHITECTURE.md §4): keep every output fed with a slate while a live input is gone.
 /// `{"after_s": 1, "max_s": 600, "slate": "PATH"}`; all three are optional inside the object, and the object's
 /// presence turns the fallback on.
 public struct FallbackSpec: Sendable, Equatable {

@@ -37,7 +37,7 @@ public struct TextLimit: Sendable, Equatable {
     public let maxLength: Int
 }
 
-/// Every bound of job spec v1 (DESIGN §3) in one table.
+/// Every bound of job spec v1 (docs/ARCHITECTURE.md §8) in one table.
 public enum JobLimits {
     /// A job document is a few hundred bytes; 1 MiB leaves room for 16 outputs of the longest URLs many times over.
     public static let documentBytes = 1_048_576

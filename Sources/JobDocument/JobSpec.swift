@@ -1,6 +1,6 @@
 import Foundation
 
-/// A job, as DESIGN §3 (job spec v1) defines it, after validation.
+/// A job, as job spec v1 defines it (docs/ARCHITECTURE.md §8, `jobs/schema.json`), after validation.
 public struct JobSpec: Sendable, Equatable {
     public var id: String
     public var input: InputSpec

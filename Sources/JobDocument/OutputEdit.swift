@@ -1,6 +1,6 @@
-// Issue #19 (outputs on the fly): an output added to or removed from a running job, applied to its document and
-// validated like any job (limits, URL rules, at most 16 outputs), so the edited document is what a retry or a
-// take-over runs. Only RTMP outputs are edited on the fly; files are refused (see README, "Outputs on the fly").
+// Outputs on the fly (docs/ARCHITECTURE.md §4): an output added to or removed from a running job, applied to its
+// document and validated like any job (limits, URL rules, at most 16 outputs), so the edited document is what a retry
+// or a take-over runs. Only RTMP outputs are edited on the fly; files are refused (see README, "Outputs on the fly").
 import Foundation
 
 /// One output edit of a running job.

@@ -1,4 +1,4 @@
-/// The job option `reconnect` (DESIGN §3, issue #3): how RTMP outputs, and a live input, retry after
+/// The job option `reconnect` (docs/ARCHITECTURE.md §4): how RTMP outputs, and a live input, retry after
 /// losing their connection. `{"attempts": 10, "initial_delay_s": 0.5, "max_delay_s": 10}` are the defaults.
 public struct ReconnectSpec: Sendable, Equatable {
     /// Tries in a row after a failure before an output gives up (0: never reconnect).

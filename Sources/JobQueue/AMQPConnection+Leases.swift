@@ -1,4 +1,4 @@
-// DESIGN §5 (long jobs): the AMQP methods behind a job's lease, each on the lease's own channel, so that a
+// docs/ARCHITECTURE.md §5 (leases): the AMQP methods behind a job's lease, each on the lease's own channel, so that a
 // refusal (the broker closes the channel) costs that one lease attempt and never the connection.
 import CRabbitMQ
 

@@ -1,5 +1,5 @@
-// Issue #20: whether anyone holds some jobs' leases, asked passively (a stale temporary file whose job's lease
-// nobody holds has no writer that will come back for it).
+// docs/ARCHITECTURE.md §7 (orphans): whether anyone holds some jobs' leases, asked passively (a stale temporary file
+// whose job's lease nobody holds has no writer that will come back for it).
 import CRabbitMQ
 
 extension BrokerConnection {

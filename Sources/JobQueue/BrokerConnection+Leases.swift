@@ -1,5 +1,5 @@
-// DESIGN §5 (long jobs; see `JobLease`): the leases a worker holds, applied on the owner thread. What to do is
-// decided by the `LeaseBook` (pure, tested without a broker); this file only performs its actions on the lease
+// docs/ARCHITECTURE.md §5 (leases; see `JobLease`): the leases a worker holds, applied on the owner thread. What to
+// do is decided by the `LeaseBook` (pure, tested without a broker); this file only performs its actions on the lease
 // channels and answers the callers.
 import CRabbitMQ
 import Foundation

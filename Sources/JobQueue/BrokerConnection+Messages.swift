@@ -1,5 +1,6 @@
-// DESIGN §5: every message a worker publishes (jobs, copies into class queues, retries, dead letters, hand-overs,
-// events, control), each confirmed by the broker except events; the owner thread sends them from the mailbox.
+// docs/ARCHITECTURE.md §5: every message a worker publishes (jobs, copies into class queues, retries, dead letters,
+// hand-overs, events, control), each confirmed by the broker except events; the owner thread sends them from its
+// mailbox.
 import CRabbitMQ
 import Foundation
 

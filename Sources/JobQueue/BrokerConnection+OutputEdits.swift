@@ -1,5 +1,5 @@
-// Issue #19 (outputs on the fly): the worker's side of an output edit on the broker: the answer to the requester,
-// and the edited job document that the job's claims carry from now on (so a take-over runs the edited job).
+// Outputs on the fly (docs/ARCHITECTURE.md §8): the worker's side of an output edit on the broker: the answer to the
+// requester, and the edited job document that the job's claims carry from now on (a take-over runs the edited job).
 import Foundation
 
 extension BrokerConnection {

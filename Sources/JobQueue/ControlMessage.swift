@@ -1,6 +1,6 @@
 import Foundation
 
-/// A message on the `sluice.control` fanout (DESIGN §5): `{"cancel": "<job id>"}`, or an output edit
+/// A message on the `sluice.control` fanout (docs/ARCHITECTURE.md §8): `{"cancel": "<job id>"}`, or an output edit
 /// (`{"add_output": {"job": "<id>", "url": "<url>"}, "reply_to": "<queue>", "correlation_id": "<text>"}`, and the
 /// same with `remove_output`; see `OutputEditRequest`).
 public enum ControlMessage: Sendable, Equatable {

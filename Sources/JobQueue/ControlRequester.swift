@@ -1,6 +1,7 @@
-// Issue #19 (outputs on the fly): the requester's side of an output edit (`sluice jobs outputs add|remove`): is the
-// job's lease held by any worker, then the request on `sluice.control` and the wait for the holder's answer on a
-// queue of our own. One short-lived connection, used from the calling thread only (no owner thread needed).
+// Outputs on the fly (docs/ARCHITECTURE.md §5, §8): the requester's side of an output edit (`sluice jobs outputs
+// add|remove`): is the job's lease held by any worker, then the request on `sluice.control` and the wait for the
+// holder's answer on a queue of our own. One short-lived connection, used from the calling thread only (no owner
+// thread needed).
 import CRabbitMQ
 import Foundation
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-// DESIGN §5 (long jobs): one running copy of a job, for any length of job, whatever the broker's
+// docs/ARCHITECTURE.md §5 (leases): one running copy of a job, for any length of job, whatever the broker's
 // consumer_timeout, with take-over when the worker that runs it dies.
 //
 // The job message is acked as soon as the job's lease is taken, so no delivery ever stays unacked for long.

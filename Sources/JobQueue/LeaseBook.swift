@@ -1,4 +1,4 @@
-// Issue #20 (DESIGN §5, long jobs; see `JobLease`): the bookkeeping of the leases a worker holds, as a state
+// docs/ARCHITECTURE.md §5 (leases; see `JobLease`): the bookkeeping of the leases a worker holds, as a state
 // machine with no I/O and no clock, so take-over, renewal, fencing and release are tested without a broker.
 
 /// The leases one worker holds: the broker connection's owner thread tells it what happened (a lease attached, a

@@ -1,5 +1,5 @@
-// Issue #19 (outputs on the fly): the control messages that add an output to, or remove one from, a running job,
-// and the answer the worker holding its lease sends back to the requester's queue.
+// Outputs on the fly (docs/ARCHITECTURE.md §8): the control messages that add an output to, or remove one from, a
+// running job, and the answer the worker holding its lease sends back to the requester's queue.
 import Foundation
 
 /// `{"add_output": {"job": "cam42", "url": "rtmp://b.example/live/KEY"}, "reply_to": "amq.gen-…", "correlation_id": "…"}`

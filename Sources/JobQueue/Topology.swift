@@ -1,4 +1,4 @@
-// DESIGN §5: the RabbitMQ topology, declared idempotently on every (re)connect.
+// docs/ARCHITECTURE.md §5: the RabbitMQ topology, declared idempotently on every (re)connect.
 
 /// Names and arguments of Sluice's exchanges, queues and headers.
 public enum Topology {

@@ -1,4 +1,4 @@
-// DESIGN §4 and §5: a state change as one transaction committed it, so its event is published with the id it
+// docs/ARCHITECTURE.md §6: a state change as one transaction committed it, so its event is published with the id it
 // was stored with (never found again by reading the newest row back).
 
 /// The job after a transition and the `job_events` row that recorded it.

@@ -1,4 +1,4 @@
-// DESIGN §4: one row of `job_events`; every transition and notable fact of a job's life.
+// docs/ARCHITECTURE.md §6: one row of `job_events`; every transition and notable fact of a job's life.
 import Foundation
 import GRDB
 

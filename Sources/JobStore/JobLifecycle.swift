@@ -1,4 +1,4 @@
-// DESIGN §4: the job state machine, kept pure so it is tested apart from SQLite.
+// docs/ARCHITECTURE.md §6: the job state machine, kept pure so it is tested apart from SQLite.
 
 /// The legal moves between job states, and what the store must do for each.
 ///

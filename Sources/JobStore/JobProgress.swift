@@ -1,4 +1,4 @@
-// DESIGN §4: the progress a running job reports.
+// docs/ARCHITECTURE.md §6: the progress a running job reports.
 
 /// A progress report of a running job; it updates `jobs` and appends a `job_progress` sample.
 public struct JobProgress: Equatable, Sendable {

@@ -1,4 +1,4 @@
-// DESIGN §4: one row of `jobs`.
+// docs/ARCHITECTURE.md §6: one row of `jobs`.
 import Foundation
 import GRDB
 

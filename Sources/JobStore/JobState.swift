@@ -1,4 +1,4 @@
-// DESIGN §4: the values of the `jobs.state` column.
+// docs/ARCHITECTURE.md §6: the values of the `jobs.state` column.
 import GRDB
 
 /// Where a job is in its life; the raw value is what the `jobs.state` column holds.

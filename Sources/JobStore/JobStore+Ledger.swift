@@ -1,4 +1,4 @@
-// DESIGN §4: the ledger, one database of every worker's jobs built from their events (`sluice ledger`).
+// docs/ARCHITECTURE.md §6: the ledger, one database of every worker's jobs built from their events (`sluice ledger`).
 import Foundation
 import GRDB
 

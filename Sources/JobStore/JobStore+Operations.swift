@@ -1,4 +1,4 @@
-// Issue #5: what the worker's health check and admin page read; every query is bounded by its arguments.
+// What the worker's health check and admin page read (`SluiceHTTP`); every query is bounded by its arguments.
 import Foundation
 import GRDB
 

@@ -1,5 +1,5 @@
-// Issue #19 (outputs on the fly): an output added to or removed from a running job, recorded in one transaction with
-// the job's edited spec (sealed like any spec that holds a secret), so `jobs retry` runs the edited job too.
+// Outputs on the fly (docs/ARCHITECTURE.md §6): an output added to or removed from a running job, recorded in one
+// transaction with the job's edited spec (sealed like any spec with a secret), so `jobs retry` runs the edited job too.
 import GRDB
 
 extension EventKind {

@@ -1,4 +1,4 @@
-// DESIGN §6: what `sluice jobs list|show|events` and worker reconciliation read.
+// docs/ARCHITECTURE.md §6: what `sluice jobs list|show|events` and worker reconciliation read.
 import Foundation
 import GRDB
 

@@ -1,4 +1,4 @@
-// Issue #20: a job's secrets at rest: sealed on the way in, opened only for `jobs retry`.
+// docs/ARCHITECTURE.md §6: a job's secrets at rest: sealed on the way in, opened only for `jobs retry`.
 
 extension JobStore {
     /// The spec a job can be run again from: in clear when it had no secret, else its sealed spec opened.

@@ -1,4 +1,4 @@
-// DESIGN §4 and §5: recording a job's life; each method is one transaction.
+// docs/ARCHITECTURE.md §6: recording a job's life; each method is one transaction.
 import Foundation
 import GRDB
 

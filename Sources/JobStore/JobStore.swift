@@ -1,4 +1,4 @@
-// DESIGN §4 and §6: the SQLite record of every job's life, shared by the worker, `sluice run` and `sluice jobs`.
+// docs/ARCHITECTURE.md §6: the SQLite record of every job's life, shared by the worker, `sluice run` and `sluice jobs`.
 import Foundation
 import GRDB
 

@@ -1,4 +1,4 @@
-// DESIGN §5: one `sluice.events` message as the ledger applies it to its database.
+// docs/ARCHITECTURE.md §8: one `sluice.events` message as the ledger applies it to its database.
 import Foundation
 
 /// A job event from any worker, parsed (by the Sluice module) from the JSON on `sluice.events`.

@@ -1,4 +1,4 @@
-// DESIGN §3 and §5: what the worker records when a job message arrives.
+// docs/ARCHITECTURE.md §2 (step 3) and §6: what the worker records when a job message arrives.
 
 /// A job as the worker received it, with secrets already redacted where noted.
 public struct NewJob: Equatable, Sendable {

@@ -1,4 +1,4 @@
-// DESIGN §4 and §9: one row of `job_outputs`, the per-output counters.
+// docs/ARCHITECTURE.md §6: one row of `job_outputs`, the per-output counters.
 import Foundation
 import GRDB
 

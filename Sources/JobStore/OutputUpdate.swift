@@ -1,4 +1,5 @@
-// DESIGN §9: an output's counters, which are all an RTMP output can report.
+// An output's counters, which are all an RTMP output can report: its bytes cannot be taken back (§6 and §7 of
+// docs/ARCHITECTURE.md).
 
 /// A change to one output's row; nil fields are left as they are.
 public struct OutputUpdate: Equatable, Sendable {

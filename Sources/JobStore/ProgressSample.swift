@@ -1,4 +1,4 @@
-// DESIGN §4: one row of `job_progress`, a point on a job's progress chart.
+// docs/ARCHITECTURE.md §6: one row of `job_progress`, a point on a job's progress chart.
 import Foundation
 import GRDB
 

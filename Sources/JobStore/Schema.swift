@@ -1,4 +1,4 @@
-// DESIGN §4: the tables admins read with `sluice jobs …` and the sqlite3 shell.
+// docs/ARCHITECTURE.md §6: the tables admins read with `sluice jobs …` and the sqlite3 shell.
 import GRDB
 
 /// The migrations of the job database; each release appends, never edits, a migration.

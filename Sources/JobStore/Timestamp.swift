@@ -1,4 +1,4 @@
-// DESIGN §4: timestamps are ISO-8601 UTC text, readable in the sqlite3 shell.
+// docs/ARCHITECTURE.md §6: timestamps are ISO-8601 UTC text, readable in the sqlite3 shell.
 import Foundation
 import GRDB
 

@@ -1,5 +1,5 @@
-// Issue #19 (outputs on the fly): the engine's door for output edits. Jobs started by `start` (live copy jobs) are
-// found by the interrupter they were started with; the edit runs on the session's event loop.
+// Outputs on the fly (docs/ARCHITECTURE.md §4): the engine's door for output edits. Jobs started by `start` (live copy
+// jobs) are found by the interrupter they were started with; the edit runs on the session's event loop.
 import Foundation
 import MediaPipeline
 import NIOCore

@@ -1,6 +1,7 @@
-// Issue #17: the live engine carries the RTMP side of every job. The file and codec pipeline publishes through
-// `EnginePublication` and reads a live input through `EngineSubscription`; both are relay sessions like a live copy
-// job's, so reconnects, drop-to-keyframe, late joiners, RTMPS verification and the shared ingest port are the same.
+// docs/ARCHITECTURE.md §4: the live engine carries the RTMP side of every job. The file and codec pipeline
+// publishes through `EnginePublication` and reads a live input through `EngineSubscription`; both are relay sessions
+// like a live copy job's, so reconnects, drop-to-keyframe, late joiners, RTMPS verification and the shared ingest
+// port are the same.
 import Foundation
 import MediaPipeline
 import NIOCore

@@ -4,9 +4,10 @@ import MediaFormats
 import NIOCore
 import RTMP
 
-/// A live job's slate (issue #19): prepared from the stream's first sequence headers, started when the input has
-/// sent nothing for `after_s`, sent at wall-clock pace with timestamps that carry on, and left at the returning
-/// input's first keyframe with its sequence headers. After `max_s` of slate the job ends as an input timeout would.
+/// A live job's slate (docs/ARCHITECTURE.md §4): prepared from the stream's first sequence headers, started when
+/// the input has sent nothing for `after_s`, sent at wall-clock pace with timestamps that carry on, and left at the
+/// returning input's first keyframe with its sequence headers. After `max_s` of slate the job ends as an input
+/// timeout would.
 ///
 /// `@unchecked Sendable`: touched on its session's event loop only (the slate is made on a thread of its own, whose
 /// result hops back to the loop).

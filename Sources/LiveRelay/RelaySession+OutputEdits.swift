@@ -1,6 +1,6 @@
-// Issue #19 (outputs on the fly): an RTMP output added to, or removed from, a running relay session. An added output
-// is a late joiner (it starts at the kept group of pictures, or the next keyframe, with the sequence headers); a
-// removed one is flushed and closed politely. The other outputs are not touched: no reconnect, no gap.
+// Outputs on the fly (docs/ARCHITECTURE.md §4): an RTMP output added to, or removed from, a running relay session. An
+// added output is a late joiner (it starts at the kept group of pictures, or the next keyframe, with the sequence
+// headers); a removed one is flushed and closed politely. The other outputs are not touched: no reconnect, no gap.
 import Foundation
 import MediaPipeline
 import NIOCore

@@ -1,8 +1,8 @@
 import MediaPipeline
 
-/// Which slate frames are due (issue #19): the loop's frames repeated from the slate's start, video frame k at k
-/// frame durations and audio frame k at k AAC frame durations, so both kinds keep their exact pace at wall-clock speed
-/// however long the slate runs. Pure: the relay asks it what is due and sends that.
+/// Which slate frames are due (docs/ARCHITECTURE.md §4): the loop's frames repeated from the slate's start, video
+/// frame k at k frame durations and audio frame k at k AAC frame durations, so both kinds keep their exact pace at
+/// wall-clock speed however long the slate runs. Pure: the relay asks it what is due and sends that.
 struct SlateSchedule: Sendable {
     let loop: SlateLoop
     /// Where the slate starts on the job's timeline, milliseconds.

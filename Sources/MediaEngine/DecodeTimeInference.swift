@@ -2,7 +2,7 @@ import MediaFormats
 
 /// Fills in DTS for video packets that arrive without one (Matroska stores only PTS, so FFmpeg leaves the
 /// first B-frame packets undated): such packets wait for the next packet with a DTS and are placed one frame
-/// duration apart before it. A stateful transform (STYLE §4) with `reset()`.
+/// duration apart before it. A stateful transform (a struct with mutating methods) with `reset()`.
 struct DecodeTimeInference {
     private var pending: [DemuxedPacket] = []
     /// Packets held at most; past this they are released and the normalizer extrapolates.

@@ -105,7 +105,7 @@ public final class CopyPipeline: @unchecked Sendable {
             failure = PipelineError.emptyOutput(index: empty.index, name: empty.name)
         }
         if failure == nil {
-            // Every output renamed, then each folder synced once (DESIGN §9: durable before `succeeded`).
+            // Every output renamed, then each folder synced once (docs/ARCHITECTURE.md §7: durable before `succeeded`).
             var renamed: [(worker: any PipelineOutput, file: OutputFile)] = []
             for worker in workers {
                 do {

@@ -1,4 +1,4 @@
-/// Which treatment of each stream kind every output of a pipeline takes (STYLE §4: a pure value, built once).
+/// Which treatment of each stream kind every output of a pipeline takes (a pure value, built once).
 ///
 /// Each distinct `StreamHandling` among the outputs is one *rendition*: copy, or one encoder's settings. Outputs
 /// with equal settings share a rendition, so one encoder feeds them all; every video rendition shares the one

@@ -1,6 +1,6 @@
 import MediaFormats
 
-/// Per-stream DTS repair (a stateful transform, STYLE §4): timestamps are shifted so the job starts at
+/// Per-stream DTS repair (a stateful transform: a struct with mutating methods): timestamps are shifted so the job starts at
 /// zero, a missing DTS is taken from PTS or extrapolated, and a DTS that does not increase is moved just
 /// past the previous one; PTS is kept at or after DTS. Every change counts as a repair. Times come from
 /// media, so every sum saturates instead of trapping (`Int64.min`/`max` PTS included).

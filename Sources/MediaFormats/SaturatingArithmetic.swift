@@ -1,4 +1,4 @@
-/// Timestamps and sizes from media are never trusted (STYLE §11): arithmetic on them saturates at the ends
+/// Timestamps and sizes from media are never trusted: arithmetic on them saturates at the ends
 /// of `Int64` instead of trapping, so a crafted value yields a wrong-but-bounded time that later checks
 /// (DTS repair, FLV's range checks) turn into a repair or a clear error.
 extension Int64 {

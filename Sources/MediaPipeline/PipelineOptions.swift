@@ -76,7 +76,7 @@ public struct PipelineOptions: Sendable {
     /// The live engine, through which every RTMP byte of the pipeline goes (live inputs, RTMP outputs); a job with
     /// either fails clearly without one.
     public var transport: (any LiveTransport)?
-    /// Keep the outputs fed with a slate while the live input is gone (issue #19); nil: they wait.
+    /// Keep the outputs fed with a slate while the live input is gone (docs/ARCHITECTURE.md §4); nil: they wait.
     public var fallback: FallbackOptions?
     /// The Enhanced RTMP video track a live job carries, as its only (default) track; nil: every track goes to the
     /// destinations that take multitrack messages and the default track (0) to the rest.

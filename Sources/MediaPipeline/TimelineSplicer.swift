@@ -8,8 +8,8 @@ import MediaFormats
 /// unwrapped per stream instead, as each stream reaches the wrap: exact, and A/V stays to the tick.
 ///
 /// The one splicer of the product: the file pipeline uses it in microseconds (`Rules.file`), the live relay
-/// in RTMP's milliseconds (`Rules.rtmp`, through `LiveTimeline`). A stateful transform (STYLE §4): no I/O,
-/// no clock of its own. Times are in the rules' unit; sums saturate, never trap.
+/// in RTMP's milliseconds (`Rules.rtmp`, through `LiveTimeline`). A stateful transform (a struct with mutating
+/// methods and `reset()`): no I/O, no clock of its own. Times are in the rules' unit; sums saturate, never trap.
 public struct TimelineSplicer: Sendable, Equatable {
     /// What counts as a new clock, in one unit of time.
     public struct Rules: Sendable, Equatable {

@@ -1,4 +1,4 @@
-// DESIGN §5: one claimed job while it runs here, and when its progress events are due.
+// docs/ARCHITECTURE.md §2 and §5: one claimed job while it runs here, and when its progress events are due.
 import Foundation
 import JobDocument
 import JobQueue

@@ -1,4 +1,4 @@
-// DESIGN §5 (long jobs, poison jobs): where a job message comes from, read from its headers without I/O.
+// docs/ARCHITECTURE.md §5 and §8 (leases, poison jobs): where a job message comes from, read from its headers alone.
 import JobQueue
 
 /// Where a delivery of `sluice.jobs` comes from, and how many workers died running its job so far.

@@ -1,4 +1,4 @@
-// DESIGN §4 and §5: what the worker does with each job delivery, decided without I/O so it is tested alone.
+// docs/ARCHITECTURE.md §2: what the worker does with each job delivery, decided without I/O so it is tested alone.
 import JobStore
 
 /// The worker's bookkeeping of job ids (claimed here, cancel requested) and its verdict on each delivery.

@@ -1,4 +1,4 @@
-// DESIGN §4: every committed transition becomes a `job.<state>` event on `sluice.events` and a log line.
+// docs/ARCHITECTURE.md §8: every committed transition becomes a `job.<state>` event on `sluice.events` and a log line.
 import Foundation
 import JobQueue
 import JobStore

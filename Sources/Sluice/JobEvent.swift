@@ -1,4 +1,4 @@
-// DESIGN §5: the JSON events on `sluice.events`, routing key `job.<state>` (and `job.progress`).
+// docs/ARCHITECTURE.md §8: the JSON events on `sluice.events`, routing key `job.<state>` (and `job.progress`).
 import Foundation
 import JobStore
 import MediaEngine

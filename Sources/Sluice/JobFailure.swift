@@ -1,4 +1,4 @@
-// DESIGN §5: a failure is either permanent (dead-letter now) or transient (retry queue until max_attempts).
+// docs/ARCHITECTURE.md §5: a failure is permanent (dead-letter now) or transient (retry queue until max_attempts).
 import Foundation
 import MediaEngine
 

@@ -1,5 +1,5 @@
-// DESIGN §4 and §9: what an attempt's outputs say in the store: their row states, the error that names one, and
-// the outputs a job that succeeded lost on the way.
+// docs/ARCHITECTURE.md §6 and §7: what an attempt's outputs say in the store: their row states, the error that names
+// one, and the outputs a job that succeeded lost on the way.
 import Foundation
 import JobStore
 import MediaEngine

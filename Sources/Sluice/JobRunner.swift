@@ -8,7 +8,7 @@ public enum JobOutcome: Sendable {
     case failed(JobFailure)
     /// A transient failure with attempts left, or an attempt interrupted to be requeued: state `retrying`.
     case retrying(JobFailure)
-    /// The document did not validate (DESIGN §4: straight to `rejected`).
+    /// The document did not validate: straight to `rejected`, never run (docs/ARCHITECTURE.md §6).
     case rejected(JobSpecError)
     case cancelled(PipelineResult?)
     /// The id already succeeded: not run again.

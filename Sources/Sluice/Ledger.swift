@@ -1,4 +1,4 @@
-// DESIGN §5: `sluice ledger`, one database of every worker's jobs, fed by `sluice.events`.
+// docs/ARCHITECTURE.md §5 and §6: `sluice ledger`, one database of every worker's jobs, fed by `sluice.events`.
 import Foundation
 import JobQueue
 import JobStore

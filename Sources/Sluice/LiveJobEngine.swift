@@ -1,4 +1,4 @@
-// Issue #12: live jobs on an event-driven engine, without a thread per running job.
+// Live jobs on an event-driven engine, without a thread per running job (docs/ARCHITECTURE.md §3, §4).
 import Foundation
 import JobStore
 import LiveRelay

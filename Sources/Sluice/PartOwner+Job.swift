@@ -1,4 +1,4 @@
-// Issue #20: the owner tag a job's temporary output files carry, the same on every worker and every attempt.
+// docs/ARCHITECTURE.md §7: the owner tag a job's temporary output files carry, the same on every worker and attempt.
 import Crypto
 import Foundation
 import MediaEngine

@@ -1,7 +1,8 @@
 import MediaEngine
 import MediaFormats
 
-/// `sluice probe` output: the JSON shape of issue #2, and a short text form.
+/// `sluice probe` output: a JSON document (`--json`: the container, then each stream with its parsed fields) and a
+/// short text form.
 public enum ProbeFormatting {
     public static func json(_ report: ProbeReport) -> JSONValue {
         .object([

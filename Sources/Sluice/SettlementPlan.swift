@@ -1,5 +1,5 @@
-// DESIGN §4 and §5: what follows an attempt, decided without I/O so it is tested alone; `Worker.settle` applies it
-// (publishes with a confirm), then gives the job's lease up.
+// docs/ARCHITECTURE.md §2 (step 7): what follows an attempt, decided without I/O so it is tested alone;
+// `Worker.settle` applies it (publishes with a confirm), then gives the job's lease up.
 import JobQueue
 
 /// The step that follows an attempt, before the lease is released: the job lives on in the message this publishes.

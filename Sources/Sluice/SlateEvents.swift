@@ -1,4 +1,4 @@
-// Issue #19: events show when a job is on slate, for how long and how many times.
+// The fallback slate (docs/ARCHITECTURE.md §4): events show when a job is on slate, for how long and how many times.
 import JobStore
 import MediaEngine
 

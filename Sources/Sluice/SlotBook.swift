@@ -1,5 +1,5 @@
-// Issue #12 and issue #17 item 4: what a worker has room for, class by class, decided without I/O so it is tested
-// alone. The worker applies its answers: starts a job, returns a delivery to its queue, pauses or resumes a consumer.
+// docs/ARCHITECTURE.md §5: what a worker has room for, class by class, decided without I/O so it is tested alone.
+// The worker applies its answers: starts a job, returns a delivery to its queue, pauses or resumes a consumer.
 import JobDocument
 import JobQueue
 

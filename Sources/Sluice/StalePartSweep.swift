@@ -1,5 +1,5 @@
-// Issue #20: the worker's sweep of temporary output files whose writers are gone for good (a poison job, a worker
-// or `sluice run` killed with -9, a job id never delivered again), safe when workers share an output root.
+// docs/ARCHITECTURE.md §7: the worker's sweep of temporary output files whose writers are gone for good (a poison
+// job, a worker or `sluice run` killed with -9, a job id never delivered again), safe on a shared output root.
 import Foundation
 import MediaEngine
 

@@ -1,5 +1,5 @@
-// Issue #12 and issue #17 item 4: the worker's side of `SlotBook`: it asks the book, then starts a job, returns a
-// delivery to its queue, or pauses and resumes a class's consumer.
+// docs/ARCHITECTURE.md §2 (step 3) and §5: the worker's side of `SlotBook`: it asks the book, then starts a job,
+// returns a delivery to its queue, or pauses and resumes a class's consumer.
 import Foundation
 import JobQueue
 import JobStore

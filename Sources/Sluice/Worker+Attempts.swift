@@ -1,5 +1,5 @@
-// DESIGN §5 (long jobs): an attempt on its own thread: the lease first, then the run (on the live engine when it
-// takes the job), its progress and a take-over's record.
+// docs/ARCHITECTURE.md §2 and §5: an attempt on its own thread: the lease first, then the run (on the live engine
+// when it takes the job), its progress and a take-over's record.
 import Foundation
 import JobQueue
 import JobStore
@@ -97,7 +97,7 @@ extension Worker {
         broker.publishEvent(routingKey: event.kind, body: event.json)
     }
 
-    /// Takes the job's lease (DESIGN §5, long jobs) and acks its message: from here on the lease, not an
+    /// Takes the job's lease (docs/ARCHITECTURE.md §5) and acks its message: from here on the lease, not an
     /// unacked delivery, keeps the job alive in the broker, so no consumer_timeout can duplicate it.
     /// Returns false when the job must not run here.
     func takeLease(_ job: ActiveJob) -> Bool {

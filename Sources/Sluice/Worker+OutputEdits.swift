@@ -1,7 +1,7 @@
-// Issue #19 (outputs on the fly): an output edit from `sluice.control` for a job this worker holds: validated against
-// the job as it runs now, applied by the live engine, recorded (row, edited spec, event), carried by the lease's
-// claims and by any retry or hand-over, and answered on the requester's queue. Workers that do not hold the job stay
-// silent: the holder answers, or the requester learns that nobody holds it.
+// Outputs on the fly (docs/ARCHITECTURE.md §4, §5): an output edit from `sluice.control` for a job this worker holds:
+// validated against the job as it runs now, applied by the live engine, recorded (row, edited spec, event), carried
+// by the lease's claims and by any retry or hand-over, and answered on the requester's queue. Workers that do not
+// hold the job stay silent: the holder answers, or the requester learns that nobody holds it.
 import Foundation
 import JobQueue
 import JobStore

@@ -1,6 +1,6 @@
-// Issue #20: the worker sweeps its output root for temporary files nobody will come back for, at start and every
-// `StalePartSweep.interval`. The periodic task is a child of `run`; each sweep runs on a thread of its own, because
-// it walks folders and may ask the broker on a blocking connection.
+// docs/ARCHITECTURE.md §7: the worker sweeps its output root for temporary files nobody will come back for, at start
+// and every `StalePartSweep.interval`. The periodic task is a child of `run`; each sweep runs on a thread of its own,
+// because it walks folders and may ask the broker on a blocking connection.
 import Foundation
 import JobDocument
 import JobQueue

@@ -1,5 +1,6 @@
-// DESIGN §4 and §5: what follows an attempt (dead letter, retry, hand-over, nothing), published with a confirm
-// before the lease goes, and how deliveries are settled. Called from job threads, never from the cooperative pool.
+// docs/ARCHITECTURE.md §2 and §5: what follows an attempt (dead letter, retry, hand-over, nothing), published with a
+// confirm before the lease goes, and how deliveries are settled. Called from job threads, never from the cooperative
+// pool.
 import Foundation
 import JobQueue
 import JobStore

@@ -1,6 +1,6 @@
-// DESIGN §4 and §5: the queue worker. Its other rooms: Worker+Admission (room per class), Worker+Attempts (lease,
-// run, progress), Worker+Settlement (what follows an attempt), Worker+OutputEdits, Worker+PartSweep,
-// WorkerConfiguration, ActiveJob, EventPublisher.
+// docs/ARCHITECTURE.md §2 and §3: the queue worker. Its other rooms: Worker+Admission (room per class),
+// Worker+Attempts (lease, run, progress), Worker+Settlement (what follows an attempt), Worker+OutputEdits,
+// Worker+PartSweep, WorkerConfiguration, ActiveJob, EventPublisher.
 //
 // Concurrency, one rule: what can block for long has an owner thread; async work is awaited, never blocked on.
 // - Async (Swift's cooperative pool): consuming and triaging deliveries (a job's `receive` or `reject` is one short

@@ -1,4 +1,4 @@
-// DESIGN §5 and issue #17 item 4: what a worker runs at once, class by class, and the rest of its settings.
+// docs/ARCHITECTURE.md §5: what a worker runs at once, class by class, and the rest of its settings.
 import Foundation
 import JobQueue
 import NIOCore

@@ -1,4 +1,4 @@
-// Issue #5: the worker's Prometheus metrics, recorded through swift-metrics where the worker already reports
+// The worker's Prometheus metrics, recorded through swift-metrics where the worker already reports
 // (transitions, progress snapshots, output rows); the exposition format lives in SluiceHTTP.
 import CoreMetrics
 import Foundation

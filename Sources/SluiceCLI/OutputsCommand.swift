@@ -1,4 +1,4 @@
-// Issue #19 (outputs on the fly): `sluice jobs outputs add|remove JOB URL`.
+// Outputs on the fly (docs/ARCHITECTURE.md §4, §8): `sluice jobs outputs add|remove JOB URL`.
 import ArgumentParser
 import Foundation
 import JobQueue

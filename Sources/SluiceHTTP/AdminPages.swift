@@ -1,4 +1,4 @@
-// Issue #5: the read-only admin pages, rendered on the server from store records. Only redacted columns are
+// The read-only admin pages, rendered on the server from store records. Only redacted columns are
 // shown (`spec_redacted`, redacted URLs, redacted errors), never `jobs.spec`; every value is escaped.
 import Foundation
 import JobStore

@@ -1,4 +1,4 @@
-// Issue #5: the worker's HTTP server — /metrics, /healthz, the admin page at / and /jobs/ID.
+// The worker's HTTP server — /metrics, /healthz, the admin page at / and /jobs/ID.
 // Handlers run on Swift's cooperative pool, so store reads hop to a serial queue of their own and the write
 // probe to its own thread: nothing here blocks a pool thread or runs media work.
 import Foundation

@@ -1,5 +1,5 @@
-// Issue #5: `/healthz` — 200 only while the broker connection is up and the database takes writes.
-// Issue #10: … and while the output root and the database's volume keep their free-space floor.
+// `/healthz` — 200 only while the broker connection is up, the database takes writes, and the output root and the
+// database's volume keep their free-space floor.
 import Foundation
 import JobStore
 

@@ -1,4 +1,4 @@
-// Issue #5: the Prometheus side of the worker's swift-metrics.
+// The Prometheus side of the worker's swift-metrics.
 import Prometheus
 import Sluice
 

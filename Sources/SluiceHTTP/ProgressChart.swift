@@ -1,4 +1,4 @@
-// Issue #5: a job's bitrate and frame rate over time, drawn server-side as inline SVG from `job_progress`.
+// A job's bitrate and frame rate over time, drawn server-side as inline SVG from `job_progress`.
 import Foundation
 import JobStore
 

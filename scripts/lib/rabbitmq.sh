@@ -132,7 +132,7 @@ prepare_dir() {
 # Private test node: loopback only; guest may log in over loopback.
 listeners.tcp.default = 127.0.0.1:$PORT
 loopback_users = none
-# Long jobs keep a delivery unacked for a long time (DESIGN §5): 24 h instead of 30 min.
+# Long jobs keep a delivery unacked for a long time: 24 h instead of 30 min.
 consumer_timeout = 86400000
 # CI disks are small; the default 50 MB limit would block publishers on a nearly full /tmp.
 disk_free_limit.absolute = 10MB

@@ -1,4 +1,4 @@
-// Issue #20: the format of a secret sealed at rest (AES-256-GCM), as stored in `jobs.spec_sealed`.
+// docs/ARCHITECTURE.md §6: the format of a secret sealed at rest (AES-256-GCM), as stored in `jobs.spec_sealed`.
 import Crypto
 import Foundation
 

@@ -1,4 +1,4 @@
-// Issue #20: the keys that seal job secrets at rest, read from SLUICE_SECRETS_KEY or SLUICE_SECRETS_KEY_FILE.
+// docs/ARCHITECTURE.md §6: the keys that seal job secrets at rest, from SLUICE_SECRETS_KEY or SLUICE_SECRETS_KEY_FILE.
 import Crypto
 import Foundation
 

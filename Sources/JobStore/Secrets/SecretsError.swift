@@ -1,4 +1,4 @@
-// Issue #20: why a secrets key could not be configured or a sealed secret could not be opened.
+// docs/ARCHITECTURE.md §6: why a secrets key could not be configured or a sealed secret could not be opened.
 
 /// Every failure of sealing at rest, with a sentence that names variables, files and key ids, never key bytes.
 public enum SecretsError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-// Issue #20: which spec text a job row keeps in clear, which it keeps sealed, and the migration of older files.
+// docs/ARCHITECTURE.md §6: which spec text a job row keeps in clear, which sealed, and the migration of older files.
 import GRDB
 
 /// The rule for a job's spec columns: `spec` holds the spec in clear only when it carries no secret (it is then

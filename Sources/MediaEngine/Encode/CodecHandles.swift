@@ -1,6 +1,6 @@
 import CFFmpeg
 
-// Owners of the libavcodec/libavutil objects every encode stage uses (DESIGN §8): each holds exactly one
+// Owners of the libavcodec/libavutil objects every encode stage uses (docs/ARCHITECTURE.md §3): each holds exactly one
 // C object and frees it in `deinit`, so a setup that throws halfway releases whatever it already made.
 // None is Sendable: they live and die on the input thread that runs the session.
 

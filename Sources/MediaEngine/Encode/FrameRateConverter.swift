@@ -1,6 +1,6 @@
 import MediaFormats
 
-/// Constant-frame-rate conversion by output timestamp (drop or duplicate), a stateful transform (STYLE §4).
+/// Constant-frame-rate conversion by output timestamp (drop or duplicate), a stateful transform (a struct with mutating methods).
 ///
 /// Output slot `n` lies at `n / rate` seconds. Each input frame starts at the slot nearest its presentation
 /// time, and fills every slot from there up to the next frame's start: a frame whose successor starts in the

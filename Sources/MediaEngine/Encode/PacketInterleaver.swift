@@ -1,6 +1,6 @@
 import MediaFormats
 
-/// Orders the packets of a video and an audio stream by DTS (a stateful transform, STYLE §4). An encoder
+/// Orders the packets of a video and an audio stream by DTS (a stateful transform: a struct with mutating methods). An encoder
 /// holds frames back (x264's lookahead, B-frames), so without this the audio of a moment would reach the
 /// outputs well before its video. Each stream's own order is kept; a packet leaves once the other stream
 /// has one at least as late, or once its stream has run `maxSpread` ahead (a stream that went quiet).

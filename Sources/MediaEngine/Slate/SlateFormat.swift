@@ -1,7 +1,7 @@
 import MediaFormats
 
-/// What a slate must look like to pass for the stream the destinations already have (issue #19): read from the
-/// stream's sequence headers (an avcC's SPS, an AudioSpecificConfig) and its measured frame rate.
+/// What a slate must look like to pass for the stream the destinations already have (docs/ARCHITECTURE.md §4): read
+/// from the stream's sequence headers (an avcC's SPS, an AudioSpecificConfig) and its measured frame rate.
 public struct SlateFormat: Sendable, Equatable {
     public struct Video: Sendable, Equatable {
         public var width: Int

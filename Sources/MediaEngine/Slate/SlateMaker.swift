@@ -1,10 +1,10 @@
 import CFFmpeg
 import MediaFormats
 
-/// Makes slate loops with libx264 and FFmpeg's AAC encoder (issue #19): a picture (the job's slate file, or colour
-/// bars) encoded at the stream's size, profile, level and frame rate, and AAC silence at its rate and channels.
-/// A still picture loops every 2 s, a video slate over its first 10 s; either starts on a keyframe and has one every
-/// 2 s, so a destination that joins during the slate starts at once.
+/// Makes slate loops with libx264 and FFmpeg's AAC encoder (docs/ARCHITECTURE.md §4): a picture (the job's slate
+/// file, or colour bars) encoded at the stream's size, profile, level and frame rate, and AAC silence at its rate and
+/// channels. A still picture loops every 2 s, a video slate over its first 10 s; either starts on a keyframe and has
+/// one every 2 s, so a destination that joins during the slate starts at once.
 public struct SlateMaker: SlateMaking {
     /// The slate file (already resolved under the input root), nil for colour bars.
     let pictures: SlatePictures?

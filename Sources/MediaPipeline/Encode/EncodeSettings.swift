@@ -1,4 +1,4 @@
-/// Which H.264 encoder a job asks for (DESIGN §3 `video.encoder`).
+/// Which H.264 encoder a job asks for (the job document's `video.encoder`).
 public enum VideoEncoderPreference: String, Sendable, Equatable {
     /// VAAPI when the render device opens and `h264_vaapi` opens on it, else libx264.
     case auto

@@ -1,5 +1,5 @@
-// Issue #20: whose temporary output file a `.part` is, so that a worker can tell its own leftovers from the
-// files other workers are writing in a shared output root.
+// docs/ARCHITECTURE.md §7: whose temporary output file a `.part` is, so that a worker can tell its own leftovers from
+// the files other workers are writing in a shared output root.
 
 /// The owner tag carried in a temporary file's name, `.NAME.<owner tag>.<16 hex>.part`: 16 lowercase hex
 /// digits that the caller derives from the job id (see `Sluice`'s `PartOwner(jobID:)`), so every attempt of a

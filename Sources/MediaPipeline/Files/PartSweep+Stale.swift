@@ -1,6 +1,6 @@
-// Issue #20: parts whose writer is gone for good and will never come back to remove them (a poison job, `sluice run`
-// killed with -9, a job id never delivered again), found by age and by the writer's lock under an output root
-// walked without following links. Whether the owner's job is still held somewhere is the caller's to ask (the
+// docs/ARCHITECTURE.md §7: parts whose writer is gone for good and will never come back to remove them (a poison job,
+// `sluice run` killed with -9, a job id never delivered again), found by age and by the writer's lock under an output
+// root walked without following links. Whether the owner's job is still held somewhere is the caller's to ask (the
 // worker asks the broker for the job's lease).
 import Foundation
 import MediaFormats

@@ -1,4 +1,4 @@
-// Issue #20: removing the temporary files an earlier, killed attempt of a job left next to its outputs.
+// docs/ARCHITECTURE.md §7: removing the temporary files an earlier, killed attempt of a job left next to its outputs.
 import Foundation
 import MediaFormats
 

@@ -1,5 +1,5 @@
-// Issue #19: a broadcast that never drops. What the live engine needs to keep outputs fed through an input outage:
-// when to start the slate, how long it may last, and something that makes the slate for a given stream.
+// A broadcast that never drops (docs/ARCHITECTURE.md §4). What the live engine needs to keep outputs fed through an
+// input outage: when to start the slate, how long it may last, and something that makes the slate for a given stream.
 
 /// The job's `fallback`, ready for the engine.
 public struct FallbackOptions: Sendable {

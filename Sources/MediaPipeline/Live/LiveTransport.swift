@@ -1,6 +1,6 @@
-// Issue #17: one RTMP stack for every job. Every rtmp/rtmps byte goes through the live engine (LiveRelay); the file
-// and codec pipeline reaches it only through these protocols, so MediaEngine links no network code and libavformat
-// opens files only.
+// One RTMP stack for every job (docs/ARCHITECTURE.md §1, §4). Every rtmp/rtmps byte goes through the live engine
+// (LiveRelay); the file and codec pipeline reaches it only through these protocols, so MediaEngine links no network
+// code and libavformat opens files only.
 
 /// One FLV tag as RTMP carries it: message type 8 (audio), 9 (video) or 18 (script data), its body (the FLV tag
 /// data: tag-type header, then payload), and its timestamp in milliseconds on the job's unbounded timeline.
