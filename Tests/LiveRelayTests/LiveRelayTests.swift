@@ -307,6 +307,12 @@ struct LiveRelayTests {
         let publisher = try Live.publish(source, to: input)
         #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let engine = LiveEngine(threads: 2)
+        // The referee for the CPU figure: one ffmpeg -c copy relay of the same stream for 3 s, started with the relays
+        // so that it relays while the publisher still publishes, however slow the machine (or ThreadSanitizer) is.
+        // Its CPU is what this process's reaped children used meanwhile; the publisher is still running.
+        let childrenBefore = Live.cpuSeconds(children: true)
+        let reference = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", input, "-t", "3", "-c", "copy",
+                                                      "-f", "flv", try Live.stream("ffmpegrelay")])
         let threadsBefore = Live.threadCount()
         let cpuBefore = Live.cpuSeconds()
         let started = Date()
@@ -325,12 +331,7 @@ struct LiveRelayTests {
         // Relays never add threads: the engine's two event loops carry all fifty.
         #expect(threadsDuring - threadsBefore <= 2, "threads went from \(threadsBefore) to \(threadsDuring)")
         #expect(engine.activeRuns == 0)
-        // The referee for the CPU figure: one ffmpeg -c copy relay of the same stream for the same 3 s.
-        // (Its CPU is what this process's reaped children used meanwhile; the publisher is still running.)
-        let childrenBefore = Live.cpuSeconds(children: true)
-        let reference = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", input, "-t", "3", "-c", "copy",
-                                                      "-f", "flv", try Live.stream("ffmpegrelay")])
-        #expect(reference.wait(seconds: 20) == 0)
+        #expect(reference.wait(seconds: 30) == 0, "the reference relay: \(reference.stderr)")
         let ffmpegCPU = Live.cpuSeconds(children: true) - childrenBefore
         publisher.wait(seconds: 15)
         print("fifty relays: threads before \(threadsBefore), during \(threadsDuring); engine CPU \(cpu) s over \(wall) s wall "

@@ -35,21 +35,29 @@ public final class BackgroundProcess: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         guard !process.isRunning else {
-            process.terminate()
-            process.waitUntilExit()
+            end()
             return nil
         }
         return process.terminationStatus
+    }
+
+    /// Ends the process: SIGTERM, then SIGKILL after `grace` seconds. A child can come with SIGTERM blocked (children
+    /// of a test process under ThreadSanitizer inherit a mask that blocks most signals), and Foundation's
+    /// `waitUntilExit` spins a run loop without sources at full CPU, so this polls instead.
+    public func end(grace: Double = 5) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date(timeIntervalSinceNow: grace)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning { usleep(20_000) }
     }
 
     /// What the process wrote to standard error so far.
     public var stderr: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        end()
     }
 }
 

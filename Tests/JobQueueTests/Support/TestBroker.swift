@@ -51,16 +51,6 @@ final class Collector<Element: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}
-
 /// A logger that keeps the lines for assertions.
 final class LogLines: @unchecked Sendable {
     // Reason: `lines` is guarded by `lock`.

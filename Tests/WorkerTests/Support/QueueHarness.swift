@@ -208,16 +208,6 @@ final class QueueHarness: @unchecked Sendable {
     }
 }
 
-/// Polls `condition` every 50 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
-}
-
 /// `sluice worker` as a child process; its standard error goes to a file the test reads.
 final class WorkerProcess: @unchecked Sendable {
     // Reason: `process` is started in init and afterwards only queried or signalled, which Foundation allows.
