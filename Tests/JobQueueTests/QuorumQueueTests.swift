@@ -5,7 +5,9 @@ import Testing
 
 /// `sluice.jobs` as a quorum queue, against the real broker (issue #13): declared with its type and delivery
 /// limit, jobs flow, and a message returned too often is dead-lettered by the broker itself.
-@Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(1)))
+// The time limit guards against a hang, not speed: each rabbitmqctl call boots an Erlang VM, which takes up to
+// 20 s on a loaded machine.
+@Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(3)))
 struct QuorumQueueTests {
     private func connected(_ configuration: BrokerConfiguration) async throws -> BrokerConnection {
         let log = LogLines()

@@ -2,7 +2,7 @@ import Testing
 
 @testable import JobStore
 
-/// The legal moves of DESIGN §4 and the effect each asks of the store.
+/// The legal moves of docs/ARCHITECTURE.md §6 and the effect each asks of the store.
 private let legalTransitions: [(from: JobState, to: JobState, effect: JobLifecycle.Effect)] = [
     (.received, .running, .startAttempt),
     (.received, .rejected, .finish),

@@ -437,7 +437,8 @@ struct LiveRelayTests {
         let asked = Date()
         job.interrupter.cancel()
         let result = try #require(job.wait(seconds: 5)).get()
-        #expect(Date().timeIntervalSince(asked) < 2.5)
+        // The engine polls the interrupter several times a second; the margin is a loaded machine's (or ThreadSanitizer's).
+        #expect(Date().timeIntervalSince(asked) < 4)
         #expect(result.cancelled)
         #expect(result.progress.videoFrames > 10)
         publisher.wait(seconds: 10)

@@ -4,7 +4,7 @@ import Testing
 @testable import Sluice
 
 /// Bad input gets one clear message naming what is wrong, a failed/rejected record with the same text,
-/// no file that looks complete, and no crash (DESIGN §9).
+/// no file that looks complete, and no crash (docs/ARCHITECTURE.md §7).
 @Suite("Bad input")
 struct BadInputTests {
     struct Case: CustomTestStringConvertible, Sendable {

@@ -4,7 +4,7 @@ import MediaFormats
 import Testing
 @testable import Sluice
 
-/// Copy mode is lossless (DESIGN §10): for every fixture, the decoded video and audio frames of every
+/// Copy mode is lossless (docs/ARCHITECTURE.md §9): for every fixture, the decoded video and audio frames of every
 /// output equal the input's, with ffmpeg's framemd5 as the referee.
 @Suite("Copy mode, lossless", .serialized)
 struct CopyModeTests {
@@ -80,7 +80,7 @@ struct CopyModeTests {
     }
 }
 
-/// Structural checks of an FLV file with MediaFormats' reader (DESIGN §10).
+/// Structural checks of an FLV file with MediaFormats' reader (docs/ARCHITECTURE.md §9).
 enum FLVChecks {
     struct Summary {
         var videoSequenceHeaders = 0

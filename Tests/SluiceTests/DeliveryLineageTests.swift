@@ -2,7 +2,7 @@ import JobQueue
 import Testing
 @testable import Sluice
 
-/// Where a job message comes from, and the deaths it carries (DESIGN §5: long jobs, poison jobs).
+/// Where a job message comes from, and the deaths it carries (docs/ARCHITECTURE.md §5: long jobs, poison jobs).
 @Suite("DeliveryLineage")
 struct DeliveryLineageTests {
     struct Case: Sendable, CustomTestStringConvertible {

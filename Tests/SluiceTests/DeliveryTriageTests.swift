@@ -5,7 +5,7 @@ import Testing
 @testable import Sluice
 @testable import JobDocument
 
-/// The worker's decisions on deliveries and cancels, without a broker or a store (DESIGN §4, §5).
+/// The worker's decisions on deliveries and cancels, without a broker or a store (docs/ARCHITECTURE.md §6, §5).
 @Suite("DeliveryTriage")
 struct DeliveryTriageTests {
     typealias Stored = DeliveryTriage.StoredJob

@@ -4,7 +4,7 @@ import Testing
 @testable import MediaEngine
 @testable import Sluice
 
-/// Encode mode (issue #3, DESIGN §8/§10): real encodes of short lavfi clips, with ffprobe/ffmpeg as referees
+/// Encode mode (issue #3, docs/ARCHITECTURE.md §3/§10): real encodes of short lavfi clips, with ffprobe/ffmpeg as referees
 /// for size, profile, GOP, frame rate, audio format, A/V duration and bitrate.
 @Suite("Encode mode", .serialized)
 struct EncodeModeTests {
@@ -155,7 +155,7 @@ struct EncodeModeTests {
     }
 }
 
-/// An encoder that writes no extradata: the avcC is built from the first IDR's SPS/PPS (DESIGN §8).
+/// An encoder that writes no extradata: the avcC is built from the first IDR's SPS/PPS (docs/ARCHITECTURE.md §3).
 @Suite("Encode mode, in-band parameter sets")
 struct InBandParameterSetTests {
     @Test("without extradata the first IDR's SPS/PPS become the FLV sequence header and the .h264's")

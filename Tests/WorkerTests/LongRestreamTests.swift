@@ -3,7 +3,7 @@ import SluiceTestSupport
 import JobStore
 import Testing
 
-/// Restreams longer than the broker's consumer_timeout, with two workers (DESIGN §5, long jobs): one running
+/// Restreams longer than the broker's consumer_timeout, with two workers (docs/ARCHITECTURE.md §5, long jobs): one running
 /// copy from start to end, and a take-over after kill -9 (within 30 s) or SIGTERM (within 10 s). The broker is
 /// the test's second private node with consumer_timeout = 20 s; nginx-rtmp's statistics page is the referee
 /// for how many publishers the destination sees.

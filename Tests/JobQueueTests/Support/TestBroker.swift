@@ -6,15 +6,17 @@ import Testing
 /// A test's own vhost on the private broker (`PrivateBroker`, SluiceTestSupport).
 enum TestBroker {
     /// A fresh, empty vhost for one test (so tests can run in parallel without sharing `sluice.jobs`), and a
-    /// configuration pointing at it with short timeouts.
-    static func configuration(vhost: String, prefetch: UInt16 = 10, heartbeatSeconds: Int = 30) async throws -> BrokerConfiguration {
+    /// configuration pointing at it with short timeouts. `creatingVhost: false` only points at a vhost the test made
+    /// already: making it again would close every connection the test has in it.
+    static func configuration(vhost: String, prefetch: UInt16 = 10, heartbeatSeconds: Int = 30,
+                              creatingVhost: Bool = true) async throws -> BrokerConfiguration {
         let base = try BrokerURL(parsing: try #require(PrivateBroker.url))
-        try await PrivateBroker.ctl(["eval", """
+        if creatingVhost { try await PrivateBroker.ctl(["eval", """
             _ = (catch rabbit_vhost:delete(<<"\(vhost)">>, <<"tests">>)), \
             ok = rabbit_vhost:add(<<"\(vhost)">>, <<"tests">>), \
             rabbit_auth_backend_internal:set_permissions(<<"\(base.user)">>, <<"\(vhost)">>, \
             <<".*">>, <<".*">>, <<".*">>, <<"tests">>).
-            """])
+            """]) }
         var url = base
         url.vhost = vhost
         var configuration = BrokerConfiguration(url: url, prefetch: prefetch, heartbeatSeconds: heartbeatSeconds,
