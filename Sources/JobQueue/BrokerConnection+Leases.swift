@@ -51,9 +51,9 @@ extension BrokerConnection {
         case let .attach(free):
             channel = free
         }
-        let tag: String
+        let tags: (lease: String, exclusion: String?)
         do throws(AMQPError) {
-            tag = try attach(request, on: channel, connection: connection)
+            tags = try attach(request, on: channel, connection: connection)
         } catch let .channelClosed(function, code, reason) {
             countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
             waiter.resume(.heldElsewhere(reason: "the broker refused the lease of job \(request.jobID): \(code) \(reason)"))
@@ -63,21 +63,25 @@ extension BrokerConnection {
             throw error
         }
         leaseCallers[request.jobID] = waiter
-        try applyLeases(leaseBook.attached(request, channel: channel, consumerTag: tag, token: Self.newToken(), now: .now),
+        try applyLeases(leaseBook.attached(request, channel: channel, consumerTag: tags.lease,
+                                           exclusionConsumerTag: tags.exclusion, token: Self.newToken(), now: .now),
                         connection: connection)
     }
 
     /// Opens a lease channel, declares the job's lease queue and consumes it exclusively (its exclusion queue
     /// too, first, on the same channel: a refusal of either closes the channel, and the job runs elsewhere).
-    func attach(_ request: LeaseRequest, on channel: amqp_channel_t, connection: AMQPConnection) throws(AMQPError) -> String {
+    /// - Returns: the consumer tags of the lease queue and of the exclusion queue.
+    func attach(_ request: LeaseRequest, on channel: amqp_channel_t,
+                connection: AMQPConnection) throws(AMQPError) -> (lease: String, exclusion: String?) {
         try connection.openLeaseChannel(channel)
+        var exclusionTag: String?
         if let exclusion = request.exclusionQueueName {
             try connection.declareLeaseQueue(exclusion, on: channel)
             // A stale claim an earlier holder left in it arrives here and is dropped like one in the lease queue.
-            _ = try connection.consumeExclusively(exclusion, on: channel)
+            exclusionTag = try connection.consumeExclusively(exclusion, on: channel)
         }
         try connection.declareLeaseQueue(request.queueName, on: channel)
-        return try connection.consumeExclusively(request.queueName, on: channel)
+        return (try connection.consumeExclusively(request.queueName, on: channel), exclusionTag)
     }
 
     func publishClaim(_ request: LeaseRequest, token: String, connection: AMQPConnection) throws(AMQPError) {
@@ -95,9 +99,9 @@ extension BrokerConnection {
     }
 
     /// A claim came back on a lease channel.
-    func claimArrived(on channel: amqp_channel_t, deliveryTag: UInt64, headers: [String: String],
+    func claimArrived(on channel: amqp_channel_t, consumerTag: String, deliveryTag: UInt64, headers: [String: String],
                       connection: AMQPConnection) throws(AMQPError) {
-        try applyLeases(leaseBook.claimArrived(on: channel, deliveryTag: deliveryTag, headers: headers,
+        try applyLeases(leaseBook.claimArrived(on: channel, consumerTag: consumerTag, deliveryTag: deliveryTag, headers: headers,
                                                wallClockMilliseconds: Self.wallClockMilliseconds(), now: .now),
                         connection: connection)
     }
@@ -203,8 +207,9 @@ extension BrokerConnection {
 
     private func reattach(_ request: LeaseRequest, channel: amqp_channel_t, connection: AMQPConnection) throws(AMQPError) {
         do throws(AMQPError) {
-            let tag = try attach(request, on: channel, connection: connection)
-            leaseBook.reattached(jobID: request.jobID, channel: channel, consumerTag: tag)
+            let tags = try attach(request, on: channel, connection: connection)
+            leaseBook.reattached(jobID: request.jobID, channel: channel, consumerTag: tags.lease,
+                                 exclusionConsumerTag: tags.exclusion)
         } catch let .channelClosed(function, code, reason) {
             countChannelError(AMQPError.channelClosed(function: function, code: code, reason: reason))
             try applyLeases(leaseBook.reattachRefused(jobID: request.jobID, channel: channel, refusal: "\(code) \(reason)"),

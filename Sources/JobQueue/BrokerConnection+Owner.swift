@@ -205,7 +205,8 @@ extension BrokerConnection {
         switch event {
         case let .delivery(channel, consumerTag, deliveryTag, redelivered, body, headers, priority):
             if channel >= AMQPConnection.firstLeaseChannel {
-                try claimArrived(on: channel, deliveryTag: deliveryTag, headers: headers, connection: connection)
+                try claimArrived(on: channel, consumerTag: consumerTag, deliveryTag: deliveryTag, headers: headers,
+                                 connection: connection)
             } else if consumerTag == controlConsumerTag {
                 if let message = ControlMessage(json: body) {
                     controlsContinuation.yield(message)

@@ -16,7 +16,22 @@ struct LeaseBook: Sendable {
     /// Where a lease is attached on the current connection.
     struct Attachment: Equatable, Sendable {
         var channel: Channel
+        /// The consumer of the lease queue.
         var consumerTag: String
+        /// The consumer of an encode job's exclusion queue, on the same channel.
+        var exclusionConsumerTag: String?
+
+        init(channel: Channel, consumerTag: String, exclusionConsumerTag: String? = nil) {
+            self.channel = channel
+            self.consumerTag = consumerTag
+            self.exclusionConsumerTag = exclusionConsumerTag
+        }
+
+        /// Whether a delivery to `tag` is for one of this attachment's consumers (and not for a consumer of an
+        /// earlier channel of the same number, whose frames may still be read after it closed).
+        func owns(consumerTag tag: String) -> Bool {
+            tag == consumerTag || tag == exclusionConsumerTag
+        }
     }
 
     /// One lease this worker holds.
@@ -108,10 +123,11 @@ struct LeaseBook: Sendable {
 
     /// The lease's queues are consumed exclusively on `channel`: publish the first claim, and answer the caller
     /// once it comes back.
-    mutating func attached(_ request: LeaseRequest, channel: Channel, consumerTag: String, token: String,
+    mutating func attached(_ request: LeaseRequest, channel: Channel, consumerTag: String,
+                           exclusionConsumerTag: String? = nil, token: String,
                            now: ContinuousClock.Instant) -> [Action] {
-        leases[request.jobID] = Lease(request: request, token: token,
-                                      attachment: Attachment(channel: channel, consumerTag: consumerTag),
+        let attachment = Attachment(channel: channel, consumerTag: consumerTag, exclusionConsumerTag: exclusionConsumerTag)
+        leases[request.jobID] = Lease(request: request, token: token, attachment: attachment,
                                       lastPublish: now, validUntil: now + timing.orphanAfter - timing.safetyMargin,
                                       acquiring: true)
         channels[channel] = request.jobID
@@ -121,14 +137,21 @@ struct LeaseBook: Sendable {
     // MARK: Claims and time
 
     /// A claim came back on a lease channel: keep ours (ack the one it replaces), drop anyone else's.
+    ///
+    /// A delivery to no consumer of an attached lease is left alone, never acked: its channel was closed (a
+    /// release, a fence, a refused attach) after the broker sent it, so the broker already took it back (or
+    /// deleted it with its queue). An ack on that closed channel would make the broker close the whole connection
+    /// (504 CHANNEL_ERROR), and on a reopened channel of the same number it would name another delivery.
     /// - Parameters:
+    ///   - consumerTag: the consumer the delivery is for.
     ///   - headers: the claim's headers (token, holder, renewed-at).
     ///   - wallClockMilliseconds: now, on the wall clock that claims carry between workers.
     ///   - now: now, on the monotonic clock.
-    mutating func claimArrived(on channel: Channel, deliveryTag: UInt64, headers: [String: String],
+    mutating func claimArrived(on channel: Channel, consumerTag: String, deliveryTag: UInt64, headers: [String: String],
                                wallClockMilliseconds: Int64, now: ContinuousClock.Instant) -> [Action] {
-        guard let jobID = channels[channel], var lease = leases[jobID], lease.attachment?.channel == channel else {
-            return [.ack(deliveryTag: deliveryTag, channel: channel)]
+        guard let jobID = channels[channel], var lease = leases[jobID], let attachment = lease.attachment,
+              attachment.channel == channel, attachment.owns(consumerTag: consumerTag) else {
+            return []
         }
         guard headers[JobLease.tokenHeader] == lease.token else {
             // A claim of an earlier holder (a hand-over, or a worker that died): its job runs here now.
@@ -247,9 +270,9 @@ struct LeaseBook: Sendable {
     }
 
     /// A lease is consumed exclusively again on its reserved channel; its next tending publishes a claim.
-    mutating func reattached(jobID: String, channel: Channel, consumerTag: String) {
+    mutating func reattached(jobID: String, channel: Channel, consumerTag: String, exclusionConsumerTag: String? = nil) {
         guard var lease = leases[jobID], channels[channel] == jobID else { return }
-        lease.attachment = Attachment(channel: channel, consumerTag: consumerTag)
+        lease.attachment = Attachment(channel: channel, consumerTag: consumerTag, exclusionConsumerTag: exclusionConsumerTag)
         leases[jobID] = lease
     }
 

@@ -135,15 +135,6 @@ struct JobLeaseTests {
         // The other way: a live copy job runs; an encode copy of it is refused at the live name.
         #expect(await b.acquireLease(request("e1", holder: "b", jobClass: .live), onLost: { _ in }) == .acquired)
         let encodeCopy = await a.acquireLease(request("e1", holder: "a", jobClass: .encode), onLost: { _ in })
-        if case .failed = encodeCopy, logA.all.contains(where: { $0.contains("504 CHANNEL_ERROR") }) {
-            // A known bug, open: under load, taking a lease again on the channel number a release just closed can
-            // make the broker close the whole connection (504 CHANNEL_ERROR, expected 'channel.open'). The acquire then
-            // fails; it is never let in, which is what this test is about.
-            withKnownIssue("a lease channel reused right after a release resets the connection", isIntermittent: true) {
-                Issue.record("\(encodeCopy); a: \(logA.all)")
-            }
-            return
-        }
         guard case .heldElsewhere = encodeCopy else {
             Issue.record("an encode copy of a running live job was not refused as held elsewhere: \(encodeCopy); a: \(logA.all); b: \(logB.all)")
             return

@@ -1,7 +1,7 @@
 import Testing
 @testable import JobQueue
 
-/// Issue #20: the lease bookkeeping without a broker: every event the owner thread reports, and the actions it gets.
+/// The lease bookkeeping (docs/ARCHITECTURE.md §5) without a broker: every event the owner thread reports, and the actions it gets.
 @Suite("LeaseBook")
 struct LeaseBookTests {
     /// Renew every second; a claim lives 8 s, and the holder lets go 2 s before that (6 s after its last claim).
@@ -25,7 +25,7 @@ struct LeaseBookTests {
         #expect(book.acquire(request) == .attach(channel: 3))
         #expect(book.attached(request, channel: 3, consumerTag: "ctag-1", token: "tok-1", now: t0)
             == [.publishClaim(request, token: "tok-1")])
-        #expect(book.claimArrived(on: 3, deliveryTag: 1, headers: Self.claim("tok-1"), wallClockMilliseconds: 1_000_000, now: t0)
+        #expect(book.claimArrived(on: 3, consumerTag: "ctag-1", deliveryTag: 1, headers: Self.claim("tok-1"), wallClockMilliseconds: 1_000_000, now: t0)
             == [.answer(jobID: jobID, .acquired)])
         return book
     }
@@ -43,15 +43,49 @@ struct LeaseBookTests {
     func claims() {
         var book = held()
         let t = t0 + .seconds(1)
-        #expect(book.claimArrived(on: 3, deliveryTag: 2, headers: Self.claim("tok-1"), wallClockMilliseconds: 1_001_000, now: t)
+        #expect(book.claimArrived(on: 3, consumerTag: "ctag-1", deliveryTag: 2, headers: Self.claim("tok-1"), wallClockMilliseconds: 1_001_000, now: t)
             == [.ack(deliveryTag: 1, channel: 3)])
         #expect(book.leases["job-1"]?.heldClaim == 2)
-        #expect(book.claimArrived(on: 3, deliveryTag: 3, headers: Self.claim("tok-old"), wallClockMilliseconds: 1_001_000, now: t)
+        #expect(book.claimArrived(on: 3, consumerTag: "ctag-1", deliveryTag: 3, headers: Self.claim("tok-old"), wallClockMilliseconds: 1_001_000, now: t)
             == [.ack(deliveryTag: 3, channel: 3), .log("dropped a stale claim of job job-1 from worker-a")])
         #expect(book.leases["job-1"]?.heldClaim == 2)
-        // A delivery on a channel no lease uses is acked and nothing else.
-        #expect(book.claimArrived(on: 9, deliveryTag: 7, headers: Self.claim("tok-1"), wallClockMilliseconds: 0, now: t)
-            == [.ack(deliveryTag: 7, channel: 9)])
+    }
+
+    @Test("a delivery on a channel no lease holds, or to an earlier consumer of a reused channel, is never acked")
+    func deliveriesOfClosedChannels() {
+        var book = held()
+        let t = t0 + .seconds(1)
+        // Channel 9 was closed (a release, a fence, a refused attach) after the broker sent this: the broker took it
+        // back already, and an ack on a closed channel would close the connection (504 CHANNEL_ERROR).
+        #expect(book.claimArrived(on: 9, consumerTag: "ctag-7", deliveryTag: 7, headers: Self.claim("tok-1"),
+                                  wallClockMilliseconds: 0, now: t) == [])
+        // Released, then channel 3 reopened for another job: a claim read late from the first channel 3 is not
+        // the new lease's (its delivery tag would name another message), even with a token this book knows.
+        _ = book.release(jobID: "job-1")
+        let next = Self.request("job-2")
+        #expect(book.acquire(next) == .attach(channel: 3))
+        _ = book.attached(next, channel: 3, consumerTag: "ctag-2", token: "tok-2", now: t)
+        #expect(book.claimArrived(on: 3, consumerTag: "ctag-1", deliveryTag: 4, headers: Self.claim("tok-1"),
+                                  wallClockMilliseconds: 1_001_000, now: t) == [])
+        #expect(book.claimArrived(on: 3, consumerTag: "ctag-1", deliveryTag: 5, headers: Self.claim("tok-2"),
+                                  wallClockMilliseconds: 1_001_000, now: t) == [])
+        #expect(book.leases["job-2"]?.acquiring == true)
+        #expect(book.claimArrived(on: 3, consumerTag: "ctag-2", deliveryTag: 1, headers: Self.claim("tok-2"),
+                                  wallClockMilliseconds: 1_001_000, now: t) == [.answer(jobID: "job-2", .acquired)])
+    }
+
+    @Test("an encode lease: a stale claim in its exclusion queue is acked and dropped; its own claim is held")
+    func exclusionConsumer() {
+        var book = LeaseBook(timing: Self.timing, firstChannel: 3)
+        let request = Self.request("job-5", .encode)
+        _ = book.attached(request, channel: 3, consumerTag: "ctag-lease", exclusionConsumerTag: "ctag-excl",
+                          token: "tok-5", now: t0)
+        #expect(book.claimArrived(on: 3, consumerTag: "ctag-excl", deliveryTag: 1, headers: Self.claim("tok-dead"),
+                                  wallClockMilliseconds: 1_000_000, now: t0)
+            == [.ack(deliveryTag: 1, channel: 3), .log("dropped a stale claim of job job-5 from worker-a")])
+        #expect(book.claimArrived(on: 3, consumerTag: "ctag-lease", deliveryTag: 2, headers: Self.claim("tok-5"),
+                                  wallClockMilliseconds: 1_000_000, now: t0) == [.answer(jobID: "job-5", .acquired)])
+        #expect(book.leases["job-5"]?.heldClaim == 2)
     }
 
     @Test("an edited job document: the next tend publishes a claim carrying it at once, and later claims keep it")
@@ -101,7 +135,7 @@ struct LeaseBookTests {
 
         var aged = held()
         // Our claim came back 5 s after it was published: 8 − 5 − 2 = 1 s left.
-        _ = aged.claimArrived(on: 3, deliveryTag: 2, headers: Self.claim("tok-1", wall: 2_000_000, ageMs: 5000),
+        _ = aged.claimArrived(on: 3, consumerTag: "ctag-1", deliveryTag: 2, headers: Self.claim("tok-1", wall: 2_000_000, ageMs: 5000),
                               wallClockMilliseconds: 2_000_000, now: t0)
         #expect(aged.fence(now: t0 + .seconds(1)) == [])
         #expect(aged.fence(now: t0 + .milliseconds(1001)).count == 2)
@@ -137,7 +171,7 @@ struct LeaseBookTests {
         let other = Self.request("job-2", .batch)
         _ = book.acquire(other)
         _ = book.attached(other, channel: 4, consumerTag: "ctag-2", token: "tok-2", now: t0)
-        _ = book.claimArrived(on: 4, deliveryTag: 1, headers: Self.claim("tok-2"), wallClockMilliseconds: 1_000_000, now: t0)
+        _ = book.claimArrived(on: 4, consumerTag: "ctag-2", deliveryTag: 1, headers: Self.claim("tok-2"), wallClockMilliseconds: 1_000_000, now: t0)
         _ = book.connectionLost(reason: "gone")
         #expect(book.release(jobID: "job-2") == [])
         #expect(book.pendingDeletes == ["sluice.batch-lease.job-2"])
@@ -157,7 +191,7 @@ struct LeaseBookTests {
         second.headers["x-sluice-attempt"] = "2"
         _ = book.acquire(second)
         _ = book.attached(second, channel: 4, consumerTag: "ctag-2", token: "tok-2", now: t0 + .seconds(5))
-        _ = book.claimArrived(on: 4, deliveryTag: 1, headers: Self.claim("tok-2"), wallClockMilliseconds: 1_000_000, now: t0 + .seconds(5))
+        _ = book.claimArrived(on: 4, consumerTag: "ctag-2", deliveryTag: 1, headers: Self.claim("tok-2"), wallClockMilliseconds: 1_000_000, now: t0 + .seconds(5))
         _ = book.connectionLost(reason: "gone")
         let actions = book.connectionRestored(now: t0 + .seconds(7))
         #expect(actions == [.lost(jobID: "job-1", reason: "no claim of the lease came back from the broker before it could expire"),
