@@ -1,5 +1,5 @@
 /// The bounds of one number in a job document: its key path, allowed range and unit. The validator,
-/// the JSON Schema and the README's table all read these values, so a bound is stated once.
+/// the JSON Schema and the table in docs/JOBS.md all read these values, so a bound is stated once.
 public struct NumberLimit: Sendable, Equatable {
     /// Key path as error messages name it (`input.timeout_s`).
     public let path: String
@@ -81,7 +81,7 @@ public enum JobLimits {
     /// A day of slate at most: longer than any outage worth bridging, short of a stream that never ends.
     public static let fallbackMax = NumberLimit("fallback.max_s", 1...86_400, unit: "seconds")
 
-    /// Every number, in document order (for the README's table and tests).
+    /// Every number, in document order (for the table in docs/JOBS.md and tests).
     public static let numbers: [NumberLimit] = [
         inputTimeout, inputFPS, inputVideoTrack, inputAudioTrack, videoBitrate, width, height, videoFPS, gop, audioBitrate, sampleRate, channels,
         maxDuration, priority, maxAttempts, reconnectAttempts, reconnectInitialDelay, reconnectMaxDelay,

@@ -191,16 +191,6 @@ final class AMQPConnection {
         try AMQPCheck.reply(amqp_get_rpc_reply(state), "amqp_basic_cancel")
     }
 
-    /// The queue's ready-message and consumer counts (a passive declare: fails with 404 if it does not exist).
-    func inspect(queue: String) throws(AMQPError) -> (messages: Int, consumers: Int) {
-        let ok = withAMQPBytes(queue, "") { queue, _ in
-            amqp_queue_declare(state, Self.consumeChannel, queue, 1, 0, 0, 0, amqp_empty_table)
-        }
-        try AMQPCheck.reply(amqp_get_rpc_reply(state), "amqp_queue_declare(passive)")
-        guard let ok else { return (0, 0) }
-        return (Int(ok.pointee.message_count), Int(ok.pointee.consumer_count))
-    }
-
     // MARK: Settling and publishing (asynchronous methods: no reply to wait for)
 
     /// basic.ack of one delivery on the consume channel.

@@ -64,27 +64,16 @@ final class FileOutputLink: @unchecked Sendable {
         progress.lastError = "\(error)"
     }
 
-    /// Appends one message as an FLV tag (audio 8, video 9, script data 18).
+    /// Appends one message as an FLV tag (audio 8, video 9, script data 18; other types are no FLV tags). A body FLV
+    /// cannot carry (over 2^24 bytes) fails the output, naming it: the archive would not be whole.
     func append(_ message: Message, body: ArraySlice<UInt8>? = nil) {
-        let payload = body ?? message.payload[...]
-        let size = payload.count
-        guard size < 1 << 24 else { return }
-        let timestamp = message.timestamp
-        pending.append(message.typeID)
-        pending.append(UInt8(truncatingIfNeeded: size >> 16))
-        pending.append(UInt8(truncatingIfNeeded: size >> 8))
-        pending.append(UInt8(truncatingIfNeeded: size))
-        pending.append(UInt8(truncatingIfNeeded: timestamp >> 16))
-        pending.append(UInt8(truncatingIfNeeded: timestamp >> 8))
-        pending.append(UInt8(truncatingIfNeeded: timestamp))
-        pending.append(UInt8(truncatingIfNeeded: timestamp >> 24))
-        pending.append(contentsOf: [0, 0, 0])
-        pending.append(contentsOf: payload)
-        let tagSize = UInt32(size + 11)
-        pending.append(UInt8(truncatingIfNeeded: tagSize >> 24))
-        pending.append(UInt8(truncatingIfNeeded: tagSize >> 16))
-        pending.append(UInt8(truncatingIfNeeded: tagSize >> 8))
-        pending.append(UInt8(truncatingIfNeeded: tagSize))
+        guard failure == nil, let type = FLVTagType(rawValue: message.typeID) else { return }
+        do {
+            try FLVWriter().writeTag(type, timestamp: message.timestamp, data: body ?? message.payload[...], into: &pending)
+        } catch {
+            fail(FileAccessError(path: path, reason: "a \(type) message of \(message.payload.count) bytes at \(message.timestamp) ms: \(error)"))
+            return
+        }
         if message.isVideoFrame || message.isAudioFrame {
             progress.packets += 1
             if message.isVideoFrame { progress.videoFrames += 1 }

@@ -40,6 +40,4 @@ extension RelaySession {
         }
         return out
     }
-
-    /// One message for one output, through its keyframe gate.
 }

@@ -42,11 +42,6 @@ extension RelaySession {
         }
     }
 
-    /// The configurations to send before a stream's first frame: video tracks, then audio tracks, each in track order.
-    var sequenceHeaders: [Message] {
-        videoHeaders.sorted { $0.key < $1.key }.map(\.value) + audioHeaders.sorted { $0.key < $1.key }.map(\.value)
-    }
-
     /// Why a job that is about to succeed must not: its input sent only video or audio the relay could not read, or it
     /// had video and an archive, or every output, wrote none of it.
     func silentMediaFailure() -> PipelineError? {
@@ -61,7 +56,7 @@ extension RelaySession {
         let codec = videoCodec ?? "video"
         // Outputs and archives start on a key frame of the default track: a stream without one (only track 1, say)
         // reaches none of them.
-        let why = sawKeyframe ? "" : "; no key frame arrived on the default track (0), where outputs start"
+        let why = core.sawKeyframe ? "" : "; no key frame arrived on the default track (0), where outputs start"
         if let file = fileOutputs.first(where: { $0.failure == nil && $0.progress.videoFrames == 0 }) {
             return .output(index: file.index, name: file.name, RelayCodecError(
                 description: "the input had \(progress.videoFrames) frames of \(codec) video and none reached this file\(why)"))

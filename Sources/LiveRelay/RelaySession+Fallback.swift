@@ -26,9 +26,6 @@ final class FallbackState: @unchecked Sendable {
     var startedAt: UInt64 = 0
     var ticker: RepeatedTask?
     var check: Scheduled<Void>?
-    /// The input's sequence headers while the slate's stand in for them.
-    var inputVideoHeaders: [UInt16: Message] = [:]
-    var inputAudioHeaders: [UInt16: Message] = [:]
     /// Timeline times of the input's first video frames, to measure its frame rate.
     var frameTimes: [Int64] = []
     /// The input's latest video frame on the timeline: the slate continues its frame grid.
@@ -101,22 +98,23 @@ extension RelaySession {
 
     /// For each input message: measures the frame rate and (re)makes the slate once the stream's configuration is known,
     /// and again when it changes. Per frame this is a few comparisons; the headers are compared only after one arrived.
-    func observeForFallback(_ message: Message) {
+    func observeForFallback(_ message: Message, _ kind: RelayCore.Kind) {
         guard let fallback, feedsOutputs else { return }
-        if message.isVideoSequenceHeader || message.isAudioSequenceHeader {
+        if kind.role == .videoHeader || kind.role == .audioHeader {
             fallback.stale = true
             return
         }
-        if message.isVideoFrame { fallback.lastVideoTime = Int64(message.timestamp) }
-        if fallback.frameTimes.count < FallbackState.measuredFrames, message.isVideoFrame,
-           message.isVideoKeyframe || !fallback.frameTimes.isEmpty {
+        let isVideoFrame = kind.role == .videoFrame
+        if isVideoFrame { fallback.lastVideoTime = Int64(message.timestamp) }
+        if fallback.frameTimes.count < FallbackState.measuredFrames, isVideoFrame,
+           kind.isKeyframe || !fallback.frameTimes.isEmpty {
             fallback.frameTimes.append(Int64(message.timestamp))
         }
-        guard fallback.stale, !fallback.preparing, fallback.failure == nil, message.isVideoFrame || message.isAudioFrame else { return }
-        let video = videoHeaders.min { $0.key < $1.key }?.value.payload
-        let audio = audioHeaders.min { $0.key < $1.key }?.value.payload
+        guard fallback.stale, !fallback.preparing, fallback.failure == nil, kind.isFrame else { return }
+        let video = core.videoHeaders.min { $0.key < $1.key }?.value.payload
+        let audio = core.audioHeaders.min { $0.key < $1.key }?.value.payload
         // Every kind the stream has must be configured, and the rate measured when it has video.
-        if sawVideo, video == nil || fallback.frameTimes.count < FallbackState.measuredFrames { return }
+        if core.sawVideo, video == nil || fallback.frameTimes.count < FallbackState.measuredFrames { return }
         if progress.audioFrames > 0, audio == nil { return }
         fallback.stale = false
         if let made = fallback.madeFor, made.videoHeader == video, made.audioHeader == audio { return }
@@ -159,17 +157,11 @@ extension RelaySession {
         var schedule = SlateSchedule(loop: slate, base: base)
         fallback.startedAt = RelaySession.now()
         fallback.switches += 1
-        fallback.inputVideoHeaders = videoHeaders
-        fallback.inputAudioHeaders = audioHeaders
-        let headers = schedule.headers.map(Message.init(tag:))
         // Outputs that start during the slate start with its headers; running ones get them now.
-        videoHeaders = [:]
-        audioHeaders = [:]
-        for header in headers {
-            if header.typeID == MessageType.video.rawValue { videoHeaders[header.configurationKey] = header }
-            else { audioHeaders[header.configurationKey] = header }
-            forward(header, receivedAt: 0)
-        }
+        noteWritability()
+        core.enterSlate(headers: schedule.headers.map(Message.init(tag:)), into: &actions)
+        apply(actions)
+        actions.removeAll(keepingCapacity: true)
         let frames = schedule.due(through: 0)
         fallback.schedule = schedule
         send(frames)
@@ -194,10 +186,8 @@ extension RelaySession {
 
     private func send(_ tags: [FLVTagMessage]) {
         guard !tags.isEmpty else { return }
-        for message in tags.map(Message.init(tag:)) {
-            remember(message)
-            forward(message, receivedAt: 0)
-        }
+        noteWritability()
+        for message in tags.map(Message.init(tag:)) { relay(message) }
         flushOutputs()
     }
 
@@ -208,23 +198,11 @@ extension RelaySession {
     /// to relay as usual (empty while the slate goes on).
     func interceptForSlate(_ messages: [Message]) -> [Message] {
         guard let fallback, fallback.onSlate else { return messages }
-        for (index, message) in messages.enumerated() {
-            let isStart = sawVideo ? message.isVideoKeyframe : message.isAudioFrame
-            if isStart {
-                leaveSlate()
-                var resumed = Array(messages[index...])
-                if message.isVideoKeyframe, let header = videoHeaders.min(by: { $0.key < $1.key })?.value {
-                    resumed[0] = message.withParameterSets(of: header)
-                }
-                return resumed
-            }
-            if message.isVideoSequenceHeader {
-                fallback.inputVideoHeaders[message.configurationKey] = message
-            } else if message.isAudioSequenceHeader {
-                fallback.inputAudioHeaders[message.configurationKey] = message
-            } else if let normalized = message.asSetDataFrame() {
-                metadata = normalized
-            }
+        for (index, message) in messages.enumerated() where !core.holdForSlate(message) {
+            leaveSlate()
+            var resumed = Array(messages[index...])
+            resumed[0] = core.resuming(message)
+            return resumed
         }
         return []
     }
@@ -237,34 +215,15 @@ extension RelaySession {
         fallback.schedule = nil
         let resume = schedule.end
         timeline.resume(at: resume)
-        videoHeaders = fallback.inputVideoHeaders
-        audioHeaders = fallback.inputAudioHeaders
         // The input may have come back with another configuration: the slate is checked against it.
         fallback.stale = true
         // The input's configurations again, before its keyframe.
-        for var header in sequenceHeaders {
-            header.timestamp = UInt32(truncatingIfNeeded: resume)
-            forward(header, receivedAt: 0)
-        }
+        noteWritability()
+        core.leaveSlate(resumeAt: UInt32(truncatingIfNeeded: resume), into: &actions)
+        apply(actions)
+        actions.removeAll(keepingCapacity: true)
         engine.report("input \(options.inputName): the input is back after \(Double(schedule.sent) / 1000) s of slate")
         progressHandler(snapshot())
         armFallback()
-    }
-}
-
-extension Message {
-    /// A legacy AVC keyframe with the SPS and PPS of `header` (an AVC sequence header) in band before its NAL units, as
-    /// FFmpeg's h264_mp4toannexb puts them before an IDR: after a slate, a player's parser that kept the slate's
-    /// parameter sets reads the input's slices again. The pictures are unchanged; any other message is returned as is.
-    func withParameterSets(of header: Message) -> Message {
-        // Legacy AVC (CodecID 7) coded frames: 1 byte frame type/codec, AVCPacketType 1, 3 bytes composition time.
-        guard payload.count > 5, payload[0] & 0x0F == 7, payload[1] == 1, header.payload.count > 5,
-              header.payload[0] & 0x0F == 7, header.payload[1] == 0,
-              let record = try? AVCDecoderConfigurationRecord(parsing: header.payload[5...]) else { return self }
-        var body = Array(payload[..<5])
-        guard (try? AVCC.write(nalUnits: record.sequenceParameterSets + record.pictureParameterSets,
-                               lengthSize: record.nalUnitLengthSize, into: &body)) != nil else { return self }
-        body += payload[5...]
-        return Message(typeID: typeID, timestamp: timestamp, streamID: streamID, payload: body)
     }
 }

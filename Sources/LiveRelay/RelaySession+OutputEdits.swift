@@ -28,6 +28,7 @@ extension RelaySession {
         }
         let output = OutputLink(index: index, name: name, endpoint: endpoint)
         outputs.append(output)
+        core.addOutput(index)
         connect(output)
         return .success(())
     }
@@ -43,6 +44,7 @@ extension RelaySession {
             return .failure(OutputEditRefusal("output \(index) is the job's only output"))
         }
         let output = outputs.remove(at: position)
+        core.removeOutput(index)
         // Events of this connection are ignored from now on (`outputEvent` looks the index up in `outputs`).
         output.generation += 1
         output.retry?.cancel()

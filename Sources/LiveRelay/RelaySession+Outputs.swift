@@ -6,108 +6,69 @@ import NIOSSL
 import MediaFormats
 import RTMP
 
-/// The job's RTMP outputs: each through its keyframe gate, the group of pictures kept for late joiners, one write
+/// The job's RTMP outputs: the core's actions applied (what each output gets is decided in `RelayCore`), one write
 /// per read burst, and reconnects with backoff.
 extension RelaySession {
-    func offer(_ message: Message, to output: OutputLink, receivedAt: UInt64) {
-        guard let handler = output.handler else { return }
-        let isFrame = message.isVideoFrame || message.isAudioFrame
-        // A destination that cannot keep up: drop to the next keyframe (and resend the headers there).
-        if !handler.isWritable {
-            output.position = .waitingForStart
-            if isFrame { output.progress.drops += 1 }
-            return
-        }
-        switch output.position {
-        case .waitingForStart:
-            guard isFrame else { return }
-            let isStart = sawVideo ? message.isVideoKeyframe : message.isAudioFrame
-            guard isStart else {
-                output.progress.drops += 1
-                return
+    /// Hands one message of the stream to the core and applies what it decided.
+    func relay(_ message: Message, _ kind: RelayCore.Kind? = nil, receivedAt: UInt64 = 0) {
+        core.receive(message, kind: kind, into: &actions)
+        apply(actions)
+        actions.removeAll(keepingCapacity: true)
+    }
+
+    /// Performs the core's actions: encodes for the outputs (written once per read burst, `flushOutputs`), appends to
+    /// the archives, counts the drops.
+    func apply(_ actions: [RelayCore.Action]) {
+        for action in actions {
+            switch action {
+            case let .send(message, index):
+                guard let output = output(index), let handler = output.handler else { continue }
+                encode(message, to: output, handler: handler)
+            case let .archive(message, index):
+                guard let file = fileOutputs.first(where: { $0.index == index }), file.failure == nil else { continue }
+                append(message, to: file)
+            case let .dropped(index):
+                output(index)?.progress.drops += 1
             }
-            for var header in [metadata].compactMap({ $0 }) + sequenceHeaders {
-                header.timestamp = message.timestamp
-                encode(header, to: output, handler: handler, receivedAt: receivedAt)
-            }
-            encode(message, to: output, handler: handler, receivedAt: receivedAt)
-            output.position = .running(videoStarted: message.isVideoKeyframe)
-        case let .running(videoStarted):
-            if message.isVideoFrame && !videoStarted {
-                guard message.isVideoKeyframe else {
-                    output.progress.drops += 1
-                    return
-                }
-                for var header in videoHeaders.sorted(by: { $0.key < $1.key }).map(\.value) {
-                    header.timestamp = message.timestamp
-                    encode(header, to: output, handler: handler, receivedAt: receivedAt)
-                }
-                output.position = .running(videoStarted: true)
-            }
-            encode(message, to: output, handler: handler, receivedAt: receivedAt)
         }
     }
 
-    // MARK: Group of pictures for outputs that start late
+    func output(_ index: Int) -> OutputLink? {
+        outputs.first { $0.index == index }
+    }
 
-    /// Whether an output is not relaying yet (connecting, reconnecting, or waiting for a keyframe): only then
-    /// the current group of pictures is kept, so it can start at once from its keyframe.
-    var someOutputWaits: Bool {
-        outputs.contains { output in
-            guard output.progress.status != .failed else { return false }
-            if case .running = output.position, output.ready { return false }
-            return true
+    /// Tells the core which ready outputs' connections cannot take more now (before a read burst is relayed).
+    func noteWritability() {
+        for output in outputs where output.ready {
+            core.outputWritable(output.index, output.handler?.isWritable ?? false)
         }
     }
 
-    /// Keeps `message` in the current group of pictures (from its keyframe), bounded in bytes.
-    func remember(_ message: Message) {
-        guard someOutputWaits else {
-            if !gop.isEmpty { gop.removeAll() }
-            gopBytes = 0
-            return
-        }
-        let isStart = sawVideo ? message.isVideoKeyframe : message.isAudioFrame
-        if isStart {
-            gop.removeAll(keepingCapacity: true)
-            gopBytes = 0
-        } else if gop.isEmpty {
-            return
-        }
-        gopBytes += message.payload.count
-        guard gopBytes <= RelaySession.maxGOPBytes else {
-            gop.removeAll()
-            gopBytes = 0
-            return
-        }
-        gop.append(message)
-    }
-
-    /// A ready output starts from the kept keyframe instead of waiting for the next one.
+    /// A ready output starts from the kept key frame instead of waiting for the next one.
     func replayGOP(to output: OutputLink) {
-        guard !gop.isEmpty else { return }
-        for message in gop { offer(message, to: output, receivedAt: 0) }
+        let replay = core.outputReady(output.index)
+        guard !replay.isEmpty else { return }
+        apply(replay)
         // Frames that waited for the connection are not the relay's latency.
         output.pendingFrames = 0
         flushOutputs(receivedAt: 0)
     }
 
-    func encode(_ message: Message, to output: OutputLink, handler: RTMPClientHandler, receivedAt: UInt64) {
+    func encode(_ message: Message, to output: OutputLink, handler: RTMPClientHandler) {
         // A codec the destination refused has failed the output (its handler is gone): nothing more is sent.
         guard output.handler === handler, let message = trackView(of: message, for: output, handler: handler),
               destinationTakes(message, output: output, handler: handler) else { return }
-        scratch.removeAll(keepingCapacity: true)
-        handler.encode(message, into: &scratch)
+        chunkBuffer.removeAll(keepingCapacity: true)
+        handler.encode(message, into: &chunkBuffer)
         if output.pending == nil {
-            output.pending = handler.channel?.allocator.buffer(capacity: max(scratch.count, 16 << 10))
+            output.pending = handler.channel?.allocator.buffer(capacity: max(chunkBuffer.count, 16 << 10))
         }
-        output.pending?.writeBytes(scratch)
+        output.pending?.writeBytes(chunkBuffer)
         if message.isVideoFrame || message.isAudioFrame {
             output.progress.packets += 1
             output.pendingFrames += 1
             if message.isVideoFrame { output.progress.videoFrames += 1 }
         }
-        _ = receivedAt
     }
 
     func flushOutputs(receivedAt: UInt64 = 0) {
@@ -133,7 +94,7 @@ extension RelaySession {
         output.generation += 1
         let generation = output.generation
         output.ready = false
-        output.position = .waitingForStart
+        core.outputGone(output.index)
         output.checkedCodecs = []
         let endpoint = output.endpoint
         let connection = ClientConnection(mode: .publish, app: endpoint.app, tcURL: endpoint.tcURL, streamKey: endpoint.streamKey, limits: limits)
@@ -156,7 +117,6 @@ extension RelaySession {
             output.ready = true
             output.readyTimeout?.cancel()
             output.failures = 0
-            output.position = .waitingForStart
             output.progress.status = .running
             replayGOP(to: output)
         case .media, .streamEnded: break
@@ -183,6 +143,7 @@ extension RelaySession {
         output.progress.lastError = error
         if permanent || output.failures > options.reconnect.attempts {
             output.progress.status = .failed
+            core.outputGone(index, failed: true)
             // A codec the destination refused does not end a job that still archives the stream (the archive is whole);
             // destinations that all gave up reconnecting do.
             if outputs.allSatisfy({ $0.progress.status == .failed }), !permanent || fileOutputs.isEmpty {
@@ -191,6 +152,7 @@ extension RelaySession {
             return
         }
         output.progress.status = .reconnecting
+        core.outputGone(index)
         let delay = options.reconnect.delay(beforeAttempt: output.failures)
         output.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in
             guard !ending else { return }

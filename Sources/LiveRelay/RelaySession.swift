@@ -36,13 +36,10 @@ final class RelaySession: @unchecked Sendable {
     var removedOutputs: [OutputLink] = []
     var fileOutputs: [FileOutputLink] = []
     var timeline = LiveTimeline()
-    var metadata: Message?
-    /// The latest configurations of each video and audio track (by `configurationKey`), replayed in key order.
-    var videoHeaders: [UInt16: Message] = [:]
-    var audioHeaders: [UInt16: Message] = [:]
-    var sawVideo = false
-    /// Whether a key frame of the default track (0), where outputs and archives start, ever arrived.
-    var sawKeyframe = false
+    /// What each output and archive gets of the stream: decided there, applied here (`apply`).
+    var core = RelayCore(maxGOPBytes: RelaySession.maxGOPBytes)
+    /// The core's actions for the message being relayed (kept to reuse its storage).
+    var actions: [RelayCore.Action] = []
     /// The input's video and audio codecs as the messages name them ("hvc1 (HEVC)"), for messages.
     var videoCodec: String?
     var audioCodec: String?
@@ -65,14 +62,12 @@ final class RelaySession: @unchecked Sendable {
     var cancelled = false
     var reachedMaxDuration = false
     var tick: RepeatedTask?
-    var scratch: [UInt8] = []
+    /// One message's RTMP chunks, before they join an output's pending buffer.
+    var chunkBuffer: [UInt8] = []
     /// The codec pipeline reading this input (encode, `.h264`/`.aac` outputs): every media and data message, on
     /// the job's timeline, once per read burst.
     var tap: (any LiveTagConsumer)?
     var tapBatch: [FLVTagMessage] = []
-    /// The current group of pictures, kept only while an output waits to start (see `remember`).
-    var gop: [Message] = []
-    var gopBytes = 0
     /// The job's slate through input outages (`fallback`); nil without one.
     let fallback: FallbackState?
     /// A few seconds of a high-bitrate stream; a longer group is not kept (the output waits for the next keyframe).
@@ -112,7 +107,7 @@ final class RelaySession: @unchecked Sendable {
         lastData = started
         lastProgress = started
         fallback = options.fallback.map(FallbackState.init)
-        scratch.reserveCapacity(64 << 10)
+        chunkBuffer.reserveCapacity(64 << 10)
     }
 
     static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
@@ -127,6 +122,8 @@ final class RelaySession: @unchecked Sendable {
             FileOutputLink(index: index, name: name, path: path, root: options.fileRoots?.output, owner: options.partOwner,
                            hasAudio: options.audio != .drop, hasVideo: options.video != .drop, pool: engine.pool, loop: loop)
         }
+        for output in outputs { core.addOutput(output.index) }
+        for file in fileOutputs { core.addArchive(file.index) }
         for output in outputs { connect(output) }
         if case .pull = source { connectSource() }
         armFallback()
@@ -267,6 +264,7 @@ final class RelaySession: @unchecked Sendable {
         let messages = fallback?.onSlate == true ? interceptForSlate(messages) : messages
         guard !messages.isEmpty else { return }
         let maxMilliseconds = options.maxDuration.map { ClockConversion.milliseconds($0) }
+        noteWritability()
         for var message in messages {
             switch message.typeID {
             // An audio or video message whose FLV tag header (legacy or Enhanced RTMP) does not read — too short, an
@@ -283,41 +281,22 @@ final class RelaySession: @unchecked Sendable {
             }
             let time = timeline.map(typeID: message.typeID, timestamp: message.timestamp)
             message.timestamp = UInt32(truncatingIfNeeded: time)
-            let isFrame = message.isVideoFrame || message.isAudioFrame
+            let kind = RelayCore.Kind(message)
             if tap != nil { tapBatch.append(FLVTagMessage(typeID: message.typeID, timestamp: time, body: message.payload)) }
-            if isFrame, let maxMilliseconds, time >= maxMilliseconds {
+            if kind.isFrame, let maxMilliseconds, time >= maxMilliseconds {
                 reachedMaxDuration = true
                 flushOutputs()
                 finish(.success(()))
                 return
             }
-            if message.typeID == MessageType.dataAMF0.rawValue {
-                guard let normalized = message.asSetDataFrame() else {
-                    forward(message, receivedAt: receivedAt)
-                    continue
-                }
-                metadata = normalized
-                forward(normalized, receivedAt: receivedAt)
-                continue
+            switch kind.role {
+            case .videoFrame: progress.videoFrames += 1
+            case .audioFrame: progress.audioFrames += 1
+            default: break
             }
-            if message.isVideoSequenceHeader {
-                videoHeaders[message.configurationKey] = message
-                sawVideo = true
-            } else if message.isAudioSequenceHeader {
-                audioHeaders[message.configurationKey] = message
-            } else if message.isVideoFrame {
-                sawVideo = true
-                progress.videoFrames += 1
-                if !sawKeyframe, message.isVideoKeyframe { sawKeyframe = true }
-            } else if message.isAudioFrame {
-                progress.audioFrames += 1
-            }
-            if isFrame {
-                progress.mediaTime = Double(time) / 1000
-                remember(message)
-            }
-            if fallback != nil { observeForFallback(message) }
-            forward(message, receivedAt: receivedAt)
+            if kind.isFrame { progress.mediaTime = Double(time) / 1000 }
+            relay(message, kind)
+            if fallback != nil { observeForFallback(message, kind) }
         }
         flushOutputs(receivedAt: receivedAt)
         if let tap {
@@ -336,34 +315,5 @@ final class RelaySession: @unchecked Sendable {
     /// Ends the job cleanly: the pipeline finished, or its reader stopped.
     func stop() {
         finish(.success(()))
-    }
-
-    func forward(_ message: Message, receivedAt: UInt64) {
-        for output in outputs where output.ready {
-            offer(message, to: output, receivedAt: receivedAt)
-        }
-        for file in fileOutputs where file.failure == nil {
-            if !file.started {
-                guard sawVideo ? message.isVideoKeyframe : message.isAudioFrame else { continue }
-                // The archive opens with the publisher's metadata at time 0 (as FFmpeg's flvenc writes it), then the
-                // sequence headers at the first frame's time. The job's timeline starts at the publisher's first
-                // message, so a listen or pull archive starts at 0; frames keep their times (audio that a publisher
-                // interleaves a few milliseconds before the keyframe must not go negative).
-                if var header = metadata {
-                    header.timestamp = 0
-                    append(header, to: file)
-                }
-                for var header in sequenceHeaders {
-                    header.timestamp = message.timestamp
-                    append(header, to: file)
-                }
-                file.started = true
-            } else if message.typeID == MessageType.dataAMF0.rawValue {
-                // Metadata a publisher sends again mid-stream (GStreamer's flvmux does, many times) goes to RTMP
-                // destinations only: in a file, a script tag past the start reads as a third (data) stream.
-                continue
-            }
-            append(message, to: file)
-        }
     }
 }

@@ -11,7 +11,7 @@ extension FLVMuxer {
     }
 
     /// A SequenceStart tag carrying the hvcC or av1C record.
-    mutating func writeEnhancedSequenceStart(_ bitstream: VideoBitstream, timestamp: Int64, into buffer: inout [UInt8]) throws {
+    mutating func writeEnhancedSequenceStart(_ bitstream: VideoBitstream, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
         let record: [UInt8]
         let fourCC: FLVVideoFourCC
         switch bitstream {
@@ -32,7 +32,7 @@ extension FLVMuxer {
     /// A coded frame: CodedFramesX when the composition time is 0 (or the codec has none, as AV1), else CodedFrames
     /// with its signed 24-bit offset. The payload is the sample as the container stored it (hvcC length prefixes, OBUs).
     mutating func writeEnhancedFrame(_ packet: MediaPacket, fourCC: FLVVideoFourCC, timestamp: Int64, compositionTime: Int32,
-                                     into buffer: inout [UInt8]) throws {
+                                     into buffer: inout some FLVTagDestination) throws {
         guard wroteVideoSequenceHeader else {
             skippedBeforeConfiguration += 1
             return

@@ -23,7 +23,7 @@ struct FLVMuxer {
 
     /// Appends `onMetaData` (at time 0) and the sequence headers; returns the offsets of `onMetaData`'s numeric
     /// properties relative to where this call started appending (see `FLVWriter.writeScriptData`).
-    mutating func writeStart(into buffer: inout [UInt8]) throws -> [String: Int] {
+    mutating func writeStart(into buffer: inout some FLVTagDestination) throws -> [String: Int] {
         var metadata = FLVMetadata()
         metadata.duration = 0
         if let video {
@@ -57,19 +57,19 @@ struct FLVMuxer {
         return offsets
     }
 
-    mutating func writeVideoSequenceHeader(_ record: AVCDecoderConfigurationRecord, timestamp: Int64, into buffer: inout [UInt8]) throws {
+    mutating func writeVideoSequenceHeader(_ record: AVCDecoderConfigurationRecord, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
         var payload: [UInt8] = []
         try record.write(into: &payload)
         try flv.writeVideo(timestamp: timestamp, compositionTime: 0, isKeyframe: true, packetType: .sequenceHeader, payload: payload, into: &buffer)
         wroteVideoSequenceHeader = true
     }
 
-    private func writeAudioSequenceHeader(_ config: AudioSpecificConfig, timestamp: Int64, into buffer: inout [UInt8]) throws {
+    private func writeAudioSequenceHeader(_ config: AudioSpecificConfig, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
         try flv.writeAudio(timestamp: timestamp, aacPacketType: .sequenceHeader, payload: config.bytes, into: &buffer)
     }
 
     /// Appends the tag(s) of one packet: a new sequence header first when its configuration changed.
-    mutating func write(_ packet: MediaPacket, into buffer: inout [UInt8]) throws {
+    mutating func write(_ packet: MediaPacket, into buffer: inout some FLVTagDestination) throws {
         let timestamp = milliseconds(packet.dts)
         if firstTimestamp == nil { firstTimestamp = timestamp }
         lastTimestamp = max(lastTimestamp, timestamp)

@@ -1,5 +1,6 @@
 // RTMP specification 1.0, §5.3: reassembles messages from chunks, applying Set Chunk Size (§5.4.1) and
 // Abort Message (§5.4.2) as they complete.
+import MediaFormats
 
 /// The receiving half of a chunk stream: bytes in, complete messages out. Incremental: a header or payload
 /// split across calls is resumed; each payload byte is copied once, from the input into the message's array.

@@ -1,5 +1,6 @@
 // RTMP specification 1.0, §5.3: splits messages into chunks, compressing chunk message headers (type 0 first,
 // then 1, 2 or 3 when fields repeat) and writing extended timestamps (§5.3.1.3) on every chunk that needs one.
+import MediaFormats
 
 /// The sending half of a chunk stream. Keeps, per chunk stream ID, the last header sent, and appends chunks to a
 /// caller's buffer without allocating anything else.
@@ -64,14 +65,14 @@ public struct ChunkEncoder: Sendable {
         let needed = out.count + length + (length / chunkSize + 1) * 8 + 16
         if out.capacity < needed { out.reserveCapacity(max(needed, out.capacity * 2)) }
         ChunkFormat.appendBasicHeader(type: type, chunkStreamID: id, into: &out)
-        if type <= 2 { out.appendUInt24BE(extended ? ChunkFormat.extendedTimestampMarker : field) }
+        if type <= 2 { out.appendUInt24(extended ? ChunkFormat.extendedTimestampMarker : field) }
         if type <= 1 {
             // Lengths beyond 24 bits cannot be expressed; callers keep messages under Limits.maxMessageLength.
-            out.appendUInt24BE(UInt32(truncatingIfNeeded: length))
+            out.appendUInt24(UInt32(truncatingIfNeeded: length))
             out.append(message.typeID)
         }
         if type == 0 { out.appendUInt32LE(message.streamID) }
-        if extended { out.appendUInt32BE(field) }
+        if extended { out.appendUInt32(field) }
         var offset = 0
         repeat {
             let end = min(offset + chunkSize, length)
@@ -80,7 +81,7 @@ public struct ChunkEncoder: Sendable {
             if offset < length {
                 ChunkFormat.appendBasicHeader(type: 3, chunkStreamID: id, into: &out)
                 // Continuation chunks repeat the extended timestamp, as FFmpeg and Flash expect.
-                if extended { out.appendUInt32BE(field) }
+                if extended { out.appendUInt32(field) }
             }
         } while offset < length
     }

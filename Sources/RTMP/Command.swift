@@ -75,25 +75,25 @@ enum AMF0Encoding {
         switch value {
         case let .string(text) where text.utf8.count > AMF0Limits.maxStringLength:
             out.append(AMF0Marker.longString)
-            out.appendUInt32BE(UInt32(truncatingIfNeeded: text.utf8.count))
+            out.appendUInt32(UInt32(truncatingIfNeeded: text.utf8.count))
             out.append(contentsOf: text.utf8)
         case let .string(text):
             out.append(AMF0Marker.string)
             appendKey(text, into: &out)
         case let .longString(text):
             out.append(AMF0Marker.longString)
-            out.appendUInt32BE(UInt32(truncatingIfNeeded: text.utf8.count))
+            out.appendUInt32(UInt32(truncatingIfNeeded: text.utf8.count))
             out.append(contentsOf: text.utf8)
         case let .object(properties):
             out.append(AMF0Marker.object)
             appendProperties(properties, into: &out)
         case let .ecmaArray(properties):
             out.append(AMF0Marker.ecmaArray)
-            out.appendUInt32BE(UInt32(truncatingIfNeeded: properties.count))
+            out.appendUInt32(UInt32(truncatingIfNeeded: properties.count))
             appendProperties(properties, into: &out)
         case let .strictArray(values):
             out.append(AMF0Marker.strictArray)
-            out.appendUInt32BE(UInt32(truncatingIfNeeded: values.count))
+            out.appendUInt32(UInt32(truncatingIfNeeded: values.count))
             for value in values { append(value, into: &out) }
         case let .number(number):
             out.append(AMF0Marker.number)

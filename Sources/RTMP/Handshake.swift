@@ -1,4 +1,5 @@
 // RTMP specification 1.0, §5.2 Handshake: C0/S0 (version), C1/S1 (time, zero, random), C2/S2 (echo).
+import MediaFormats
 
 /// Sizes and values of the handshake (§5.2.2–§5.2.4).
 enum HandshakeFormat {
@@ -21,8 +22,8 @@ enum HandshakeFormat {
 
     /// C1 or S1: time, zero, then `random` repeated to 1528 bytes (zero-filled when empty).
     static func appendFirstPacket(time: UInt32, random: [UInt8], into out: inout [UInt8]) {
-        out.appendUInt32BE(time)
-        out.appendUInt32BE(0)
+        out.appendUInt32(time)
+        out.appendUInt32(0)
         if random.isEmpty {
             out.append(contentsOf: repeatElement(0, count: randomSize))
             return

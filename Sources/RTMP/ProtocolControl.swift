@@ -16,35 +16,35 @@ public enum ProtocolControl {
     /// Set Chunk Size (§5.4.1): 1 bit zero, 31 bits chunk size.
     public static func setChunkSize(_ size: Int) -> Message {
         var payload: [UInt8] = []
-        payload.appendUInt32BE(UInt32(truncatingIfNeeded: size) & 0x7FFF_FFFF)
+        payload.appendUInt32(UInt32(truncatingIfNeeded: size) & 0x7FFF_FFFF)
         return Message(type: .setChunkSize, payload: payload)
     }
 
     /// Abort Message (§5.4.2): the chunk stream whose partial message the receiver drops.
     public static func abort(chunkStreamID: UInt32) -> Message {
         var payload: [UInt8] = []
-        payload.appendUInt32BE(chunkStreamID)
+        payload.appendUInt32(chunkStreamID)
         return Message(type: .abort, payload: payload)
     }
 
     /// Acknowledgement (§5.4.3): bytes received so far, modulo 2^32.
     public static func acknowledgement(sequenceNumber: UInt32) -> Message {
         var payload: [UInt8] = []
-        payload.appendUInt32BE(sequenceNumber)
+        payload.appendUInt32(sequenceNumber)
         return Message(type: .acknowledgement, payload: payload)
     }
 
     /// Window Acknowledgement Size (§5.4.4).
     public static func windowAcknowledgementSize(_ size: UInt32) -> Message {
         var payload: [UInt8] = []
-        payload.appendUInt32BE(size)
+        payload.appendUInt32(size)
         return Message(type: .windowAcknowledgementSize, payload: payload)
     }
 
     /// Set Peer Bandwidth (§5.4.5): window size, then the limit type.
     public static func setPeerBandwidth(_ size: UInt32, limitType: PeerBandwidthLimitType) -> Message {
         var payload: [UInt8] = []
-        payload.appendUInt32BE(size)
+        payload.appendUInt32(size)
         payload.append(limitType.rawValue)
         return Message(type: .setPeerBandwidth, payload: payload)
     }

@@ -1,4 +1,5 @@
 // RTMP specification 1.0, §6.2 (and §7.1.7): User Control Message events, message type 4 on message stream 0.
+import MediaFormats
 
 /// One User Control Message event: a 2-byte event type, then its data.
 public enum UserControlEvent: Sendable, Equatable {
@@ -49,7 +50,7 @@ public enum UserControlEvent: Sendable, Equatable {
         func put(_ type: UInt16, _ values: UInt32...) {
             payload.append(UInt8(truncatingIfNeeded: type >> 8))
             payload.append(UInt8(truncatingIfNeeded: type))
-            for value in values { payload.appendUInt32BE(value) }
+            for value in values { payload.appendUInt32(value) }
         }
         switch self {
         case let .streamBegin(id): put(0, id)

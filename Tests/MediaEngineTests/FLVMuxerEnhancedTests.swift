@@ -1,4 +1,5 @@
 import MediaFormats
+import MediaPipeline
 import Testing
 @testable import MediaEngine
 
@@ -25,6 +26,29 @@ struct FLVMuxerEnhancedTests {
         var tags: [FLVTag] = []
         while let tag = try reader.nextTag() { tags.append(tag) }
         return tags
+    }
+
+    /// The same stream as messages (an RTMP publish's destination): one per tag, type, time and data as the file's.
+    static func messages(_ bitstream: VideoBitstream, _ packets: [MediaPacket]) throws -> [FLVTagMessage] {
+        var muxer = FLVMuxer(video: VideoConfiguration(bitstream: bitstream, width: 320, height: 240, frameRate: 30), audio: nil)
+        var messages = FLVTagMessages()
+        _ = try muxer.writeStart(into: &messages)
+        for packet in packets { try muxer.write(packet, into: &messages) }
+        return messages.messages
+    }
+
+    @Test("a publish gets each tag as a message, with the type, time and data a file gets, without FLV file bytes in between")
+    func tagsAsMessages() throws {
+        let avcC = try AVCDecoderConfigurationRecord(parsing: [1, 0x42, 0xC0, 0x1E, 0xFF, 0xE0, 0x00])
+        for bitstream in [VideoBitstream.hvcc(Self.hvcC), .av1(Self.av1C), .avcc(avcC)] {
+            let packets = [Self.frame(pts: 66, dts: 0, key: true), Self.frame(pts: 33, dts: 33, key: false)]
+            let file = try Self.tags(bitstream, packets)
+            let messages = try Self.messages(bitstream, packets)
+            #expect(messages.map(\.typeID) == file.map(\.header.tagType.rawValue))
+            #expect(messages.map(\.timestamp) == file.map { Int64($0.header.timestamp) })
+            #expect(messages.map(\.body) == file.map(\.data))
+            #expect(messages.count == 4)
+        }
     }
 
     static func frame(pts: Int64, dts: Int64, key: Bool) -> MediaPacket {

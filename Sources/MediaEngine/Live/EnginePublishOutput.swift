@@ -5,7 +5,7 @@ import MediaFormats
 /// reconnects with backoff, drops to the next keyframe when the destination falls behind and replays the sequence
 /// headers, as it does for live copy jobs. No thread of its own.
 ///
-/// `@unchecked Sendable`: `muxer` and `buffer` are touched by the input thread only (`start`, `submit`, `close`);
+/// `@unchecked Sendable`: `muxer` and `tags` are touched by the input thread only (`start`, `submit`, `close`);
 /// the publication is thread-safe.
 final class EnginePublishOutput: PipelineOutput, @unchecked Sendable {
     let index: Int
@@ -15,7 +15,8 @@ final class EnginePublishOutput: PipelineOutput, @unchecked Sendable {
     let isNetwork = true
     private let publication: any LivePublication
     private var muxer: FLVMuxer
-    private var buffer: [UInt8] = []
+    /// The tags of what was submitted, one message each, not yet handed to the engine.
+    private var tags = FLVTagMessages()
     private var final: OutputProgress?
     private var failure: (any Error)?
 
@@ -38,7 +39,7 @@ final class EnginePublishOutput: PipelineOutput, @unchecked Sendable {
     /// Sends `onMetaData` and the sequence headers: the engine keeps them for every (re)connection.
     func start() {
         do {
-            _ = try muxer.writeStart(into: &buffer)
+            _ = try muxer.writeStart(into: &tags)
         } catch {
             failure = error
         }
@@ -48,35 +49,22 @@ final class EnginePublishOutput: PipelineOutput, @unchecked Sendable {
     func submit(_ packet: MediaPacket) -> Bool {
         guard failure == nil else { return true }
         do {
-            try muxer.write(packet, into: &buffer)
+            try muxer.write(packet, into: &tags)
         } catch {
             // A packet FLV cannot carry (a composition time past 24 bits) is this output's failure, not the job's.
             failure = error
-            buffer.removeAll(keepingCapacity: true)
+            tags.messages.removeAll(keepingCapacity: true)
             return true
         }
         send()
         return true
     }
 
-    /// Cuts the buffered FLV tags (header, body, PreviousTagSize) into messages for the engine.
+    /// Hands the tags built so far to the engine.
     private func send() {
-        guard !buffer.isEmpty else { return }
-        var tags: [FLVTagMessage] = []
-        var offset = 0
-        while offset + FLVLimits.tagHeaderSize <= buffer.count {
-            var reader = ByteReader(buffer[offset..<(offset + FLVLimits.tagHeaderSize)])
-            // The muxer wrote these bytes: a header that does not parse cannot happen, and would end the cut.
-            guard let header = try? FLVTagHeader(parsing: &reader) else { break }
-            let bodyStart = offset + FLVLimits.tagHeaderSize
-            let bodyEnd = bodyStart + header.dataSize
-            guard bodyEnd + FLVLimits.previousTagSizeSize <= buffer.count else { break }
-            tags.append(FLVTagMessage(typeID: header.tagType.rawValue, timestamp: Int64(header.timestamp),
-                                      body: Array(buffer[bodyStart..<bodyEnd])))
-            offset = bodyEnd + FLVLimits.previousTagSizeSize
-        }
-        buffer.removeAll(keepingCapacity: true)
-        if !tags.isEmpty { publication.send(tags) }
+        guard !tags.messages.isEmpty else { return }
+        publication.send(tags.messages)
+        tags.messages.removeAll(keepingCapacity: true)
     }
 
     /// Ends the publish (a publish cannot be taken back: committed or not, what was sent stays sent).
@@ -90,4 +78,22 @@ final class EnginePublishOutput: PipelineOutput, @unchecked Sendable {
 
     /// Nothing to remove: the publish is only ended.
     func discard() { _ = close(commit: false) }
+}
+
+/// FLV tags as the engine's messages: an RTMP audio, video or data message carries an FLV tag's data as it is, so a
+/// publish needs no FLV file bytes, only each tag's type, time and data, built once by `FLVWriter`.
+struct FLVTagMessages: FLVTagDestination {
+    var messages: [FLVTagMessage] = []
+
+    mutating func appendTag(_ type: FLVTagType, timestamp: UInt32, dataSize: Int?,
+                            _ writeData: (inout [UInt8]) throws -> Void) throws {
+        var data: [UInt8] = []
+        if let dataSize {
+            try FLVLimits.checkTagDataSize(dataSize)
+            data.reserveCapacity(dataSize)
+        }
+        try writeData(&data)
+        try FLVLimits.checkTagDataSize(data.count)
+        messages.append(FLVTagMessage(typeID: type.rawValue, timestamp: Int64(timestamp), body: data))
+    }
 }

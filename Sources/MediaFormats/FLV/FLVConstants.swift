@@ -10,10 +10,6 @@ public enum FLVLimits {
     public static let previousTagSizeSize = 4
     /// DataSize is 24 bits.
     public static let maxTagDataSize = 0xFF_FFFF
-    /// Tag timestamps are 32 bits of milliseconds and wrap modulo this (see `FLVTimestamp`).
-    public static let timestampModulus: Int64 = 1 << 32
-    /// Timestamps below this fit the UI24 field; above it the upper 8 bits go to TimestampExtended.
-    public static let extendedTimestampThreshold = 1 << 24
     /// CompositionTime is SI24 milliseconds.
     public static let compositionTimeRange: ClosedRange<Int32> = -0x80_0000...0x7F_FFFF
     /// VideoTagHeader size for AVC: frame type/codec byte, AVCPacketType, SI24 CompositionTime.
@@ -164,10 +160,3 @@ public enum FLVAACPacketType: UInt8, Sendable {
     case raw = 1
 }
 
-/// onMetaData `videocodecid` / `audiocodecid` values are the CodecID / SoundFormat numbers above.
-public enum FLVMetadataCodecID {
-    /// videocodecid for AVC.
-    public static let avc = Double(FLVVideoCodecID.avc.rawValue)
-    /// audiocodecid for AAC.
-    public static let aac = Double(FLVSoundFormat.aac.rawValue)
-}

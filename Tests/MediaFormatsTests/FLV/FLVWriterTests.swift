@@ -76,6 +76,19 @@ import Testing
         }
     }
 
+    @Test("a tag from an RTMP message's body: header, data and PreviousTagSize; the time's top byte extended; a body past 2^24 bytes throws and appends nothing")
+    func tagFromAMessageBody() throws {
+        var out: [UInt8] = [0xEE]
+        try writer.writeTag(.video, timestamp: 0x0102_0304, data: [0x17, 0x01, 0, 0, 0][...], into: &out)
+        #expect(out == [0xEE, 9, 0, 0, 5, 0x02, 0x03, 0x04, 0x01, 0, 0, 0, 0x17, 0x01, 0, 0, 0, 0, 0, 0, 16])
+        var reader = ByteReader(out[1...])
+        let reread = try FLVTagHeader(parsing: &reader)
+        #expect(reread.tagType == .video && reread.dataSize == 5 && reread.timestamp == 0x0102_0304)
+        let tooBig = [UInt8](repeating: 0, count: 1 << 24)
+        #expect(throws: MediaFormatError.self) { try writer.writeTag(.audio, timestamp: 0, data: tooBig[...], into: &out) }
+        #expect(out.count == 21)
+    }
+
     @Test func refusesNegativeTimestamps() {
         var out: [UInt8] = [0x42]
         #expect(throws: MediaFormatError.invalid(structure: "FLV tag", reason: "negative timestamp -9223372036854775808 ms")) {
