@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import JobDocument
 
-/// Issue #17 item 4: a job's encode cost in 720p30-equivalents, from its requested settings alone.
+/// A job's encode cost in 720p30-equivalents, from its requested settings alone.
 @Suite("Encode cost")
 struct EncodeCostTests {
     struct Case: CustomTestStringConvertible, Sendable {

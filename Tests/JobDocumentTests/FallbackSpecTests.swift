@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import JobDocument
 
-/// The job option `fallback` (issue #19): a slate through input outages.
+/// The job option `fallback`: a slate through input outages.
 @Suite("Job spec: fallback")
 struct FallbackSpecTests {
     static func problems(_ text: String) -> [String] {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import JobDocument
 
-/// Issue #19: an output edit of a running job, validated like a job, and the edited spec it leaves.
+/// An output edit of a running job, validated like a job, and the edited spec it leaves.
 @Suite("Output edits")
 struct OutputEditTests {
     static let document = #"""

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import JobDocument
 
-/// Per-output renditions (issue #17 item 3): an output's own `video` / `audio` object replaces the job's for it.
+/// Per-output renditions: an output's own `video` / `audio` object replaces the job's for it.
 @Suite("Job spec: per-output renditions")
 struct RenditionSpecTests {
     static func parse(_ text: String) throws -> JobSpec { try JobSpec.parse(Data(text.utf8)) }

@@ -3,7 +3,7 @@ import SluiceTestSupport
 import Testing
 @testable import JobQueue
 
-/// Issue #12: `sluice.jobs` as an intake triaged into `sluice.jobs.live` and `sluice.jobs.batch`, each consumed
+/// `sluice.jobs` as an intake triaged into `sluice.jobs.live` and `sluice.jobs.batch`, each consumed
 /// with its own prefetch and paused on its own, so that one class never starves the other.
 // Three minutes: every rabbitmqctl call starts an Erlang VM, which takes seconds on a loaded machine.
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(3)))

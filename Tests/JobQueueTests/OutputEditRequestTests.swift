@@ -1,7 +1,7 @@
 import Testing
 import JobQueue
 
-/// Issue #19: the output-edit control messages and the holder's answer, decoded and encoded.
+/// The output-edit control messages and the holder's answer, decoded and encoded.
 struct OutputEditRequestTests {
     static let valid: [(json: String, expected: OutputEditRequest)] = [
         (#"{"add_output":{"job":"cam42","url":"rtmp://b.example/live/KEY"}}"#,

@@ -3,7 +3,7 @@ import SluiceTestSupport
 import Testing
 @testable import JobQueue
 
-/// `sluice.jobs` as a quorum queue, against the real broker (issue #13): declared with its type and delivery
+/// `sluice.jobs` as a quorum queue, against the real broker: declared with its type and delivery
 /// limit, jobs flow, and a message returned too often is dead-lettered by the broker itself.
 // The time limit guards against a hang, not speed: each rabbitmqctl call boots an Erlang VM, which takes up to
 // 20 s on a loaded machine.

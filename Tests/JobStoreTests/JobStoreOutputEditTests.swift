@@ -3,7 +3,7 @@ import Testing
 
 @testable import JobStore
 
-/// Issue #19: an output added to or removed from a running job, recorded with the edited spec in one transaction.
+/// An output added to or removed from a running job, recorded with the edited spec in one transaction.
 @Suite struct JobStoreOutputEditTests {
     static let edited = #"{"id":"s1","input":"rtmp://user:password@in.example/live/cam","outputs":["rtmp://out.example/app/SECRETKEY","s1.flv","rtmp://b.example/app/ADDEDKEY"]}"#
     static let editedRedacted = #"{"id":"s1","input":"rtmp://in.example/live/***","outputs":["rtmp://out.example/app/***","s1.flv","rtmp://b.example/app/***"]}"#

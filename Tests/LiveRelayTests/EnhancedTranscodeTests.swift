@@ -6,7 +6,7 @@ import RTMP
 import SluiceTestSupport
 import Testing
 
-/// Issue #18: a destination that announces the codecs it takes and not the input's gets H.264 when the job gives that
+/// A destination that announces the codecs it takes and not the input's gets H.264 when the job gives that
 /// output its own encode rendition; the codec stage decodes the Enhanced RTMP input once, and the other outputs keep it.
 @Suite("Enhanced RTMP: transcoding for a destination that refuses the codec", .serialized,
        .enabled(if: EnhancedPeer.isAvailable, EnhancedPeer.unavailableReason))

@@ -2,7 +2,7 @@ import MediaPipeline
 import Testing
 @testable import LiveRelay
 
-/// The slate's pacing (issue #19): each kind at its exact rate from the slate's start, looping its frames.
+/// The slate's pacing: each kind at its exact rate from the slate's start, looping its frames.
 @Suite struct SlateScheduleTests {
     static func loop(videoFrames: Int = 3, rate: (Int64, Int64) = (30, 1), audioFrames: Int = 2, sampleRate: Int64 = 48000) -> SlateLoop {
         SlateLoop(videoHeader: [0x17, 0], audioHeader: [0xAF, 0],

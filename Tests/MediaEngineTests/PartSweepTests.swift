@@ -3,7 +3,7 @@ import Testing
 @testable import MediaEngine
 @testable import MediaPipeline
 
-/// Issue #20: a job's leftover `.part` files are found by their owner tag and removed; nothing else is.
+/// A job's leftover `.part` files are found by their owner tag and removed; nothing else is.
 @Suite("PartSweep: a job's own leftovers, and nothing else")
 struct PartSweepTests {
     let mine = PartOwner(tag: "0123456789abcdef")!

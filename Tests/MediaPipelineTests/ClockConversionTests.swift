@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MediaPipeline
 
-/// Seconds from jobs and options become nanoseconds and microseconds without trapping (issue #10: a
+/// Seconds from jobs and options become nanoseconds and microseconds without trapping (a
 /// `timeout_s` of 1e20 crashed the worker when the input deadline was armed).
 @Suite("Clock conversion")
 struct ClockConversionTests {

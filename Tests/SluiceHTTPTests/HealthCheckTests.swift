@@ -3,7 +3,7 @@ import JobStore
 @testable import SluiceHTTP
 import Testing
 
-/// `/healthz`'s free-space floors (issue #10): below the floor a volume makes the worker unhealthy, by name.
+/// `/healthz`'s free-space floors: below the floor a volume makes the worker unhealthy, by name.
 @Suite(.timeLimit(.minutes(1)))
 struct HealthCheckTests {
     @Test("a volume under its floor is reported with its name, path, free space and the floor; at or above it, nothing")

@@ -6,7 +6,7 @@ import Logging
 @testable import SluiceHTTP
 import Testing
 
-/// Issue #12: each class's slots, in /metrics and on the admin page.
+/// Each class's slots, in /metrics and on the admin page.
 @Suite(.timeLimit(.minutes(1)))
 struct SlotsTests {
     @Test("sluice_worker_slots and sluice_worker_slots_busy by class follow what the worker reports; sluice_jobs_running keeps no label")

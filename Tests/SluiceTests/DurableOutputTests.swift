@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue #20: a finished file output is on disk before its name is, and its name before the job is recorded
+/// A finished file output is on disk before its name is, and its name before the job is recorded
 /// `succeeded`: seen from outside with strace on a real `sluice run`.
 @Suite("durable file outputs")
 struct DurableOutputTests {

@@ -4,7 +4,7 @@ import Testing
 @testable import MediaEngine
 @testable import Sluice
 
-/// Encode mode (issue #3, docs/ARCHITECTURE.md §3/§10): real encodes of short lavfi clips, with ffprobe/ffmpeg as referees
+/// Encode mode (docs/ARCHITECTURE.md §3): real encodes of short lavfi clips, with ffprobe/ffmpeg as referees
 /// for size, profile, GOP, frame rate, audio format, A/V duration and bitrate.
 @Suite("Encode mode", .serialized)
 struct EncodeModeTests {

@@ -26,7 +26,7 @@ extension Fixtures {
     }
 }
 
-/// HEVC and AV1 file inputs in copy mode (issue #18): enhanced FLV that FFmpeg 8 decodes frame for frame, and HEVC
+/// HEVC and AV1 file inputs in copy mode: enhanced FLV that FFmpeg 8 decodes frame for frame, and HEVC
 /// Annex B (`.h265`) that Debian's FFmpeg 5.1 decodes frame for frame; an Annex B file named for the other codec fails
 /// naming both, leaving nothing behind.
 @Suite("Enhanced copy: HEVC and AV1 files", .serialized)
@@ -48,7 +48,7 @@ struct EnhancedCopyTests {
         #expect(flv.errors.isEmpty, "FFmpeg 8 logged errors: \(flv.errors)")
         #expect(flv.video?.codec == "hevc")
         #expect(flv.video?.hashes == sourceVideo.hashes, "enhanced FLV video differs")
-        // FLV has no edit list: the AAC priming frame MP4 hides is carried (README "What lossless means"), so the FLV's
+        // FLV has no edit list: the AAC priming frame MP4 hides is carried (docs/JOBS.md, "What lossless means"), so the FLV's
         // audio is compared with the .aac output's, which Debian's ffmpeg checks against the source below.
         let adts = try EnhancedReferee.decode(harness.path("out.aac"))
         #expect((flv.audio?.frames ?? 0) > 90)

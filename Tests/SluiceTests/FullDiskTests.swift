@@ -3,7 +3,7 @@ import SluiceTestSupport
 import Testing
 
 /// A full disk under an output fails the job with a message naming the output, leaves no file behind,
-/// and (issue #10) never takes the process down.
+/// and never takes the process down.
 @Suite("Full disks", .enabled(if: TinyDisk.shouldRun, TinyDisk.skipReason))
 struct FullDiskTests {
     /// About 3.5 MB of lossless H.264: more than a 2 MB tmpfs holds in any of the output formats.

@@ -34,7 +34,7 @@ import Testing
         #expect(entry.progress == nil)
     }
 
-    /// Issue #20: the compose file resets a worker's database under a fixed worker id; row ids then repeat, and a
+    /// The compose file resets a worker's database under a fixed worker id; row ids then repeat, and a
     /// ledger keyed by `<worker>/<row>` dropped the second life's events as duplicates.
     @Test("a worker whose database was reset under the same id publishes new event ids, and the ledger keeps both")
     func resetDatabaseKeepsIDsUnique() throws {

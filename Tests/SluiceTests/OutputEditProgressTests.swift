@@ -4,7 +4,7 @@ import MediaEngine
 import Testing
 @testable import Sluice
 
-/// Issue #19: an attempt whose outputs were edited reports them by their attempt index: an added output under its
+/// An attempt whose outputs were edited reports them by their attempt index: an added output under its
 /// own (redacted) URL, a removed one as `removed` in its row and in progress events.
 @Suite struct OutputEditProgressTests {
     static let spec = try! JobSpec.parse(Data(#"{"id":"e1","input":"rtmp://in.example/live/S","outputs":["rtmp://a.example/live/AKEY","rtmp://b.example/live/BKEY"]}"#.utf8))

@@ -3,7 +3,7 @@ import MediaEngine
 import Testing
 @testable import Sluice
 
-/// The worker's roots hold at run time, not only when the job is validated (issue #10): a link planted
+/// The worker's roots hold at run time, not only when the job is validated: a link planted
 /// after `JobPlan` checked the paths cannot redirect the input or an output outside its root.
 @Suite("Paths stay under their roots")
 struct PathContainmentTests {

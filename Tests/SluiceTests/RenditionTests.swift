@@ -4,7 +4,7 @@ import SluiceTestSupport
 import Testing
 @testable import Sluice
 
-/// Per-output renditions (issue #17 item 3): one decode, an encoder per distinct setting, copy beside them.
+/// Per-output renditions: one decode, an encoder per distinct setting, copy beside them.
 @Suite("Per-output renditions", .serialized)
 struct RenditionTests {
     @Test("a file ladder: the copy is bit-exact, each rung has its own size, outputs with equal settings agree")

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Sluice
 
-/// Issue #20: a job whose URLs carry a stream key and a password, run through the store (in-process and as
+/// A job whose URLs carry a stream key and a password, run through the store (in-process and as
 /// `sluice run`), then its events applied to a ledger: neither secret is in any byte of any database file (main,
 /// -wal, -shm), while `jobs retry` still gets the whole spec back with the key and says what it needs without.
 @Suite("secrets at rest")

@@ -4,7 +4,7 @@ import Testing
 @testable import Sluice
 @testable import JobDocument
 
-/// Issue #20 item 5: what follows an attempt, decided without a broker (docs/ARCHITECTURE.md §6, §5).
+/// What follows an attempt, decided without a broker (docs/ARCHITECTURE.md §6, §5).
 @Suite("SettlementPlan")
 struct SettlementPlanTests {
     static let backoff = RetryBackoff(base: .seconds(5), cap: .seconds(300))

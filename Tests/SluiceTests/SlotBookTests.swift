@@ -3,7 +3,7 @@ import JobQueue
 import Testing
 @testable import Sluice
 
-/// Issue #17 item 4: admission by cost. The worker's book of slots and encode units, without a broker.
+/// Admission by cost. The worker's book of slots and encode units, without a broker.
 @Suite("SlotBook")
 struct SlotBookTests {
     static func book(live: Int = 100, batch: Int = 1, encode: Int = 2) -> SlotBook {

@@ -3,7 +3,7 @@ import JobQueue
 @testable import Sluice
 import Testing
 
-/// Issue #12: `--live-slots` and `--batch-slots` (`--concurrency` its older name), and how jobs are classed.
+/// `--live-slots` and `--batch-slots` (`--concurrency` its older name), and how jobs are classed.
 @Suite struct WorkerSlotOptionTests {
     @Test("slot options out of range, or both 0, are usage errors naming the option; SLUICE_BATCH_SLOTS and SLUICE_CONCURRENCY are read")
     func refusals() throws {

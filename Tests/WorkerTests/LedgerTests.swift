@@ -4,7 +4,7 @@ import JobStore
 import Testing
 
 /// `sluice ledger` against the private RabbitMQ: two workers with databases of their own, one ledger database
-/// that lists the jobs of both (issue #13).
+/// that lists the jobs of both.
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(2)))
 struct LedgerTests {
     @Test("jobs run by two workers with separate databases appear in one ledger listing; a redelivered event is applied once")

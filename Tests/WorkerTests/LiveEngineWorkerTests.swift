@@ -6,7 +6,7 @@ import JobStore
 @testable import Sluice
 import Testing
 
-/// Issue #12: live jobs on a live engine hold no thread while they run. An in-process `Worker` against the private
+/// Live jobs on a live engine hold no thread while they run. An in-process `Worker` against the private
 /// broker runs live jobs on a test engine that relays nothing but behaves as the contract says: `start` returns at
 /// once, progress and completion come on its one event-loop queue, where nobody may block.
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(2)))

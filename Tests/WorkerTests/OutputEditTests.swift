@@ -4,7 +4,7 @@ import SluiceTestSupport
 import JobStore
 import Testing
 
-/// Issue #19, outputs on the fly: `sluice jobs outputs add|remove` against real `sluice worker` processes on the
+/// Outputs on the fly: `sluice jobs outputs add|remove` against real `sluice worker` processes on the
 /// private broker, restreaming a looping publisher through nginx-rtmp. nginx's statistics page (who publishes each
 /// stream, with the connection's id) and ffprobe reading the destinations are the referees.
 @Suite("Outputs on the fly", .enabled(if: LongRestream.isAvailable, "needs SLUICE_TEST_AMQP_TIMEOUT_URL, SLUICE_TEST_RTMP_URL and SLUICE_TEST_RTMP_STAT (scripts/test starts them)"))

@@ -3,7 +3,7 @@ import SluiceTestSupport
 import JobStore
 import Testing
 
-/// `sluice worker` and `sluice enqueue` with `--jobs-queue-type quorum` against the private RabbitMQ (issue #13).
+/// `sluice worker` and `sluice enqueue` with `--jobs-queue-type quorum` against the private RabbitMQ.
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(2)))
 struct QuorumWorkerTests {
     @Test("a job enqueued by the CLI on a quorum sluice.jobs runs to success on a worker declaring the same")

@@ -6,7 +6,7 @@ import MediaEngine
 import Sluice
 import Testing
 
-/// Issue #20: a worker sweeps its output root at start (and every ten minutes) for temporary files whose writers
+/// A worker sweeps its output root at start (and every ten minutes) for temporary files whose writers
 /// are gone for good: old, held open by nobody, and of a job whose lease nobody holds.
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(2)))
 struct StalePartSweepTests {

@@ -6,7 +6,7 @@ import JobStore
 import SluiceTestSupport
 import Testing
 
-/// Full disks under a running worker (issue #10): the output root or the database's volume fills up; the
+/// Full disks under a running worker: the output root or the database's volume fills up; the
 /// job fails (or waits) with a message that says so, `/healthz` says why it is unhealthy, and the worker
 /// process carries on with the next job.
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason),

@@ -6,7 +6,7 @@ import FoundationNetworking
 import JobStore
 import Testing
 
-/// `sluice worker --http` end to end (issue #5): the real binary against the private broker, read over HTTP.
+/// `sluice worker --http` end to end: the real binary against the private broker, read over HTTP.
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(2)))
 struct WorkerHTTPTests {
     @Test("metrics after a job, JSON log lines per event, /healthz 503 while the broker refuses the worker and 200 once it is back")

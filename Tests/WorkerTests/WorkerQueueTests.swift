@@ -3,7 +3,7 @@ import SluiceTestSupport
 import JobStore
 import Testing
 
-/// `sluice worker` end to end against the private RabbitMQ (issue #4): each test has its own vhost, folders and
+/// `sluice worker` end to end against the private RabbitMQ: each test has its own vhost, folders and
 /// database, so the suite runs in parallel; workers are real child processes (kill -9 and SIGTERM are real).
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(2)))
 struct WorkerQueueTests {
@@ -107,7 +107,7 @@ struct WorkerQueueTests {
         let leaks = [worker.log, harness.events.all.map(\.json).joined(), record.error ?? "", dead.first?.reason ?? "",
                      try await harness.sluice(["jobs", "show", "unreachable", "--db", harness.database]).output]
         #expect(leaks.allSatisfy { !$0.contains("sk-0123secret") })
-        // Issue #20: nor any byte of the database's files; the retry above opened the spec the worker sealed.
+        // Nor any byte of the database's files; the retry above opened the spec the worker sealed.
         #expect(try !harness.databaseFilesContain("sk-0123secret"))
         #expect(try harness.job("unreachable")?.specSealed?.hasPrefix("sealed1:k1:") == true)
     }
@@ -123,7 +123,7 @@ struct WorkerQueueTests {
         first.kill(SIGKILL)
         #expect(await first.exitStatus(within: .seconds(5)) != nil)
         #expect(try harness.job("killed")?.state == .running)
-        // Issue #20: the killed attempt's temporary file is left behind, named for its job.
+        // The killed attempt's temporary file is left behind, named for its job.
         let orphans = harness.partFiles()
         #expect(orphans.count == 1 && orphans.first?.hasPrefix(".k.flv.") == true, "\(orphans)")
 

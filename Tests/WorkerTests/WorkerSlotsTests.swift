@@ -3,7 +3,7 @@ import SluiceTestSupport
 import JobStore
 import Testing
 
-/// Issue #12: live and batch jobs side by side, each class with its own slots, neither starving the other.
+/// Live and batch jobs side by side, each class with its own slots, neither starving the other.
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(2)))
 struct WorkerSlotsTests {
     @Test("a burst of batch jobs filling the batch slot does not hold a live job back")

@@ -1,4 +1,4 @@
-# Sourced by scripts/bench: `scripts/bench copy` (issue #2).
+# Sourced by scripts/bench: `scripts/bench copy`.
 bench_copy() {
   local media="$work/copy-1080p60s.mp4"
   if [ ! -s "$media" ]; then
@@ -21,7 +21,7 @@ JSON
     -n "ffmpeg + sync" "sh -c 'ffmpeg -hide_banner -loglevel error -y -i $media -map 0:v -map 0:a -c copy -f flv $work/g.flv -map 0:v -c copy -bsf:v h264_mp4toannexb -f h264 $work/g.h264 -map 0:a -c copy -f adts $work/g.aac && sync $work/g.flv $work/g.h264 $work/g.aac $work'"
   # Every run starts from a fresh database and with nothing dirty on the disk: ffmpeg leaves 90 MB for writeback,
   # which otherwise lands in whichever run comes next (the peers' order then decided part of the ratio).
-  # Sluice fsyncs each output before its rename and the folder after it (issue #20); ffmpeg does neither. The third
+  # Sluice fsyncs each output before its rename and the folder after it; ffmpeg does neither. The third
   # peer is ffmpeg followed by coreutils' `sync FILE…` (an fsync of each output and of the folder): the same durability.
   python3 - "$work/copy.json" "$size" <<'PY'
 import json, sys

@@ -1,4 +1,4 @@
-# Sourced by scripts/bench: `scripts/bench density [N] [--fanout K]` (issue #12), N copy restreams (default 10)
+# Sourced by scripts/bench: `scripts/bench density [N] [--fanout K]`, N copy restreams (default 10)
 # through one `sluice worker` against one `ffmpeg -c copy` process per stream, in the same run.
 #
 # A private nginx-rtmp and RabbitMQ. N looping 720p30 ~3 Mb/s H.264 + AAC publishers (ffmpeg -re -stream_loop
@@ -181,7 +181,7 @@ for p in (a, b):
 print("warm-up until every output flowed: " + ", ".join(f"{p['name']} {p['warmup_s']} s" for p in (a, b)))
 cpu_ratio = a["per"] / b["per"] if b["per"] == b["per"] and b["per"] else float("nan")
 print(f"sluice / ffmpeg: CPU per flowing output {cpu_ratio:.2f}x, CPU {a['cpu'] / b['cpu']:.2f}x, RSS {a['rss_kib'] / max(b['rss_kib'], 1):.2f}x "
-      f"(issue #12 goals at 100 streams: CPU per stream <= 0.6x, RSS <= 230 MiB, <= 32 threads)")
+      f"(goals at 100 streams: CPU per stream <= 0.6x, RSS <= 230 MiB, <= 32 threads)")
 PY
   scripts/lib/nginx-rtmp.sh stop "$dir/nginx-rtmp" "$rtmp_port" >/dev/null 2>&1 || true
   scripts/lib/rabbitmq.sh stop "$dir/rabbitmq" "$amqp_port" >/dev/null 2>&1 || true

@@ -1,4 +1,4 @@
-# Sourced by scripts/bench: `scripts/bench ladder` (issue #17): an ABR ladder from one live input, Sluice against ffmpeg.
+# Sourced by scripts/bench: `scripts/bench ladder`: an ABR ladder from one live input, Sluice against ffmpeg.
 #
 # A looping 1080p30 ~6 Mb/s H.264 + AAC publisher feeds a private nginx-rtmp (live/src). Then, one after the other for
 # SLUICE_BENCH_LADDER_S seconds (default 30) each:

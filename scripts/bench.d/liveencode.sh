@@ -1,4 +1,4 @@
-# Sourced by scripts/bench: `scripts/bench liveencode` (issue #17): a live encode on the engine against ffmpeg.
+# Sourced by scripts/bench: `scripts/bench liveencode`: a live encode on the engine against ffmpeg.
 #
 # A looping 720p30 ~2.5 Mb/s H.264 + AAC publisher feeds a private nginx-rtmp (live/src). Then, one after the other
 # for SLUICE_BENCH_LIVEENCODE_S seconds (default 30) each:

@@ -1,4 +1,4 @@
-# Sourced by scripts/bench: `scripts/bench longrun` (issue #11), a long copy restream through a private nginx-rtmp.
+# Sourced by scripts/bench: `scripts/bench longrun`, a long copy restream through a private nginx-rtmp.
 #
 # Sluice (`sluice run`) and `ffmpeg -c copy` relay the same looping 720p30 publisher side by side for
 # SLUICE_BENCH_LONGRUN_MINUTES (default 60). Every 5 s: RSS and CPU time of both. A player stamps each

@@ -1,4 +1,4 @@
-# Sourced by scripts/bench: `scripts/bench queue` (issue #4). 200 tiny jobs (a 1 s clip remuxed to FLV)
+# Sourced by scripts/bench: `scripts/bench queue`. 200 tiny jobs (a 1 s clip remuxed to FLV)
 # through a private RabbitMQ: `sluice worker --concurrency 2` against a baseline of two pika consumers that
 # run one ffmpeg process per job, on the same queue. Prints jobs/s, p50/p95 enqueue-to-terminal latency and
 # the ratios.

@@ -1,4 +1,4 @@
-# Sourced by scripts/bench: `scripts/bench restream` (issue #3, live half), against a private nginx-rtmp.
+# Sourced by scripts/bench: `scripts/bench restream` (live copy mode), against a private nginx-rtmp.
 #
 #  1. Latency inside Sluice: each packet's arrival at the RTMP input to its write at the RTMP output
 #     (SLUICE_LATENCY_HISTOGRAM=1 makes `sluice run` print p50/p99), copy mode.

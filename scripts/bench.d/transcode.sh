@@ -1,4 +1,4 @@
-# Sourced by scripts/bench: `scripts/bench transcode` (issue #3, encode mode).
+# Sourced by scripts/bench: `scripts/bench transcode` (encode mode).
 # Sluice and ffmpeg transcode the same 60 s 720p30 clip with identical encoder settings: libx264 veryfast,
 # 2.5 Mb/s (maxrate 2.5M, bufsize 5M), GOP 2 s exact, High profile, AAC 128k, into FLV.
 bench_transcode() {

@@ -80,7 +80,7 @@ def main() -> int:
              f"worker SLUICE_AMQP_URL must come from Secret {AMQP_SECRET}")
         if urls:
             need(urls[0]["valueFrom"]["secretKeyRef"]["key"] in secret_keys, "worker SLUICE_AMQP_URL names a key the Secret lacks")
-        # Issue #20: the key that seals job secrets at rest comes from its own Secret, never from the ConfigMap.
+        # The key that seals job secrets at rest comes from its own Secret, never from the ConfigMap.
         need("SLUICE_SECRETS_KEY" not in config, "SLUICE_SECRETS_KEY must not be in the ConfigMap")
         keys = [e for e in container.get("env", []) if e["name"] == "SLUICE_SECRETS_KEY"]
         key_ref = keys[0].get("valueFrom", {}).get("secretKeyRef", {}) if keys else {}

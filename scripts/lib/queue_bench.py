@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Queue benchmark driver for `scripts/bench queue` (issue #4).
+"""Queue benchmark driver for `scripts/bench queue`.
 
 Measures `sluice worker --concurrency 2` against a baseline worker (two pika consumers, prefetch 1 each,
 one `ffmpeg -c copy -f flv` process per job) on the same broker, queue and clip:

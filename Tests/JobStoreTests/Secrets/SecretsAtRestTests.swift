@@ -4,7 +4,7 @@ import Testing
 
 @testable import JobStore
 
-/// Issue #20: stream keys and credentials never reach a database file in clear, with or without a key, and
+/// Stream keys and credentials never reach a database file in clear, with or without a key, and
 /// `runnableSpec` (what `jobs retry` runs) says what it needs when it cannot open them.
 @Suite struct SecretsAtRestTests {
     static let secretSpec = #"{"id":"s1","input":"rtmp://user:password@in.example/live/cam","outputs":["rtmp://out.example/app/SECRETKEY","s1.flv"]}"#

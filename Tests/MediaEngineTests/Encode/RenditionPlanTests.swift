@@ -1,7 +1,7 @@
 import Testing
 @testable import MediaEngine
 
-/// Which encoder feeds which output (issue #17 item 3): equal settings share one rendition, lanes pair them.
+/// Which encoder feeds which output: equal settings share one rendition, lanes pair them.
 @Suite("RenditionPlan")
 struct RenditionPlanTests {
     static func settings(height: Int, bitrate: Int) -> VideoEncodeSettings {

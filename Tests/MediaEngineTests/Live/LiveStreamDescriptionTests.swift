@@ -3,7 +3,7 @@ import Testing
 @testable import MediaEngine
 
 /// What the codec stage learns from a live input's first tags: AVC and AAC configurations, and every other codec
-/// named in the job's error (issue #17 and #18: never a silent "received no packets").
+/// named in the job's error (never a silent "received no packets").
 @Suite("LiveStreamDescription")
 struct LiveStreamDescriptionTests {
     static let avcSequenceHeader = FLVTagMessage(typeID: FLVTagMessage.video, timestamp: 0, body: [0x17, 0, 0, 0, 0, 1, 0x64, 0, 0x1F, 0xFF])

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MediaPipeline
 
-/// Issue #20: parts nobody writes any more are found by their age and the writer's lock, under a root walked
+/// Parts nobody writes any more are found by their age and the writer's lock, under a root walked
 /// without following links; a writer's own part is never one of them.
 @Suite("PartSweep: stale parts under an output root")
 struct StalePartTests {

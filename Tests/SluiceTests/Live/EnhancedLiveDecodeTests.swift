@@ -25,7 +25,7 @@ extension EnhancedReferee {
     }
 }
 
-/// Encode-mode jobs whose live input is HEVC, AV1 or Opus over Enhanced RTMP (issue #18): the engine hands the
+/// Encode-mode jobs whose live input is HEVC, AV1 or Opus over Enhanced RTMP: the engine hands the
 /// codec stage ex-header tags, which it decodes (libavcodec hevc, libdav1d, opus) and encodes to H.264/AAC for legacy
 /// destinations; a copy rung beside keeps the enhanced stream.
 @Suite("Enhanced RTMP live input, decoded", .serialized,

@@ -7,7 +7,7 @@ import SluiceTestSupport
 import Testing
 @testable import Sluice
 
-/// Issue #19: a broadcast that never drops. A player on the destination from the start sees one unbroken stream while
+/// A broadcast that never drops. A player on the destination from the start sees one unbroken stream while
 /// the publisher goes away and comes back: the slate in between, at the stream's size, without a gap.
 @Suite("Fallback slate", .serialized, .enabled(if: TestRTMP.isAvailable, TestRTMP.unavailableReason))
 struct FallbackSlateTests {

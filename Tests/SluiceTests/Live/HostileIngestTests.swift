@@ -22,7 +22,7 @@ enum HostilePeers {
     }
 }
 
-/// Issue #12, item 6: anyone can reach an ingest port. A listen job (`sluice run`, `listen: true`) is attacked in
+/// Anyone can reach an ingest port. A listen job (`sluice run`, `listen: true`) is attacked in
 /// every mode before its publisher comes, while the publisher flows and after it left, and must carry every
 /// published frame and never die. The live engine's shared ingest listener takes the attacks beside the flowing
 /// publisher, and refuses the wrong key at `publish` with NetStream.Publish.BadName. (libavformat's listener took

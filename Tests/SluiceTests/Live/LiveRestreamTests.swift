@@ -5,7 +5,7 @@ import MediaEngine
 import Testing
 @testable import Sluice
 
-/// Issue #3's live half against a real nginx-rtmp, with ffmpeg as publisher and player and its framemd5
+/// Live copy mode against a real nginx-rtmp, with ffmpeg as publisher and player and its framemd5
 /// as the referee. Serialized: one test stops and restarts the shared server.
 @Suite("Live restream over RTMP", .serialized, .enabled(if: TestRTMP.isAvailable, TestRTMP.unavailableReason))
 struct LiveRestreamTests {

@@ -26,7 +26,7 @@ final class JobOnThread: @unchecked Sendable {
     }
 }
 
-/// Issue #17: every job's RTMP goes through the live engine: file jobs publishing to RTMP, live inputs to encode or
+/// Every job's RTMP goes through the live engine: file jobs publishing to RTMP, live inputs to encode or
 /// to write `.h264`/`.aac`, listens of any kind on one shared port, RTMPS verified for all of them.
 @Suite("One RTMP stack for every job", .serialized, .enabled(if: TestRTMP.isAvailable, TestRTMP.unavailableReason))
 struct OneRTMPStackTests {

@@ -31,7 +31,7 @@ enum TestRTMPS {
     }
 }
 
-/// rtmps:// against a real TLS terminator with a CA the test run made (issue #12, item 3). The terminator
+/// rtmps:// against a real TLS terminator with a CA the test run made. The terminator
 /// forwards to the private nginx-rtmp, so a stream published through TLS plays back over plain RTMP and back.
 @Suite("RTMPS through a TLS terminator", .serialized, .enabled(if: TestRTMPS.isAvailable, TestRTMPS.unavailableReason))
 struct RTMPSTests {

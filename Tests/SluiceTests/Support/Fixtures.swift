@@ -55,7 +55,7 @@ enum Fixtures {
         return path
     }
 
-    // MARK: The catalogue (issue #2's list)
+    // MARK: The catalogue
 
     static func mp4BFrames() throws -> String {
         try make("bframes.mp4", video() + audio() + ["-t", "3"] + x264 + ["-profile:v", "high", "-bf", "3", "-c:a", "aac", "-b:a", "96k", "-shortest"])

@@ -153,7 +153,7 @@ final class QueueHarness: @unchecked Sendable {
         try await Subprocess.run(Subprocess.sluice, arguments, environment: QueueHarness.secretsEnvironment)
     }
 
-    /// The secrets key every worker and admin command of the tests runs with (issue #20), as an operator sets it.
+    /// The secrets key every worker and admin command of the tests runs with, as an operator sets it.
     static let secretsEnvironment = ["SLUICE_SECRETS_KEY": "k1:" + Data((0..<32).map { UInt8(255 - $0) }).base64EncodedString()]
 
     /// Whether any of the database's files (main, -wal, -shm) holds `text`'s bytes.
