@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "JobDocument", swiftSettings: swiftSettings),
         .target(
             name: "Sluice",
-            dependencies: ["JobDocument", "MediaFormats", "MediaEngine", "LiveRelay", "JobStore", "JobQueue",
+            dependencies: ["JobDocument", "MediaFormats", "MediaPipeline", "MediaEngine", "LiveRelay", "JobStore", "JobQueue",
                            // NIOCore for System.coreCount (cgroup- and cpuset-aware), the cores the engine's loops use too.
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
@@ -77,7 +77,7 @@ let package = Package(
         // The worker's HTTP side (/metrics, /healthz, the admin page): only the executable links Hummingbird.
         .target(
             name: "SluiceHTTP",
-            dependencies: ["Sluice", "JobStore", .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: ["Sluice", "JobDocument", "JobStore", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
@@ -86,7 +86,7 @@ let package = Package(
         // The executable is named `sluice` by its product; the target differs from `Sluice` by more than case.
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", "SluiceHTTP", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Sluice", "SluiceHTTP", "JobDocument", "MediaPipeline", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         // Release-mode micro-benchmark for the MediaFormats hot paths (run by scripts/bench).
@@ -99,17 +99,17 @@ let package = Package(
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The live engine against nginx-rtmp, ffmpeg and hostile peers on loopback; MediaEngine only for the test that
         // runs the codec stage over the engine (EnhancedTranscodeTests), as the worker wires them (LiveRelay links no FFmpeg).
-        .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaPipeline", "MediaEngine", "MediaFormats", "SluiceTestSupport",
+        .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaPipeline", "MediaEngine", "MediaFormats", "JobDocument", "SluiceTestSupport",
                                                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaEngine", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaPipeline", "MediaEngine", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The queue worker end to end: the real `sluice worker` binary against the private broker.
-        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "MediaEngine", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "MediaPipeline", "MediaEngine", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The HTTP side in-process on seeded databases, and the admin page rendered in headless Chromium.
-        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobStore", "JobQueue", "MediaEngine"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobDocument", "JobStore", "JobQueue", "MediaPipeline", "MediaEngine"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

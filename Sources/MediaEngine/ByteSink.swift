@@ -1,5 +1,6 @@
 import CFFmpeg
 import Glibc
+import MediaPipeline
 
 /// A file output's bytes on their way to a descriptor already opened by `OutputFile`: the sinks build FLV tags, Annex B
 /// and ADTS frames straight into its buffer (`append`), and it writes the buffer out in large `write(2)` calls. One

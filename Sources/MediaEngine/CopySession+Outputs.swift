@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import MediaFormats
+import MediaPipeline
 
 /// The session's outputs at start-up: an RTMP output is published by the live engine, a file output gets the sink of
 /// its format on an output worker, each with its rendition's configuration; a failure closes what was opened.

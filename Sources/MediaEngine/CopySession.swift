@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import MediaFormats
+import MediaPipeline
 
 /// The input-thread half of `CopyPipeline`: picks the streams, derives their configurations, normalizes
 /// timestamps and hands each packet to the outputs that take its kind.

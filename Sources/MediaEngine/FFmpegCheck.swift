@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaPipeline
 
 /// What only libavutil can say about a return code: its class and its message.
 extension FFmpegError {

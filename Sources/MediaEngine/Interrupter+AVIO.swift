@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaPipeline
 
 /// How FFmpeg sees an interrupter: an `AVIOInterruptCB` installed on every context before it opens.
 extension Interrupter {

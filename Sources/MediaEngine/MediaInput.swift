@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaPipeline
 
 /// One elementary stream of an opened input, described in Swift terms.
 public struct StreamInfo: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import MediaFormats
+import MediaPipeline
 
 /// What `sluice probe` reports of one stream. H.264, HEVC, AV1, AAC and Opus fields come from MediaFormats' own parsers
 /// (SPS, hvcC, av1C and sequence header, AudioSpecificConfig, OpusHead), not from FFmpeg's.

@@ -1,4 +1,5 @@
 import Foundation
+import MediaPipeline
 
 /// One file output's thread and bounded queue: writing never runs on the input thread.
 ///

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import MediaFormats
+import MediaPipeline
 
 /// The file and codec pipeline: demux once (a file through libavformat, or a live input from the engine), copy or
 /// encode, and write each file output on its own thread; RTMP outputs are published by the live engine. `run` blocks the calling

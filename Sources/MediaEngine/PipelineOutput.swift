@@ -1,5 +1,6 @@
 /// One output as the pipeline's input thread drives it: a file on its own thread (`OutputWorker`) or an RTMP
 /// publish on the live engine (`EnginePublishOutput`).
+import MediaPipeline
 protocol PipelineOutput: AnyObject {
     var index: Int { get }
     var name: String { get }

@@ -4,6 +4,7 @@
 /// with equal settings share a rendition, so one encoder feeds them all; every video rendition shares the one
 /// decode of the input's video (and every audio rendition the one decode of its audio). A *lane* is the pair of
 /// renditions an output takes: its packets are interleaved by DTS once per lane, then go to the lane's outputs.
+import MediaPipeline
 struct RenditionPlan: Sendable, Equatable {
     /// The distinct video treatments, in the order outputs first use them (`drop` is none).
     let video: [StreamHandling<VideoEncodeSettings>]

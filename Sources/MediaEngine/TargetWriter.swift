@@ -1,4 +1,5 @@
 import Foundation
+import MediaPipeline
 
 /// An opened file target: a `ByteSink` on its temporary file, plus what finishing or abandoning it means.
 /// (Network targets are the live engine's: see `EnginePublishOutput`.)

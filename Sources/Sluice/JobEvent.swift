@@ -2,6 +2,8 @@
 import Foundation
 import JobStore
 import MediaEngine
+import MediaPipeline
+import JobDocument
 
 /// One event for upstream services: `{event, event_id, id, state, attempt, worker, at, input?, error?, message?,
 /// outputs: [...]}` (`event` repeats the routing key, so a consumer reading a queue still tells `job.duplicate` from

@@ -1,6 +1,8 @@
 // docs/ARCHITECTURE.md §5: a failure is permanent (dead-letter now) or transient (retry queue until max_attempts).
 import Foundation
 import MediaEngine
+import MediaPipeline
+import JobDocument
 
 /// Why an attempt failed, redacted, and whether trying again later could help.
 public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {

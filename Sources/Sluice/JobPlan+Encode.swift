@@ -1,4 +1,6 @@
 import MediaEngine
+import MediaPipeline
+import JobDocument
 
 /// A job's `video` / `audio` objects as the pipeline's stream handling (the job document: docs/ARCHITECTURE.md §8).
 extension JobPlan {

@@ -1,5 +1,7 @@
 import Foundation
 import MediaEngine
+import MediaPipeline
+import JobDocument
 
 /// A validated job turned into pipeline options: paths resolved by the policy, names redacted.
 public struct JobPlan: Sendable {

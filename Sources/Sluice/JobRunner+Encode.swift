@@ -1,5 +1,7 @@
 import JobStore
 import MediaEngine
+import MediaPipeline
+import JobDocument
 
 extension JobRunner {
     /// Stores the encoder a job got in its row and, when `auto` fell back to software, says why in an event.

@@ -3,6 +3,8 @@
 import Foundation
 import JobStore
 import MediaEngine
+import MediaPipeline
+import JobDocument
 
 extension JobRunner {
     /// What a failed attempt says of output `index` (redacted): the error that named it, or why every output gave up.

@@ -1,6 +1,8 @@
 import Foundation
 import JobStore
 import MediaEngine
+import MediaPipeline
+import JobDocument
 
 /// How one run of a job ended, with the text recorded in the store.
 public enum JobOutcome: Sendable {

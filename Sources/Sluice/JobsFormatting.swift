@@ -1,6 +1,8 @@
 import Foundation
 import JobStore
 import MediaEngine
+import MediaPipeline
+import JobDocument
 
 /// How `sluice jobs …` shows records: an aligned table, JSON rows, and a detail page. Everything shown
 /// comes from the store, where URLs are already redacted.

@@ -2,6 +2,7 @@
 import Foundation
 import JobQueue
 import JobStore
+import JobDocument
 
 /// Why an event on `sluice.ledger` could not be applied (it is acked and dropped: it will never parse).
 public struct LedgerEventError: Error, Equatable, Sendable, CustomStringConvertible {

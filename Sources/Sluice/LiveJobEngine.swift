@@ -3,6 +3,7 @@ import Foundation
 import JobStore
 import LiveRelay
 import MediaEngine
+import MediaPipeline
 
 /// What the worker and `sluice run` need of a live engine: LiveRelay's `LiveEngine` (whose methods have exactly
 /// these names and types, so its conformance is an empty extension) or a test double.

@@ -1,5 +1,6 @@
 import MediaEngine
 import MediaFormats
+import JobDocument
 
 /// `sluice probe` fields of the Enhanced RTMP codecs: HEVC (hvcC and SPS), AV1 (av1C and sequence header), Opus (OpusHead).
 extension ProbeFormatting {

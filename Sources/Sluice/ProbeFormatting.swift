@@ -1,5 +1,6 @@
 import MediaEngine
 import MediaFormats
+import JobDocument
 
 /// `sluice probe` output: a JSON document (`--json`: the container, then each stream with its parsed fields) and a
 /// short text form.

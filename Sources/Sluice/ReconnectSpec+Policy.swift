@@ -1,5 +1,6 @@
 import JobDocument
 import MediaEngine
+import MediaPipeline
 
 extension ReconnectSpec {
     /// The job's `reconnect` object as the pipeline's retry policy.

@@ -4,6 +4,7 @@ import Foundation
 import JobQueue
 import JobStore
 import MediaEngine
+import JobDocument
 
 extension Worker {
     /// Asks the book whether the job has room: `taking` takes it (and records the job as active), otherwise only

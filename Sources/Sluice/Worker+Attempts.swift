@@ -4,6 +4,7 @@ import Foundation
 import JobQueue
 import JobStore
 import MediaEngine
+import MediaPipeline
 
 extension Worker {
     // MARK: Attempts

@@ -8,6 +8,8 @@ import JobStore
 import LiveRelay
 import MediaEngine
 import Synchronization
+import MediaPipeline
+import JobDocument
 
 /// What the worker needs of a live engine to edit a running job's outputs (LiveRelay's `LiveEngine`).
 public protocol LiveOutputEditing: AnyObject, Sendable {

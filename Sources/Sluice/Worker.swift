@@ -17,6 +17,8 @@ import Foundation
 import JobQueue
 import JobStore
 import MediaEngine
+import MediaPipeline
+import JobDocument
 
 /// Triages `sluice.jobs` into the class queues, consumes `sluice.jobs.live` and `sluice.jobs.batch` with a
 /// capacity each, runs each job, records its life in the store, publishes its events, and settles

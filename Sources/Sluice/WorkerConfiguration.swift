@@ -2,6 +2,7 @@
 import Foundation
 import JobQueue
 import NIOCore
+import JobDocument
 
 /// What a worker needs besides its broker connection and store.
 public struct WorkerConfiguration: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import JobDocument
 
 /// The worker's log lines on standard error through swift-log, as text or one JSON object per line. Callers
 /// pass text that is already redacted (store records, `Redaction`, the broker's redacted URL).

@@ -5,6 +5,8 @@ import Foundation
 import JobQueue
 import JobStore
 import MediaEngine
+import MediaPipeline
+import JobDocument
 
 /// The worker's metrics. Counters of bytes, frames, drops and reconnects are fed running totals (from
 /// progress snapshots and output rows) and add only what grew since the last report, so overlapping

@@ -3,6 +3,7 @@ import Foundation
 import JobQueue
 import JobStore
 import Sluice
+import JobDocument
 
 struct EnqueueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JobStore
 import Sluice
+import JobDocument
 
 struct JobsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

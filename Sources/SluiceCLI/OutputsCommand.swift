@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import JobQueue
 import Sluice
+import JobDocument
 
 extension JobsCommand {
     struct Outputs: ParsableCommand {

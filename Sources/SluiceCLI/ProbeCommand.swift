@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import MediaEngine
 import Sluice
+import MediaPipeline
+import JobDocument
 
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

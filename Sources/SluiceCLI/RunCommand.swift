@@ -3,6 +3,8 @@ import Foundation
 import JobStore
 import MediaEngine
 import Sluice
+import MediaPipeline
+import JobDocument
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Sluice
+import JobDocument
 
 /// `sluice schema`: the JSON Schema of job spec v1, generated from the limits the validator enforces.
 struct SchemaCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JobStore
 import Sluice
+import JobDocument
 
 @main
 struct SluiceCommand: ParsableCommand {

@@ -6,6 +6,8 @@ import JobStore
 import MediaEngine
 import Sluice
 import SluiceHTTP
+import MediaPipeline
+import JobDocument
 
 /// `--amqp-url`, shared by every command that talks to the broker (environment: SLUICE_AMQP_URL).
 struct BrokerOptions: ParsableArguments {

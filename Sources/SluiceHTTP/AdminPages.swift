@@ -3,6 +3,7 @@
 import Foundation
 import JobStore
 import Sluice
+import JobDocument
 
 /// The frame every admin page shares: styles inline, no scripts, no external assets.
 enum PageLayout {

@@ -5,6 +5,7 @@ import MediaFormats
 import RTMP
 import SluiceTestSupport
 import Testing
+import MediaPipeline
 
 /// A destination that announces the codecs it takes and not the input's gets H.264 when the job gives that
 /// output its own encode rendition; the codec stage decodes the Enhanced RTMP input once, and the other outputs keep it.

@@ -4,6 +4,8 @@ import JobStore
 @testable import Sluice
 import SluiceHTTP
 import Testing
+import MediaPipeline
+import JobDocument
 
 /// `WorkerMetrics` fed from a real store's records and pipeline snapshots, read back through the Prometheus registry.
 @Suite struct WorkerMetricsTests {

@@ -2,6 +2,7 @@ import Foundation
 import JobStore
 import Testing
 @testable import Sluice
+import JobDocument
 
 /// Bad input gets one clear message naming what is wrong, a failed/rejected record with the same text,
 /// no file that looks complete, and no crash (docs/ARCHITECTURE.md §7).

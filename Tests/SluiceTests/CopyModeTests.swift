@@ -3,6 +3,7 @@ import JobStore
 import MediaFormats
 import Testing
 @testable import Sluice
+import JobDocument
 
 /// Copy mode is lossless (docs/ARCHITECTURE.md §9): for every fixture, the decoded video and audio frames of every
 /// output equal the input's, with ffmpeg's framemd5 as the referee.

@@ -4,6 +4,7 @@ import MediaEngine
 import Testing
 @testable import Sluice
 @testable import JobDocument
+import MediaPipeline
 
 /// The worker's decisions on deliveries and cancels, without a broker or a store (docs/ARCHITECTURE.md §6, §5).
 @Suite("DeliveryTriage")

@@ -3,6 +3,8 @@ import JobStore
 import Testing
 @testable import MediaEngine
 @testable import Sluice
+import MediaPipeline
+import JobDocument
 
 /// Encode mode (docs/ARCHITECTURE.md §3): real encodes of short lavfi clips, with ffprobe/ffmpeg as referees
 /// for size, profile, GOP, frame rate, audio format, A/V duration and bitrate.

@@ -2,6 +2,8 @@ import Foundation
 import MediaEngine
 import Testing
 @testable import Sluice
+import MediaPipeline
+import JobDocument
 
 @Suite("Job plan")
 struct JobPlanTests {

@@ -3,6 +3,8 @@ import JobStore
 import MediaEngine
 import Testing
 @testable import Sluice
+import MediaPipeline
+import JobDocument
 
 /// An attempt whose outputs were edited reports them by their attempt index: an added output under its
 /// own (redacted) URL, a removed one as `removed` in its row and in progress events.

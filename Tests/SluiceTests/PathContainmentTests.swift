@@ -2,6 +2,8 @@ import Foundation
 import MediaEngine
 import Testing
 @testable import Sluice
+import MediaPipeline
+import JobDocument
 
 /// The worker's roots hold at run time, not only when the job is validated: a link planted
 /// after `JobPlan` checked the paths cannot redirect the input or an output outside its root.

@@ -2,6 +2,7 @@ import Foundation
 import JobQueue
 @testable import Sluice
 import Testing
+import JobDocument
 
 /// `--live-slots` and `--batch-slots` (`--concurrency` its older name), and how jobs are classed.
 @Suite struct WorkerSlotOptionTests {

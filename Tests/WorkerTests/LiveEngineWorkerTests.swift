@@ -5,6 +5,7 @@ import JobStore
 @testable import MediaEngine
 @testable import Sluice
 import Testing
+import MediaPipeline
 
 /// Live jobs on a live engine hold no thread while they run. An in-process `Worker` against the private
 /// broker runs live jobs on a test engine that relays nothing but behaves as the contract says: `start` returns at

@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaPipeline
 
 /// Owns FFmpeg's native `aac` encoder (AAC-LC, planar float in), with its AudioSpecificConfig as extradata.
 final class AACEncoder {

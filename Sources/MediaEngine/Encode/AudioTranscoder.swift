@@ -1,5 +1,6 @@
 import CFFmpeg
 import MediaFormats
+import MediaPipeline
 
 /// Encode mode for one audio stream, run on the input thread: one decoder, whose frames feed every audio
 /// rendition's `AudioEncodeChain`.

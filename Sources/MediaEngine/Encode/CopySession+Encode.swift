@@ -1,5 +1,6 @@
 import CFFmpeg
 import MediaFormats
+import MediaPipeline
 
 /// Encode mode inside the input thread's session: streams in encode mode go through a transcoder, whose
 /// encoder also supplies the configuration the outputs open with.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import MediaPipeline
 
 /// Owns a VAAPI device (`AVBufferRef` of an `AVHWDeviceContext`) opened on a DRM render node.
 final class VAAPIDevice {

@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaPipeline
 
 /// Decodes one input stream with whatever libavcodec decoder its codec has (H.264, MPEG-2, AAC, MP3, …).
 /// Frames come out in presentation order with `best_effort_timestamp` in the stream's time base.

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import MediaFormats
+import MediaPipeline
 
 /// A live input (an RTMP pull, or a publisher on the shared ingest port) for the codec pipeline: the live engine
 /// delivers its FLV tags on an event loop (`LiveTagConsumer`), and the pipeline's input thread reads them as

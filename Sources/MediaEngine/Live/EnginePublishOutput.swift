@@ -1,4 +1,5 @@
 import MediaFormats
+import MediaPipeline
 
 /// An RTMP/RTMPS output of the file and codec pipeline, published by the live engine: the input thread turns each
 /// packet into FLV tags (`FLVMuxer`, the same tags a file gets) and hands them to the engine, which connects,

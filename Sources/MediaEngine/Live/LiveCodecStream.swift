@@ -1,5 +1,6 @@
 import CFFmpeg
 import MediaFormats
+import MediaPipeline
 
 /// A live input's stream described for the pipeline from its codec and configuration record: the `StreamInfo` (size
 /// and rate from the record's SPS or sequence header, channels from the AudioSpecificConfig or OpusHead) and the

@@ -1,5 +1,6 @@
 // Adobe FLV v10.1 §E.4.2.1 / §E.4.3.1 and Enhanced RTMP v2 "Enhanced Audio" / "Enhanced Video", read for decoding.
 import MediaFormats
+import MediaPipeline
 
 /// A live input's video or audio tag as the codec pipeline reads it, legacy or Enhanced RTMP: the codec, and whether
 /// the tag configures it or carries a frame. A multitrack message gives its default track (0) only.

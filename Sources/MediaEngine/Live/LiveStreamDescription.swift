@@ -1,4 +1,5 @@
 import MediaFormats
+import MediaPipeline
 
 /// What a live input's first tags say about its streams: each kind's codec and configuration record, the frame rate
 /// its `onMetaData` announces, and any codec the pipeline cannot take, named (never a silent "no packets").

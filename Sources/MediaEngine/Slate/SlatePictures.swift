@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaPipeline
 
 /// The pictures of a slate file (an image, or the first seconds of a video), decoded on demand. Opened under the
 /// input root without following links when the job has roots (as inputs are), through a demuxer whitelist that

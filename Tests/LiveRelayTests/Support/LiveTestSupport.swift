@@ -3,6 +3,7 @@ import SluiceTestSupport
 import MediaPipeline
 import Testing
 @testable import LiveRelay
+import JobDocument
 
 /// The private nginx-rtmp `scripts/test` starts (scripts/lib/test-services.d/20-nginx-rtmp.sh), ffmpeg as
 /// publisher, player and framemd5 referee, and small helpers around the engine.

@@ -1,6 +1,7 @@
 import MediaFormats
 import Testing
 @testable import MediaEngine
+import MediaPipeline
 
 /// What the codec stage learns from a live input's first tags: AVC and AAC configurations, and every other codec
 /// named in the job's error (never a silent "received no packets").

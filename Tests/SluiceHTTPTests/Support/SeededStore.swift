@@ -2,6 +2,7 @@ import Foundation
 import JobStore
 @testable import Sluice
 import Testing
+import JobDocument
 
 /// A clock the tests move by hand, so ages, durations and progress intervals are known.
 final class TestClock: @unchecked Sendable {

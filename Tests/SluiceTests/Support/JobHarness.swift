@@ -3,6 +3,8 @@ import JobStore
 import LiveRelay
 import MediaEngine
 @testable import Sluice
+import MediaPipeline
+import JobDocument
 
 /// Runs jobs in-process against a real SQLite store in a scratch folder, as `sluice run` does: live copy jobs on
 /// the LiveRelay engine (one for the whole test process), everything else on `CopyPipeline`.
