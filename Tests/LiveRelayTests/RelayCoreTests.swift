@@ -56,11 +56,20 @@ struct RelayCoreTests {
         actions.filter { $0 == .dropped(output: index) }.count
     }
 
+    /// A core with these archives, and these outputs connected and ready (nothing received yet).
+    static func ready(outputs: [Int] = [0], archives: [Int] = []) -> RelayCore {
+        var core = RelayCore()
+        for index in archives { core.addArchive(index) }
+        for index in outputs {
+            core.addOutput(index)
+            _ = core.outputReady(index)
+        }
+        return core
+    }
+
     /// A core with output 0 ready and relaying the configured stream from a key frame at 0.
     static func running() -> RelayCore {
-        var core = RelayCore()
-        core.addOutput(0)
-        _ = core.outputReady(0)
+        var core = ready()
         _ = feed(&core, [metadata(), avcHeader(), aacHeader(), key(0)])
         return core
     }
@@ -87,9 +96,7 @@ struct RelayCoreTests {
 
     @Test("a stream with no video starts at its first audio frame; video that appears later starts at its first key frame, with its configuration")
     func audioThenVideo() {
-        var core = RelayCore()
-        core.addOutput(0)
-        _ = core.outputReady(0)
+        var core = Self.ready()
         let audio = Self.feed(&core, [Self.aacHeader(), Self.aac(0)])
         #expect(Self.sent(audio, to: 0) == [Self.aacHeader(), Self.aac(0)])
         #expect(core.phase(of: 0) == .running(videoStarted: false))
@@ -105,10 +112,7 @@ struct RelayCoreTests {
 
     @Test("multitrack: a key frame of track 1 is no start; the default track's (0) late key frame is, with both tracks' configurations")
     func multitrackDefaultTrackLate() {
-        var core = RelayCore()
-        core.addOutput(0)
-        core.addArchive(1)
-        _ = core.outputReady(0)
+        var core = Self.ready(archives: [1])
         let early = Self.feed(&core, [Self.av1Header(track: 0), Self.av1Header(track: 1), Self.av1(0, track: 1, keyframe: true),
                                       Self.av1(33, track: 1, keyframe: false)])
         #expect(Self.sent(early, to: 0) == [])
@@ -220,10 +224,7 @@ struct RelayCoreTests {
 
     @Test("an archive starts at a key frame with the metadata at 0 and the configurations at the frame's time; metadata later goes to outputs only")
     func archive() {
-        var core = RelayCore()
-        core.addArchive(7)
-        core.addOutput(0)
-        _ = core.outputReady(0)
+        var core = Self.ready(archives: [7])
         let actions = Self.feed(&core, [Self.metadata(), Self.avcHeader(), Self.aacHeader(), Self.aac(3), Self.key(5)])
         let archived = actions.compactMap { if case let .archive(message, 7) = $0 { message } else { nil } }
         #expect(archived == [Self.at(0, Self.metadata().asSetDataFrame()!), Self.at(5, Self.avcHeader()), Self.at(5, Self.aacHeader()), Self.key(5)])
