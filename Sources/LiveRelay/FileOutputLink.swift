@@ -74,9 +74,10 @@ final class FileOutputLink: @unchecked Sendable {
             fail(FileAccessError(path: path, reason: "a \(type) message of \(message.payload.count) bytes at \(message.timestamp) ms: \(error)"))
             return
         }
-        if message.isVideoFrame || message.isAudioFrame {
+        let kind = RelayCore.Kind(message)
+        if kind.isFrame {
             progress.packets += 1
-            if message.isVideoFrame { progress.videoFrames += 1 }
+            if kind.role == .videoFrame { progress.videoFrames += 1 }
         }
     }
 

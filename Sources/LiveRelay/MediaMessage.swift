@@ -30,36 +30,26 @@ extension Message {
     /// Long enough for its FLV audio tag header, with a known format: readers refuse the others.
     var hasAudioTagHeader: Bool { audioPrefix != nil }
 
+    // What a message is to the relay, as `RelayCore.Kind` reads it (one reading of the head serves every question).
+
     /// A video message to replay to late joiners: a codec configuration (avcC, hvcC, av1C, vpcC) or an ex-header's
     /// Metadata (colorInfo), which FFmpeg sends once before the first key frame.
-    var isVideoSequenceHeader: Bool {
-        guard let prefix = videoPrefix else { return false }
-        return prefix.isSequenceStart || !prefix.isCommand && prefix.packetType == .metadata
-    }
+    var isVideoSequenceHeader: Bool { RelayCore.Kind(self).role == .videoHeader }
 
     /// An audio message carrying a configuration (AudioSpecificConfig, OpusHead, a multichannel layout …).
-    var isAudioSequenceHeader: Bool { audioPrefix?.isConfiguration ?? false }
+    var isAudioSequenceHeader: Bool { RelayCore.Kind(self).role == .audioHeader }
 
     /// Coded pictures (not a configuration, end of sequence, metadata or command).
-    var isVideoFrame: Bool { videoPrefix?.isCodedFrames ?? false }
+    var isVideoFrame: Bool { RelayCore.Kind(self).role == .videoFrame }
 
     /// A picture of the default track (0) a decoder can start at: where an output or an archive starts.
-    var isVideoKeyframe: Bool {
-        guard let prefix = videoPrefix else { return false }
-        return prefix.isKeyframe && prefix.trackID == 0
-    }
+    var isVideoKeyframe: Bool { RelayCore.Kind(self).isKeyframe }
 
     /// Coded audio (not a configuration or end of sequence).
-    var isAudioFrame: Bool { audioPrefix?.isCodedFrames ?? false }
+    var isAudioFrame: Bool { RelayCore.Kind(self).role == .audioFrame }
 
-    /// Keys the configurations replayed to late joiners: the track it configures (its first track) in the high byte,
-    /// the packet type in the low one, so an Opus track keeps both its OpusHead and its MultichannelConfig, and
-    /// sorted keys replay track by track, each configuration before its channel layout or metadata.
-    var configurationKey: UInt16 {
-        if let prefix = videoPrefix { return UInt16(prefix.trackID) << 8 | UInt16(prefix.packetType.rawValue) }
-        if let prefix = audioPrefix { return UInt16(prefix.trackID) << 8 | UInt16(prefix.packetType.rawValue) }
-        return 0
-    }
+    /// Keys the configurations replayed to late joiners (`RelayCore.Kind.configurationKey`).
+    var configurationKey: UInt16 { RelayCore.Kind(self).configurationKey }
 
     /// AMF0 string "onMetaData" as it starts a metadata body.
     static let onMetaDataName: [UInt8] = [0x02, 0x00, 0x0A] + Array("onMetaData".utf8)

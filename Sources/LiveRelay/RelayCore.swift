@@ -325,7 +325,9 @@ extension RelayCore {
         let role: Role
         /// A picture of the default track (0) a decoder can start at.
         let isKeyframe: Bool
-        /// `Message.configurationKey` for a configuration; 0 otherwise.
+        /// For a message whose head reads: its first track in the high byte, its packet type in the low one, so an
+        /// Opus track keeps both its OpusHead and its MultichannelConfig, and sorted keys replay track by track, each
+        /// configuration before its channel layout or metadata. 0 otherwise.
         let configurationKey: UInt16
 
         var isFrame: Bool { role == .videoFrame || role == .audioFrame }
@@ -336,9 +338,9 @@ extension RelayCore {
             switch message.typeID {
             case MessageType.video.rawValue:
                 if let prefix = try? FLVVideoTagPrefix(parsing: message.payload[...]) {
+                    key = UInt16(prefix.trackID) << 8 | UInt16(prefix.packetType.rawValue)
                     if prefix.isSequenceStart || !prefix.isCommand && prefix.packetType == .metadata {
                         role = .videoHeader
-                        key = UInt16(prefix.trackID) << 8 | UInt16(prefix.packetType.rawValue)
                     } else if prefix.isCodedFrames {
                         role = .videoFrame
                         keyframe = prefix.isKeyframe && prefix.trackID == 0
@@ -350,9 +352,9 @@ extension RelayCore {
                 }
             case MessageType.audio.rawValue:
                 if let prefix = try? FLVAudioTagPrefix(parsing: message.payload[...]) {
+                    key = UInt16(prefix.trackID) << 8 | UInt16(prefix.packetType.rawValue)
                     if prefix.isConfiguration {
                         role = .audioHeader
-                        key = UInt16(prefix.trackID) << 8 | UInt16(prefix.packetType.rawValue)
                     } else if prefix.isCodedFrames {
                         role = .audioFrame
                     } else {

@@ -10,7 +10,7 @@ import RTMP
 /// per read burst, and reconnects with backoff.
 extension RelaySession {
     /// Hands one message of the stream to the core and applies what it decided.
-    func relay(_ message: Message, _ kind: RelayCore.Kind? = nil, receivedAt: UInt64 = 0) {
+    func relay(_ message: Message, _ kind: RelayCore.Kind? = nil) {
         core.receive(message, kind: kind, into: &actions)
         apply(actions)
         actions.removeAll(keepingCapacity: true)
@@ -64,10 +64,11 @@ extension RelaySession {
             output.pending = handler.channel?.allocator.buffer(capacity: max(chunkBuffer.count, 16 << 10))
         }
         output.pending?.writeBytes(chunkBuffer)
-        if message.isVideoFrame || message.isAudioFrame {
+        let kind = RelayCore.Kind(message)
+        if kind.isFrame {
             output.progress.packets += 1
             output.pendingFrames += 1
-            if message.isVideoFrame { output.progress.videoFrames += 1 }
+            if kind.role == .videoFrame { output.progress.videoFrames += 1 }
         }
     }
 
