@@ -17,7 +17,6 @@ final class FileOutputLink: @unchecked Sendable {
     /// The first error (opening, writing): it fails the job.
     var failure: (any Error)?
     private var file: OutputFile?
-    private var descriptor: Int32 = -1
     private var pending: [UInt8] = []
     private var chain: EventLoopFuture<Void>
     private var inFlight = 0
@@ -36,25 +35,14 @@ final class FileOutputLink: @unchecked Sendable {
         self.loop = loop
         progress.status = .running
         FLVWriter().writeFileHeader(hasAudio: hasAudio, hasVideo: hasVideo, into: &pending)
-        let opened = pool.runIfActive(eventLoop: loop) { () throws -> OpenedFile in
-            let (file, descriptor) = try OutputFile.create(path: path, root: root, owner: owner)
-            return OpenedFile(file: file, descriptor: descriptor)
-        }
+        let opened = pool.runIfActive(eventLoop: loop) { try OutputFile.create(path: path, root: root, owner: owner) }
         chain = opened.map { _ in }
         opened.whenComplete { [self] result in
             switch result {
-            case let .success(opened):
-                file = opened.file
-                descriptor = opened.descriptor
-            case let .failure(error):
-                fail(error)
+            case let .success(opened): file = opened
+            case let .failure(error): fail(error)
             }
         }
-    }
-
-    private struct OpenedFile: @unchecked Sendable {
-        let file: OutputFile
-        let descriptor: Int32
     }
 
     private func fail(_ error: any Error) {
@@ -95,29 +83,14 @@ final class FileOutputLink: @unchecked Sendable {
         let pool = pool
         let loop = loop
         chain = chain.flatMap { [self] in
-            let descriptor = descriptor
-            return pool.runIfActive(eventLoop: loop) { try FileOutputLink.writeAll(bytes, to: descriptor, path: self.path) }
+            let file = file
+            return pool.runIfActive(eventLoop: loop) { try bytes.withUnsafeBytes { try file?.write($0) } }
         }
         chain.whenComplete { [self] result in
             inFlight -= bytes.count
             switch result {
             case .success: progress.bytes += Int64(bytes.count)
             case let .failure(error): fail(error)
-            }
-        }
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
-        try bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var offset = 0
-            while offset < raw.count {
-                let written = write(descriptor, base + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw FileAccessError(path: path, reason: String(cString: strerror(errno)), code: errno)
-                }
-                offset += written
             }
         }
     }
@@ -129,12 +102,15 @@ final class FileOutputLink: @unchecked Sendable {
         let pool = pool
         let loop = loop
         let finished = chain.flatMap { [self] () -> EventLoopFuture<Void> in
-            let descriptor = descriptor
             let file = file
             let keep = commit && failure == nil
             return pool.runIfActive(eventLoop: loop) {
-                if descriptor >= 0 { close(descriptor) }
-                if keep { try file?.publish() } else { file?.discard() }
+                if keep {
+                    try file?.closeForWriting()
+                    try file?.publish()
+                } else {
+                    file?.discard()
+                }
             }
         }
         return finished.flatMapError { [self] error in

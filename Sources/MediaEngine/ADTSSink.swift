@@ -3,17 +3,17 @@ import MediaFormats
 /// Raw AAC with an ADTS header before every frame (`.aac`). ADTS carries object types 1–4 only;
 /// anything else is refused when the output opens, before a byte is written.
 final class ADTSSink: PacketSink {
-    let writer: TargetWriter
+    let file: FileWriter
     private let name: String
     private var config: AudioSpecificConfig
 
     let wantsVideo = false
     let wantsAudio = true
-    var bytesWritten: Int64 { writer.sink.bytesWritten }
+    var bytesWritten: Int64 { file.bytesWritten }
 
     /// Throws when the stream's AudioSpecificConfig cannot be carried in ADTS (e.g. AAC-ELD).
-    init(writer: TargetWriter, name: String, audio: AudioConfiguration) throws {
-        self.writer = writer
+    init(file: FileWriter, name: String, audio: AudioConfiguration) throws {
+        self.file = file
         self.name = name
         self.config = audio.audioSpecificConfig
         _ = try ADTSHeader(audioSpecificConfig: config, payloadLength: 0)
@@ -24,12 +24,12 @@ final class ADTSSink: PacketSink {
     func write(_ packet: MediaPacket) throws {
         if let changed = packet.audioConfiguration { config = changed.audioSpecificConfig }
         let header = try ADTSHeader(audioSpecificConfig: config, payloadLength: packet.data.count)
-        try writer.sink.append { buffer in
+        try file.append { buffer in
             header.write(into: &buffer)
             buffer.append(contentsOf: packet.data)
         }
     }
 
-    func finish() throws { try writer.close() }
-    func abandon() { writer.discard() }
+    func finish() throws { try file.close() }
+    func abandon() { file.discard() }
 }

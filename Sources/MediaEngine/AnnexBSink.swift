@@ -11,15 +11,15 @@ final class AnnexBSink: PacketSink {
         case fromHVCC(HVCCToAnnexBConverter)
     }
 
-    let writer: TargetWriter
+    let file: FileWriter
     private var conversion: Conversion
 
     let wantsVideo = true
     let wantsAudio = false
-    var bytesWritten: Int64 { writer.sink.bytesWritten }
+    var bytesWritten: Int64 { file.bytesWritten }
 
-    init(writer: TargetWriter, video: VideoConfiguration) throws {
-        self.writer = writer
+    init(file: FileWriter, video: VideoConfiguration) throws {
+        self.file = file
         self.conversion = try AnnexBSink.conversion(for: video.bitstream)
     }
 
@@ -47,7 +47,7 @@ final class AnnexBSink: PacketSink {
         }
         // Converted straight into the sink's buffer; a packet that fails to convert leaves nothing in it.
         try packet.data.withUnsafeBytes { bytes in
-            try writer.sink.append { buffer in
+            try file.append { buffer in
                 switch conversion {
                 case var .fromAVCC(converter):
                     _ = try converter.convert(bytes, into: &buffer)
@@ -63,8 +63,8 @@ final class AnnexBSink: PacketSink {
         }
     }
 
-    func finish() throws { try writer.close() }
-    func abandon() { writer.discard() }
+    func finish() throws { try file.close() }
+    func abandon() { file.discard() }
 }
 
 extension AnnexBSink {

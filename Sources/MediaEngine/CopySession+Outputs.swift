@@ -74,30 +74,30 @@ extension CopySession {
             guard videoConfiguration != nil || audioConfiguration != nil else {
                 throw OutputError.missingStream(output: description.name, kind: "audio or video")
             }
-            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output,
+            let file = try FileWriter(path: try filePath(description), root: options.fileRoots?.output,
                                           owner: options.partOwner)
-            return FLVSink(writer: writer, name: description.name, video: videoConfiguration, audio: audioConfiguration)
+            return FLVSink(file: file, name: description.name, video: videoConfiguration, audio: audioConfiguration)
         case .annexB:
             guard let videoConfiguration else { throw OutputError.missingStream(output: description.name, kind: "video") }
             try AnnexBSink.checkCodec(videoConfiguration.bitstream, path: try filePath(description), output: description.name)
-            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output,
+            let file = try FileWriter(path: try filePath(description), root: options.fileRoots?.output,
                                           owner: options.partOwner)
             do {
-                return try AnnexBSink(writer: writer, video: videoConfiguration)
+                return try AnnexBSink(file: file, video: videoConfiguration)
             } catch {
-                writer.discard()
+                file.discard()
                 throw error
             }
         case .adts:
             guard let audioConfiguration else { throw OutputError.missingStream(output: description.name, kind: "audio") }
             // Check ADTS can carry this AAC before creating the file.
             _ = try ADTSHeader(audioSpecificConfig: audioConfiguration.audioSpecificConfig, payloadLength: 0)
-            let writer = try TargetWriter(path: try filePath(description), root: options.fileRoots?.output,
+            let file = try FileWriter(path: try filePath(description), root: options.fileRoots?.output,
                                           owner: options.partOwner)
             do {
-                return try ADTSSink(writer: writer, name: description.name, audio: audioConfiguration)
+                return try ADTSSink(file: file, name: description.name, audio: audioConfiguration)
             } catch {
-                writer.discard()
+                file.discard()
                 throw error
             }
         }

@@ -3,7 +3,7 @@ import MediaFormats
 /// FLV to a file: the file header, then `FLVMuxer`'s tags; at the end a seekable file gets its real `duration` and
 /// `filesize` patched into `onMetaData`.
 final class FLVSink: PacketSink {
-    let writer: TargetWriter
+    let file: FileWriter
     private let name: String
     private var muxer: FLVMuxer
     private var metadataOffsets: [String: Int] = [:]
@@ -11,12 +11,12 @@ final class FLVSink: PacketSink {
 
     let wantsVideo: Bool
     let wantsAudio: Bool
-    var bytesWritten: Int64 { writer.sink.bytesWritten }
+    var bytesWritten: Int64 { file.bytesWritten }
     /// Video packets dropped because no SPS/PPS had been seen yet (a stream cut mid-GOP).
     var skippedBeforeConfiguration: Int { muxer.skippedBeforeConfiguration }
 
-    init(writer: TargetWriter, name: String, video: VideoConfiguration?, audio: AudioConfiguration?) {
-        self.writer = writer
+    init(file: FileWriter, name: String, video: VideoConfiguration?, audio: AudioConfiguration?) {
+        self.file = file
         self.name = name
         self.muxer = FLVMuxer(video: video, audio: audio)
         self.wantsVideo = video != nil
@@ -25,32 +25,32 @@ final class FLVSink: PacketSink {
 
     /// Tags are built straight into the sink's buffer (one copy of each payload).
     func open() throws {
-        try writer.sink.append { FLVWriter().writeFileHeader(hasAudio: wantsAudio, hasVideo: wantsVideo, into: &$0) }
-        metadataStart = writer.sink.bytesWritten
-        metadataOffsets = try writer.sink.append { try muxer.writeStart(into: &$0) }
+        try file.append { FLVWriter().writeFileHeader(hasAudio: wantsAudio, hasVideo: wantsVideo, into: &$0) }
+        metadataStart = file.bytesWritten
+        metadataOffsets = try file.append { try muxer.writeStart(into: &$0) }
     }
 
     func write(_ packet: MediaPacket) throws {
-        try writer.sink.append { try muxer.write(packet, into: &$0) }
+        try file.append { try muxer.write(packet, into: &$0) }
     }
 
     func finish() throws {
         // A seekable file gets its real duration and size, as FFmpeg's flvenc does.
-        if writer.sink.isSeekable {
+        if file.isSeekable {
             let duration = (Double(muxer.lastTimestamp) - Double(muxer.firstTimestamp ?? 0)) / 1000
             if let offset = metadataOffsets["duration"] {
                 var bytes: [UInt8] = []
                 bytes.appendFloat64(duration)
-                try writer.sink.patch(at: metadataStart + Int64(offset), with: bytes)
+                try file.patch(at: metadataStart + Int64(offset), with: bytes)
             }
             if let offset = metadataOffsets["filesize"] {
                 var bytes: [UInt8] = []
-                bytes.appendFloat64(Double(writer.sink.bytesWritten))
-                try writer.sink.patch(at: metadataStart + Int64(offset), with: bytes)
+                bytes.appendFloat64(Double(file.bytesWritten))
+                try file.patch(at: metadataStart + Int64(offset), with: bytes)
             }
         }
-        try writer.close()
+        try file.close()
     }
 
-    func abandon() { writer.discard() }
+    func abandon() { file.discard() }
 }

@@ -87,12 +87,12 @@ final class OutputWorker: PipelineOutput, @unchecked Sendable {
 
     /// Makes a closed file visible under its real name; the pipeline syncs its folder.
     func rename() throws -> OutputFile? {
-        try sink.writer.rename()
+        try sink.file.rename()
     }
 
     /// Removes the output's `.part` (a failed job).
     func discard() {
-        sink.writer.discard()
+        sink.file.discard()
     }
 
     // MARK: Worker thread
@@ -108,7 +108,7 @@ final class OutputWorker: PipelineOutput, @unchecked Sendable {
             if withState({ $0.commit }) {
                 try sink.finish()
                 // Synced here, beside the job's other outputs, rather than one after another when they are published.
-                try sink.writer.sync()
+                try sink.file.sync()
                 let bytes = sink.bytesWritten
                 withState {
                     $0.progress.bytes = bytes

@@ -8,7 +8,7 @@ protocol PacketSink: AnyObject {
     var wantsAudio: Bool { get }
     var bytesWritten: Int64 { get }
     /// The target, published (renamed into place) by the pipeline once every output has finished.
-    var writer: TargetWriter { get }
+    var file: FileWriter { get }
     func open() throws
     func write(_ packet: MediaPacket) throws
     func finish() throws

@@ -17,14 +17,14 @@ struct FLVSinkTimestampTests {
     static func written(_ milliseconds: [Int64]) throws -> [FLVTag] {
         let path = NSTemporaryDirectory() + "flv-wrap-\(UUID().uuidString).flv"
         defer { unlink(path) }
-        let writer = try TargetWriter(path: path)
-        let sink = FLVSink(writer: writer, name: "wrap.flv", video: nil, audio: try audio())
+        let file = try FileWriter(path: path)
+        let sink = FLVSink(file: file, name: "wrap.flv", video: nil, audio: try audio())
         try sink.open()
         for time in milliseconds {
             try sink.write(MediaPacket(kind: .audio, data: [0x21, 0x10], pts: time * 1000, dts: time * 1000, isKeyframe: true))
         }
         try sink.finish()
-        try writer.rename().syncFolder()
+        try file.rename().syncFolder()
         var reader = FLVReader()
         reader.append(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         var tags: [FLVTag] = []

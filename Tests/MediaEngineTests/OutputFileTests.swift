@@ -23,12 +23,12 @@ struct RootFixture {
         FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Writes `text` through a `ByteSink` on the created file, closes it, and publishes it.
+    /// Writes `text` through a `FileWriter`, closes it, and publishes it.
     static func write(_ text: String, path: String, root: String?) throws {
-        let writer = try TargetWriter(path: path, root: root)
-        try writer.sink.write(Array(text.utf8))
-        try writer.close()
-        try writer.rename().syncFolder()
+        let file = try FileWriter(path: path, root: root)
+        try file.write(Array(text.utf8))
+        try file.close()
+        try file.rename().syncFolder()
     }
 }
 
@@ -37,15 +37,17 @@ struct OutputFileTests {
     @Test("the temporary name is hidden, random and says what it becomes; only the final name remains")
     func temporaryNameAndPublish() throws {
         let fixture = try RootFixture("publish")
-        let (file, descriptor) = try OutputFile.create(path: fixture.root + "/out/a.flv", root: fixture.root)
+        let file = try OutputFile.create(path: fixture.root + "/out/a.flv", root: fixture.root)
         #expect(file.temporaryName.hasPrefix(".a.flv.") && file.temporaryName.hasSuffix(".part"))
         #expect(file.temporaryName.count == ".a.flv.".count + OutputFile.randomDigits + ".part".count)
         #expect(OutputFile.temporaryName(for: "a.flv") != OutputFile.temporaryName(for: "a.flv"))
         #expect(fixture.names(in: fixture.root + "/out") == [file.temporaryName], "the folder was created by the walk")
-        let sink = ByteSink(fileDescriptor: descriptor)
-        try sink.write(Array("hello".utf8))
-        try sink.patch(at: 0, with: Array("J".utf8))
-        try sink.close()
+        try Array("hello".utf8).withUnsafeBytes { try file.write($0) }
+        try Array("J".utf8).withUnsafeBytes { try file.write($0, at: 0) }
+        try file.closeForWriting()
+        #expect(throws: FileAccessError.self, "a write after the close is refused, naming the file") {
+            try Array("late".utf8).withUnsafeBytes { try file.write($0) }
+        }
         try file.publish()
         #expect(fixture.names(in: fixture.root + "/out") == ["a.flv"])
         #expect(fixture.contents(fixture.root + "/out/a.flv") == "Jello")
@@ -100,9 +102,9 @@ struct OutputFileTests {
         let fixture = try RootFixture("existing")
         let path = fixture.root + "/a.flv"
         try "old".write(toFile: path, atomically: false, encoding: .utf8)
-        let writer = try TargetWriter(path: path, root: fixture.root)
-        try writer.sink.write(Array("half".utf8))
-        writer.discard()
+        let file = try FileWriter(path: path, root: fixture.root)
+        try file.write(Array("half".utf8))
+        file.discard()
         #expect(fixture.contents(path) == "old")
         #expect(fixture.names(in: fixture.root) == ["a.flv"], "the temporary file is gone")
         try RootFixture.write("new", path: path, root: fixture.root)
@@ -135,24 +137,24 @@ struct OutputFileTests {
     func sinkAppendIsWholeOrNothing() throws {
         let fixture = try RootFixture("append")
         let path = fixture.root + "/a.bin"
-        let writer = try TargetWriter(path: path, root: fixture.root)
+        let file = try FileWriter(path: path, root: fixture.root)
         struct Halfway: Error {}
-        try writer.sink.write(Array("head".utf8))
+        try file.write(Array("head".utf8))
         #expect(throws: Halfway.self) {
-            try writer.sink.append { bytes in
+            try file.append { bytes in
                 bytes.append(contentsOf: Array("torn".utf8))
                 throw Halfway()
             }
         }
-        #expect(writer.sink.bytesWritten == 4)
-        try writer.sink.append { $0.append(contentsOf: Array(repeating: UInt8(ascii: "x"), count: ByteSink.fileBufferSize)) }
-        try writer.sink.write(Array("tail".utf8))
-        try writer.sink.patch(at: 0, with: Array("HEAD".utf8))
-        #expect(writer.sink.bytesWritten == Int64(8 + ByteSink.fileBufferSize))
-        try writer.close()
-        try writer.rename().syncFolder()
+        #expect(file.bytesWritten == 4)
+        try file.append { $0.append(contentsOf: Array(repeating: UInt8(ascii: "x"), count: FileWriter.bufferSize)) }
+        try file.write(Array("tail".utf8))
+        try file.patch(at: 0, with: Array("HEAD".utf8))
+        #expect(file.bytesWritten == Int64(8 + FileWriter.bufferSize))
+        try file.close()
+        try file.rename().syncFolder()
         let bytes = try #require(FileManager.default.contents(atPath: path))
-        #expect(bytes.count == 8 + ByteSink.fileBufferSize)
+        #expect(bytes.count == 8 + FileWriter.bufferSize)
         #expect(String(decoding: bytes.prefix(4), as: UTF8.self) == "HEAD" && String(decoding: bytes.suffix(4), as: UTF8.self) == "tail")
         #expect(!bytes.contains(UInt8(ascii: "o")), "the torn packet reached the file")
     }
@@ -174,8 +176,8 @@ struct OutputFileTests {
     func trusted() throws {
         let fixture = try RootFixture("trusted")
         try FileManager.default.createSymbolicLink(atPath: fixture.root + "/linked", withDestinationPath: fixture.outside)
-        let (file, descriptor) = try OutputFile.create(path: fixture.root + "/linked/new/a.flv", root: nil)
-        close(descriptor)
+        let file = try OutputFile.create(path: fixture.root + "/linked/new/a.flv", root: nil)
+        try file.closeForWriting()
         #expect(fixture.names(in: fixture.outside + "/new") == [file.temporaryName], "the operator's link is followed")
         try file.publish()
         #expect(fixture.names(in: fixture.outside + "/new") == ["a.flv"])

@@ -11,13 +11,13 @@ struct OutputWorkerTests {
         struct Failure: Error {}
         let wantsVideo = true
         let wantsAudio = true
-        let writer: TargetWriter
+        let file: FileWriter
         private let failingWrite: Int?
         private(set) var bytesWritten: Int64 = 0
         private(set) var written: [MediaPacket] = []
 
-        init(writer: TargetWriter, failingWrite: Int?) {
-            self.writer = writer
+        init(file: FileWriter, failingWrite: Int?) {
+            self.file = file
             self.failingWrite = failingWrite
         }
 
@@ -40,8 +40,8 @@ struct OutputWorkerTests {
     }
 
     static func worker(in directory: URL, failingWrite: Int?) throws -> (OutputWorker, RecordingSink) {
-        let writer = try TargetWriter(path: directory.appendingPathComponent("out.bin").path)
-        let sink = RecordingSink(writer: writer, failingWrite: failingWrite)
+        let file = try FileWriter(path: directory.appendingPathComponent("out.bin").path)
+        let sink = RecordingSink(file: file, failingWrite: failingWrite)
         return (OutputWorker(index: 0, name: "out.bin", sink: sink), sink)
     }
 

@@ -26,8 +26,8 @@ struct PartSweepTests {
     @Test("a part made with an owner carries its tag: .NAME.<owner>.<16 hex>.part")
     func ownedName() throws {
         let fixture = try RootFixture("owned")
-        let (file, descriptor) = try OutputFile.create(path: fixture.root + "/a.flv", root: fixture.root, owner: mine)
-        close(descriptor)
+        let file = try OutputFile.create(path: fixture.root + "/a.flv", root: fixture.root, owner: mine)
+        try file.closeForWriting()
         #expect(PartSweep.isPart(file.temporaryName, of: "a.flv", owner: mine))
         #expect(!PartSweep.isPart(file.temporaryName, of: "a.flv", owner: theirs))
         file.discard()
@@ -41,12 +41,12 @@ struct PartSweepTests {
         var leftovers: [OutputFile] = []
         for (path, owner) in [(out + "/a.flv", mine), (out + "/a.flv", mine), (out + "/b.aac", mine),
                               (out + "/a.flv", theirs), (out + "/c.flv", mine)] {
-            let (file, descriptor) = try OutputFile.create(path: path, root: fixture.root, owner: owner)
-            close(descriptor)
+            let file = try OutputFile.create(path: path, root: fixture.root, owner: owner)
+            try file.closeForWriting()
             leftovers.append(file)
         }
-        let (unowned, descriptor) = try OutputFile.create(path: out + "/a.flv", root: fixture.root)
-        close(descriptor)
+        let unowned = try OutputFile.create(path: out + "/a.flv", root: fixture.root)
+        try unowned.closeForWriting()
         FileManager.default.createFile(atPath: out + "/a.flv", contents: Data("finished".utf8))
         FileManager.default.createFile(atPath: out + "/.a.flv.\(mine.tag).notes.part", contents: Data())
 
@@ -62,8 +62,8 @@ struct PartSweepTests {
     @Test("without a root the paths are used as given; a missing folder is no error")
     func trusted() throws {
         let fixture = try RootFixture("trusted")
-        let (file, descriptor) = try OutputFile.create(path: fixture.outside + "/x.h264", root: nil, owner: mine)
-        close(descriptor)
+        let file = try OutputFile.create(path: fixture.outside + "/x.h264", root: nil, owner: mine)
+        try file.closeForWriting()
         #expect(PartSweep.removeParts(of: [fixture.outside + "/x.h264"], root: nil, owner: mine) == [fixture.outside + "/" + file.temporaryName])
         #expect(fixture.names(in: fixture.outside).isEmpty)
         #expect(PartSweep.removeParts(of: [fixture.base + "/nowhere/x.h264"], root: nil, owner: mine).isEmpty)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import MediaFormats
 import Synchronization
 
@@ -6,39 +7,51 @@ import Synchronization
 /// a link, never over an existing file) in its folder, and renamed onto `NAME` in that same folder only
 /// when the job succeeds. Until then nothing carries the final name; a failure removes the temporary file
 /// and leaves an earlier `NAME` as it was.
+///
+/// It also owns the descriptor the output is written through, and the one loop that writes a file output's bytes
+/// (`write`), so a failed write of any file output names the file and its cause the same way.
 public final class OutputFile: @unchecked Sendable {
-    // Reason: `directory`, the names and `path` are immutable; `state` is guarded by its mutex.
+    // Reason: `directory`, the names, `path` and `descriptor` are immutable; `state`, `synced` and `writing` are
+    // guarded by their mutexes. Writes are made by one thread at a time (the output's own, or the archive's chain).
     let directory: DirectoryHandle
     /// The final name inside `directory`.
     let name: String
     let temporaryName: String
     /// The output's path as the job named it (for messages).
-    let path: String
+    public let path: String
 
     private enum State { case writing, published, discarded }
     private let state = Mutex(State.writing)
     /// The temporary file's bytes were synced by `sync()` (on the output's own thread), so `publish` need not again.
     private let synced = Mutex(false)
+    /// The temporary file, open for writing until `closeForWriting`.
+    public let descriptor: Int32
+    /// False once the descriptor is closed.
+    private let writing = Mutex(true)
+    /// True when the file can seek back (a regular file), so a header can be patched at the end.
+    public let isSeekable: Bool
 
     /// Random hex digits in the temporary name: another process cannot predict (and plant) it.
     static let randomDigits = 16
 
-    private init(directory: DirectoryHandle, name: String, temporaryName: String, path: String) {
+    private init(directory: DirectoryHandle, name: String, temporaryName: String, path: String, descriptor: Int32) {
         self.directory = directory
         self.name = name
         self.temporaryName = temporaryName
         self.path = path
+        self.descriptor = descriptor
+        isSeekable = lseek(descriptor, 0, SEEK_CUR) >= 0
     }
 
+    deinit { try? closeForWriting() }
+
     /// Creates the folder (walked without links under `root`, or as given without one) and the temporary
-    /// file in it. Returns the file and its descriptor, open for writing, which the caller owns.
+    /// file in it, open for writing (`write`) until `closeForWriting`.
     /// - Parameters:
     ///   - path: the output, absolute under `root` when there is one.
     ///   - root: the output root; nil uses the path as given (`sluice run`: the operator is trusted).
     ///   - owner: the job writing it, named in the temporary name so that a later attempt can sweep it.
-    public static func create(path: String, root: String?, owner: PartOwner? = nil) throws(FileAccessError)
-        -> (OutputFile, descriptor: Int32)
-    {
+    public static func create(path: String, root: String?, owner: PartOwner? = nil) throws(FileAccessError) -> OutputFile {
         let (directory, name) = try folder(of: path, root: root, creating: true)
         // A name that is taken (by chance or by a planted file) is never opened: try another.
         for _ in 0..<8 {
@@ -50,7 +63,7 @@ public final class OutputFile: @unchecked Sendable {
             if descriptor >= 0 {
                 // Held until the writer closes it: a sweep of stale parts never takes a part someone still writes.
                 _ = flock(descriptor, LOCK_SH | LOCK_NB)
-                return (OutputFile(directory: directory, name: name, temporaryName: temporaryName, path: path), descriptor)
+                return OutputFile(directory: directory, name: name, temporaryName: temporaryName, path: path, descriptor: descriptor)
             }
             guard errno == EEXIST else { throw .system(path) }
         }
@@ -82,6 +95,32 @@ public final class OutputFile: @unchecked Sendable {
         let digits = String(random.next() as UInt64, radix: 16)
         let ownerText = owner.map { "\($0.tag)." } ?? ""
         return ".\(name).\(ownerText)\(String(repeating: "0", count: randomDigits - digits.count))\(digits).part"
+    }
+
+    /// Writes all of `bytes` at the end of the temporary file, or at `offset` leaving the end where it is, retrying
+    /// on EINTR. A failure (a full disk: ENOSPC) names the file and the cause.
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64? = nil) throws(FileAccessError) {
+        guard writing.withLock({ $0 }) else { throw FileAccessError(path: path, reason: "written after it was closed", code: EBADF) }
+        var done = 0
+        while done < bytes.count {
+            let start = bytes.baseAddress?.advanced(by: done), count = bytes.count - done
+            let written = offset.map { pwrite(descriptor, start, count, off_t($0) + off_t(done)) } ?? Glibc.write(descriptor, start, count)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .system(path)
+            }
+            done += written
+        }
+    }
+
+    /// Closes the descriptor (once); a late write error that only the close reports (NFS, quotas) is thrown.
+    public func closeForWriting() throws(FileAccessError) {
+        let open = writing.withLock { open in
+            defer { open = false }
+            return open
+        }
+        guard open, Glibc.close(descriptor) != 0 else { return }
+        throw .system(path)
     }
 
     /// Makes the finished file durable under its final name: syncs the temporary file's bytes, renames it onto
@@ -196,8 +235,9 @@ public final class OutputFile: @unchecked Sendable {
         return true
     }
 
-    /// Removes the temporary file (once; nothing after `publish`).
+    /// Closes and removes the temporary file (once; nothing after `publish`).
     public func discard() {
+        try? closeForWriting()
         let discarding = state.withLock { state in
             guard state == .writing else { return false }
             state = .discarded

@@ -48,12 +48,12 @@ struct StalePartTests {
 
     @Test("a part its writer still holds open is not stale, however old its time; once closed it is")
     func writerLock() throws {
-        let (file, descriptor) = try OutputFile.create(path: root + "/cam/live.flv", root: root, owner: owner)
+        let file = try OutputFile.create(path: root + "/cam/live.flv", root: root, owner: owner)
         let name = file.temporaryName
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -72 * 3600)],
                                               ofItemAtPath: root + "/cam/" + name)
         #expect(PartSweep.staleParts(under: root, olderThan: 24 * 3600).isEmpty)
-        close(descriptor)
+        try file.closeForWriting()
         let parts = PartSweep.staleParts(under: root, olderThan: 24 * 3600)
         #expect(parts.map(\.components) == [["cam", name]])
         #expect(parts.first.map { PartSweep.remove($0, under: root, olderThan: 24 * 3600) } == true)
