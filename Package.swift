@@ -26,7 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         // Named for ServiceGroup, whose graceful shutdown stops the HTTP server cleanly with the worker.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
-        // TLS for rtmps:// pulls and publishes on the live engine.
+        // TLS for rtmps:// pulls and publishes on the relay engine.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // AES-GCM for the job secrets the store keeps sealed at rest.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
@@ -43,19 +43,19 @@ let package = Package(
         // librabbitmq 0.11 from the system, plus a shim for its variadic login.
         .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
         .target(name: "JobQueue", dependencies: ["CRabbitMQ"], swiftSettings: swiftSettings),
-        // What the file pipeline and the live engine share: a job's pipeline options, progress and errors, the
-        // interrupter, the live transport's protocols, and the output files (parts, fsync, rename). No FFmpeg, no network,
-        // so the live engine links neither libav nor the engine.
-        .target(name: "MediaPipeline", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
-        .target(name: "MediaEngine", dependencies: ["MediaFormats", "MediaPipeline", "CFFmpeg"], swiftSettings: swiftSettings),
+        // A job's media as both engines see it: the JobEngine protocol, the options, progress, result and errors, the
+        // interrupter, the timeline splicer, the live transport's protocols, and the output files (parts, fsync,
+        // rename). No FFmpeg, no network, so the relay engine links neither libav nor the codec engine.
+        .target(name: "MediaJob", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaFormats", "MediaJob", "CFFmpeg"], swiftSettings: swiftSettings),
         // The RTMP protocol in pure Swift (handshake, chunk stream, messages, AMF0 commands, NetConnection and
         // NetStream state machines): bytes in, actions out; no I/O, so it is tested byte by byte and fuzzed.
         .target(name: "RTMP", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
-        // The event-driven live engine: RTMP connections on SwiftNIO (ingest port, pulls, publishes, RTMPS), relaying
+        // The relay engine: RTMP connections on SwiftNIO (ingest port, pulls, publishes, RTMPS), relaying
         // live copy jobs on a fixed number of event-loop threads whatever the number of streams.
         .target(
             name: "LiveRelay",
-            dependencies: ["RTMP", "MediaFormats", "MediaPipeline",
+            dependencies: ["RTMP", "MediaFormats", "MediaJob",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: swiftSettings
@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "JobDocument", swiftSettings: swiftSettings),
         .target(
             name: "Sluice",
-            dependencies: ["JobDocument", "MediaFormats", "MediaPipeline", "MediaEngine", "LiveRelay", "JobStore", "JobQueue",
+            dependencies: ["JobDocument", "MediaFormats", "MediaJob", "MediaEngine", "LiveRelay", "JobStore", "JobQueue",
                            // NIOCore for System.coreCount (cgroup- and cpuset-aware), the cores the engine's loops use too.
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
@@ -86,7 +86,7 @@ let package = Package(
         // The executable is named `sluice` by its product; the target differs from `Sluice` by more than case.
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", "SluiceHTTP", "JobDocument", "MediaPipeline", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Sluice", "SluiceHTTP", "JobDocument", "MediaJob", "LiveRelay", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         // Release-mode micro-benchmark for the MediaFormats hot paths (run by scripts/bench).
@@ -94,22 +94,22 @@ let package = Package(
         // Helpers several test targets share (a seeded generator, tmpfs mounts); not a test target itself.
         .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "MediaFormats"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaPipeline", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaJobTests", dependencies: ["MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
-        // The live engine against nginx-rtmp, ffmpeg and hostile peers on loopback; MediaEngine only for the test that
+        // The relay engine against nginx-rtmp, ffmpeg and hostile peers on loopback; MediaEngine only for the test that
         // runs the codec stage over the engine (EnhancedTranscodeTests), as the worker wires them (LiveRelay links no FFmpeg).
-        .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaPipeline", "MediaEngine", "MediaFormats", "JobDocument", "SluiceTestSupport",
+        .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaJob", "MediaEngine", "MediaFormats", "JobDocument", "SluiceTestSupport",
                                                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaPipeline", "MediaEngine", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaJob", "MediaEngine", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The queue worker end to end: the real `sluice worker` binary against the private broker.
-        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "MediaPipeline", "MediaEngine", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "MediaJob", "MediaEngine", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The HTTP side in-process on seeded databases, and the admin page rendered in headless Chromium.
-        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobDocument", "JobStore", "JobQueue", "MediaPipeline", "MediaEngine"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobDocument", "JobStore", "JobQueue", "MediaJob", "MediaEngine"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

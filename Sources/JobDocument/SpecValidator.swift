@@ -174,12 +174,7 @@ struct SpecValidator {
     /// A `video` object: the job's (`path` "video") or one output's (`outputs[2].video`).
     private mutating func videoSpec(_ value: JSONValue?, path: String = "video") -> VideoSpec {
         var spec = VideoSpec()
-        guard let value else { return spec }
-        guard case let .object(object) = value else {
-            problem(path, "must be an object, got \(value.typeName)")
-            return spec
-        }
-        var fields = Fields(object: object, path: path)
+        guard var fields = streamFields(value, path: path) else { return spec }
         spec.mode = fields.choice("mode", StreamMode.self, into: &self) ?? .copy
         spec.encoder = fields.choice("encoder", VideoEncoderChoice.self, into: &self) ?? .auto
         spec.device = fields.string("device", required: false, limit: JobLimits.device, into: &self) ?? VideoSpec.defaultDevice
@@ -193,35 +188,39 @@ struct SpecValidator {
                 problem("\(path).profile", "must be one of \(VideoSpec.profiles.joined(separator: ", ")), got \(quoted(profile))")
             }
         }
-        fields.reportUnknown(into: &self)
-        if spec.mode != .encode {
-            for key in ["encoder", "device", "bitrate_kbps", "width", "height", "fps", "gop_s", "profile"] where object[key] != nil {
-                problem("\(path).\(key)", "only applies when \(path).mode is encode")
-            }
-        }
+        finish(fields, encodeOnly: ["encoder", "device", "bitrate_kbps", "width", "height", "fps", "gop_s", "profile"], mode: spec.mode)
         return spec
     }
 
     /// An `audio` object: the job's (`path` "audio") or one output's.
     private mutating func audioSpec(_ value: JSONValue?, path: String = "audio") -> AudioSpec {
         var spec = AudioSpec()
-        guard let value else { return spec }
-        guard case let .object(object) = value else {
-            problem(path, "must be an object, got \(value.typeName)")
-            return spec
-        }
-        var fields = Fields(object: object, path: path)
+        guard var fields = streamFields(value, path: path) else { return spec }
         spec.mode = fields.choice("mode", StreamMode.self, into: &self) ?? .copy
         spec.bitrateKbps = fields.integer(JobLimits.audioBitrate, into: &self)
         spec.sampleRate = fields.integer(JobLimits.sampleRate, into: &self)
         spec.channels = fields.integer(JobLimits.channels, into: &self)
-        fields.reportUnknown(into: &self)
-        if spec.mode != .encode {
-            for key in ["bitrate_kbps", "sample_rate", "channels"] where object[key] != nil {
-                problem("\(path).\(key)", "only applies when \(path).mode is encode")
-            }
-        }
+        finish(fields, encodeOnly: ["bitrate_kbps", "sample_rate", "channels"], mode: spec.mode)
         return spec
+    }
+
+    /// The fields of a `video` or `audio` object; nil when there is none, or (a problem) it is not an object.
+    private mutating func streamFields(_ value: JSONValue?, path: String) -> Fields? {
+        guard let value else { return nil }
+        guard case let .object(object) = value else {
+            problem(path, "must be an object, got \(value.typeName)")
+            return nil
+        }
+        return Fields(object: object, path: path)
+    }
+
+    /// Reports the object's unknown keys, and the encode settings it has while its mode is not encode.
+    private mutating func finish(_ fields: Fields, encodeOnly keys: [String], mode: StreamMode) {
+        fields.reportUnknown(into: &self)
+        guard mode != .encode else { return }
+        for key in keys where fields.object[key] != nil {
+            problem("\(fields.path).\(key)", "only applies when \(fields.path).mode is encode")
+        }
     }
 
     private mutating func outputSpecs(_ value: JSONValue?) -> [OutputSpec] {

@@ -152,12 +152,7 @@ final class AMQPConnection {
 
     /// Declares this connection's exclusive, auto-delete, server-named control queue bound to `sluice.control`.
     func declareControlQueue() throws(AMQPError) -> String {
-        let declared = amqp_queue_declare(state, Self.consumeChannel, amqp_empty_bytes, 0, 0, 1, 1, amqp_empty_table)
-        try AMQPCheck.reply(amqp_get_rpc_reply(state), "amqp_queue_declare(control)")
-        guard let name = declared.map({ String(amqpBytes: $0.pointee.queue) }), !name.isEmpty else {
-            throw .library(function: "amqp_queue_declare(control)", status: AMQP_STATUS_BAD_AMQP_DATA.rawValue,
-                           message: "the broker named no queue")
-        }
+        let name = try declareServerNamedQueue("control")
         try declare(.binding(queue: name, exchange: Topology.controlExchange, routingKey: ""))
         return name
     }

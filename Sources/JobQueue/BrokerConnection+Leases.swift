@@ -108,7 +108,7 @@ extension BrokerConnection {
 
     /// Each turn of the serve loop: renew claims that are due, and give up leases that lapsed.
     func tendLeases(_ connection: AMQPConnection) throws(AMQPError) {
-        try applyLeases(leaseBook.tend(now: .now), connection: connection)
+        try applyLeases(leaseBook.renewAndFence(now: .now), connection: connection)
     }
 
     /// While disconnected: give up the leases whose claims could have expired by now.

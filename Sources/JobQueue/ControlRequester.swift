@@ -83,10 +83,15 @@ public final class ControlRequester {
 extension AMQPConnection {
     /// Declares an exclusive, auto-delete, server-named queue bound to nothing: a requester's reply queue.
     func declareReplyQueue() throws(AMQPError) -> String {
+        try declareServerNamedQueue("reply")
+    }
+
+    /// Declares an exclusive, auto-delete queue the broker names, on the consume channel; `purpose` names it in errors.
+    func declareServerNamedQueue(_ purpose: String) throws(AMQPError) -> String {
         let declared = amqp_queue_declare(state, Self.consumeChannel, amqp_empty_bytes, 0, 0, 1, 1, amqp_empty_table)
-        try AMQPCheck.reply(amqp_get_rpc_reply(state), "amqp_queue_declare(reply)")
+        try AMQPCheck.reply(amqp_get_rpc_reply(state), "amqp_queue_declare(\(purpose))")
         guard let name = declared.map({ String(amqpBytes: $0.pointee.queue) }), !name.isEmpty else {
-            throw .library(function: "amqp_queue_declare(reply)", status: AMQP_STATUS_BAD_AMQP_DATA.rawValue,
+            throw .library(function: "amqp_queue_declare(\(purpose))", status: AMQP_STATUS_BAD_AMQP_DATA.rawValue,
                            message: "the broker named no queue")
         }
         return name

@@ -173,7 +173,7 @@ struct LeaseBook: Sendable {
     }
 
     /// Each turn of the serve loop: renew the claims that are due, and give up the leases that lapsed.
-    mutating func tend(now: ContinuousClock.Instant) -> [Action] {
+    mutating func renewAndFence(now: ContinuousClock.Instant) -> [Action] {
         var actions: [Action] = []
         for jobID in leases.keys.sorted() {
             guard var lease = leases[jobID], lease.attachment != nil else { continue }
@@ -202,7 +202,7 @@ struct LeaseBook: Sendable {
         return actions
     }
 
-    /// The job's document changed while it runs (an output edit): later claims carry `body`, and the next `tend`
+    /// The job's document changed while it runs (an output edit): later claims carry `body`, and the next `renewAndFence`
     /// renews the claim at once, so a worker that takes the job over runs the edited job.
     mutating func replaceBody(jobID: String, body: [UInt8]) {
         guard var lease = leases[jobID] else { return }

@@ -1,5 +1,5 @@
 import Foundation
-import MediaPipeline
+import MediaJob
 import MediaFormats
 import NIOCore
 import NIOPosix

@@ -1,5 +1,5 @@
 import Foundation
-import MediaPipeline
+import MediaJob
 import NIOCore
 import NIOPosix
 import RTMP
@@ -73,7 +73,7 @@ final class IngestRegistry: @unchecked Sendable {
     var listeningPorts: Int { lock.withLock { listeners.values.filter { $0.channel != nil }.count } }
 
     /// Claims `endpoint`'s application and key for `session`, binding the port if no job listens on it yet.
-    func register(_ endpoint: RTMPEndpoint, session: RelaySession) -> Result<IngestRoute, PipelineError> {
+    func register(_ endpoint: RTMPEndpoint, session: RelaySession) -> Result<IngestRoute, MediaJobError> {
         let key = endpoint.hostAndPort
         // Before any claim: a job that cannot serve TLS fails at once, naming the settings it needs.
         if endpoint.secure, case let .failure(error) = certificate.context() {

@@ -1,5 +1,5 @@
 import MediaFormats
-import MediaPipeline
+import MediaJob
 
 /// One continuous millisecond timeline for a live source whose connections each start their own clock: the
 /// product's one `TimelineSplicer`, with RTMP's rules (`Rules.rtmp`: 2^32 and 2^31 ms wraps, a new connection

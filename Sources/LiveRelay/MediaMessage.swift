@@ -1,5 +1,5 @@
 import MediaFormats
-import MediaPipeline
+import MediaJob
 import RTMP
 
 /// What a relay needs to know about an audio (8), video (9) or data (18) message, read from the head of its FLV tag
@@ -7,7 +7,7 @@ import RTMP
 ///
 /// Multitrack: the gate and the GOP start on the default track (0); every track is relayed.
 extension Message {
-    /// A tag of the pipeline (or of a slate) as a message of the relay's media stream (1), its time modulo 2^32.
+    /// A tag of the codec job (or of a slate) as a message of the relay's media stream (1), its time modulo 2^32.
     init(tag: FLVTagMessage) {
         self.init(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.body)
     }

@@ -1,5 +1,5 @@
 import Foundation
-import MediaPipeline
+import MediaJob
 import MediaFormats
 import RTMP
 
@@ -15,6 +15,20 @@ import RTMP
 ///   connection on stderr, since many such servers relay Enhanced RTMP without saying so and a guess that drops the
 ///   video would lose a stream the destination could have taken.
 /// Legacy FLV codecs (H.264 and AAC in their legacy headers) go everywhere, as before Enhanced RTMP.
+/// What a live job's input messages said of their codecs ("hvc1 (HEVC)"), and why the first video or audio message
+/// the relay could not read was refused (an unknown FourCC, a cut header): a job whose video was all like that fails
+/// naming it instead of succeeding without video.
+struct InputCodecs {
+    var video: String?
+    var audio: String?
+    var unreadableVideo: String?
+    var unreadableAudio: String?
+    /// "video"/"audio" once a multitrack message of that kind had a track that did not read (said once).
+    var unreadableTracks: Set<String> = []
+    /// The codec each video track's configuration named (`noteTrackCodecs`).
+    var videoTrackCodecs: [UInt8: FLVVideoFourCC] = [:]
+}
+
 extension RelaySession {
     /// Whether the relay can read `message`'s head; the first reason it cannot is kept for the job's message.
     /// An empty audio message (RTMP's silence) is skipped without a word. A video configuration's codec is noted for
@@ -23,19 +37,19 @@ extension RelaySession {
         do {
             if message.typeID == MessageType.video.rawValue {
                 let prefix = try FLVVideoTagPrefix(parsing: message.payload[...])
-                if videoCodec == nil, let codec = prefix.codec { videoCodec = RelaySession.name(codec) }
+                if codecs.video == nil, let codec = prefix.codec { codecs.video = RelaySession.name(codec) }
                 if prefix.isSequenceStart { noteTrackCodecs(prefix, of: message) }
             } else {
                 guard !message.payload.isEmpty else { return false }
                 let prefix = try FLVAudioTagPrefix(parsing: message.payload[...])
-                if audioCodec == nil { audioCodec = RelaySession.name(prefix.codec) }
+                if codecs.audio == nil { codecs.audio = RelaySession.name(prefix.codec) }
             }
             return true
         } catch {
             let kind = message.typeID == MessageType.video.rawValue ? "video" : "audio"
-            let first = kind == "video" ? unreadableVideo == nil : unreadableAudio == nil
+            let first = kind == "video" ? codecs.unreadableVideo == nil : codecs.unreadableAudio == nil
             guard first else { return false }
-            if kind == "video" { unreadableVideo = "\(error)" } else { unreadableAudio = "\(error)" }
+            if kind == "video" { codecs.unreadableVideo = "\(error)" } else { codecs.unreadableAudio = "\(error)" }
             // Said once; a job that relays none of that kind fails naming it when it ends (`silentMediaFailure`).
             engine.report("input \(options.inputName): dropping \(kind) messages the relay cannot read: \(error)")
             return false
@@ -44,16 +58,16 @@ extension RelaySession {
 
     /// Why a job that is about to succeed must not: its input sent only video or audio the relay could not read, or it
     /// had video and an archive, or every output, wrote none of it.
-    func silentMediaFailure() -> PipelineError? {
-        if options.audio != .drop, progress.audioFrames == 0, let unreadableAudio {
-            return .liveInput(name: options.inputName, reason: "its audio cannot be relayed: \(unreadableAudio) (set audio.mode to drop to relay the rest)")
+    func silentMediaFailure() -> MediaJobError? {
+        if options.audio != .drop, progress.audioFrames == 0, let unreadable = codecs.unreadableAudio {
+            return .liveInput(name: options.inputName, reason: "its audio cannot be relayed: \(unreadable) (set audio.mode to drop to relay the rest)")
         }
         guard options.video != .drop else { return nil }
         if progress.videoFrames == 0 {
-            guard let unreadableVideo else { return nil }
-            return .liveInput(name: options.inputName, reason: "its video cannot be relayed: \(unreadableVideo) (set video.mode to drop to relay the rest)")
+            guard let unreadable = codecs.unreadableVideo else { return nil }
+            return .liveInput(name: options.inputName, reason: "its video cannot be relayed: \(unreadable) (set video.mode to drop to relay the rest)")
         }
-        let codec = videoCodec ?? "video"
+        let codec = codecs.video ?? "video"
         // Outputs and archives start on a key frame of the default track: a stream without one (only track 1, say)
         // reaches none of them.
         let why = core.sawKeyframe ? "" : "; no key frame arrived on the default track (0), where outputs start"
@@ -126,8 +140,8 @@ extension RelaySession {
             }
         } catch {
             let kind = isVideo ? "video" : "audio"
-            if !unreadableTracks.contains(kind) {
-                unreadableTracks.insert(kind)
+            if !codecs.unreadableTracks.contains(kind) {
+                codecs.unreadableTracks.insert(kind)
                 engine.report("input \(options.inputName): dropping multitrack \(kind) messages whose tracks do not read: \(error)")
             }
             return false
@@ -138,16 +152,16 @@ extension RelaySession {
     /// outside multitrack can be given to the track whose codec it names (`FLVTrackSelection.video`).
     func noteTrackCodecs(_ prefix: FLVVideoTagPrefix, of message: Message) {
         guard let type = prefix.multitrackType, type != .oneTrack else {
-            videoTrackCodecs[prefix.trackID] = prefix.codec?.fourCC
+            codecs.videoTrackCodecs[prefix.trackID] = prefix.codec?.fourCC
             return
         }
-        for track in (try? FLVVideoData(parsing: message.payload[...]).tracks) ?? [] { videoTrackCodecs[track.id] = track.codec.fourCC }
+        for track in (try? FLVVideoData(parsing: message.payload[...]).tracks) ?? [] { codecs.videoTrackCodecs[track.id] = track.codec.fourCC }
     }
 
     /// The codec of video track `id` when no other track shares it; nil otherwise (or unknown).
     func distinctCodec(ofVideoTrack id: UInt8) -> FLVVideoFourCC? {
-        guard let codec = videoTrackCodecs[id] else { return nil }
-        return videoTrackCodecs.contains { $0.key != id && $0.value == codec } ? nil : codec
+        guard let codec = codecs.videoTrackCodecs[id] else { return nil }
+        return codecs.videoTrackCodecs.contains { $0.key != id && $0.value == codec } ? nil : codec
     }
 
     /// `message` as `output` takes it: unchanged, or (a multitrack message, or a Metadata message outside multitrack

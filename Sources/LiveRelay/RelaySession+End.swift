@@ -1,5 +1,5 @@
 import Foundation
-import MediaPipeline
+import MediaJob
 import NIOCore
 import MediaFormats
 import RTMP
@@ -8,17 +8,17 @@ import RTMP
 /// to 2 s for the servers) and closes the files; `complete` then reports the outcome once (a file that failed to close
 /// turns a success into its failure), with the job's last progress.
 extension RelaySession {
-    func finish(_ outcome: Result<Void, PipelineError>) {
+    func finish(_ outcome: Result<Void, MediaJobError>) {
         guard !ending else { return }
         ending = true
         tick?.cancel()
         fallback?.stop()
-        sourceRetry?.cancel()
-        sourceHandler?.channel?.close(promise: nil)
-        sourceHandler = nil
-        publisherChannel?.close(promise: nil)
-        publisherChannel = nil
-        if let route { engine.ingest.unregister(route) }
+        pullSource.retry?.cancel()
+        pullSource.handler?.channel?.close(promise: nil)
+        pullSource.handler = nil
+        publisher.channel?.close(promise: nil)
+        publisher.channel = nil
+        if let route = publisher.route { engine.ingest.unregister(route) }
         var closing: [EventLoopFuture<Void>] = []
         for output in outputs {
             output.retry?.cancel()
@@ -45,8 +45,8 @@ extension RelaySession {
         }
         var outcome = outcome
         // Video that reached no file (or no output) is named first; an archive without any packet after that.
-        if case .success = outcome, !cancelled, let silent = silentMediaFailure() { outcome = .failure(silent) }
-        if case .success = outcome, !cancelled, let empty = fileOutputs.first(where: { $0.progress.packets == 0 && $0.failure == nil }) {
+        if case .success = outcome, !end.cancelled, let silent = silentMediaFailure() { outcome = .failure(silent) }
+        if case .success = outcome, !end.cancelled, let empty = fileOutputs.first(where: { $0.progress.packets == 0 && $0.failure == nil }) {
             outcome = .failure(.emptyOutput(index: empty.index, name: empty.name))
         }
         var commit = false
@@ -54,7 +54,7 @@ extension RelaySession {
         // Files are finished whatever happens (published on success, removed otherwise) before the job completes.
         let files = fileOutputs.map { file in
             file.finish(commit: commit).flatMapErrorThrowing { error in
-                throw PipelineError.output(index: file.index, name: file.name, error)
+                throw MediaJobError.output(index: file.index, name: file.name, error)
             }
         }
         let filesDone = EventLoopFuture.whenAllComplete(files, on: loop)
@@ -70,7 +70,7 @@ extension RelaySession {
             var final = decided
             if case .success = decided {
                 for result in results {
-                    if case let .failure(error as PipelineError) = result {
+                    if case let .failure(error as MediaJobError) = result {
                         final = .failure(error)
                         break
                     }
@@ -80,9 +80,9 @@ extension RelaySession {
         }
     }
 
-    func complete(_ outcome: Result<Void, PipelineError>) {
-        guard !completed else { return }
-        completed = true
+    func complete(_ outcome: Result<Void, MediaJobError>) {
+        guard !end.completed else { return }
+        end.completed = true
         for output in outputs { output.handler = nil }
         engine.sessionEnded()
         switch outcome {
@@ -91,11 +91,11 @@ extension RelaySession {
             progressHandler(snapshot())
             completion(.failure(error))
         case .success:
-            var result = PipelineResult(progress: snapshot())
+            var result = MediaJobResult(progress: snapshot())
             for file in fileOutputs where file.progress.status == .running { file.progress.status = .finished }
-            result.cancelled = cancelled
-            result.reachedMaxDuration = reachedMaxDuration
-            if measuresLatency {
+            result.cancelled = end.cancelled
+            result.reachedMaxDuration = end.reachedMaxDuration
+            if RelaySession.measuresLatency {
                 for output in outputs where output.latency.count > 0 {
                     FileHandle.standardError.write(Data((LatencyReport.line(index: output.index, name: output.name, output.latency) + "\n").utf8))
                 }

@@ -1,5 +1,5 @@
 import Foundation
-import MediaPipeline
+import MediaJob
 import MediaFormats
 import NIOCore
 import RTMP
@@ -64,7 +64,7 @@ extension RelaySession {
     /// Seconds without data after which the input is given up: with a fallback, once the input has started, the
     /// slate's span (its own ticker ends it at `max_s`); otherwise `input.timeout_s`.
     var inputDeadline: Double {
-        guard let fallback, everData, fallback.failure == nil || !feedsOutputs else { return inputTimeout }
+        guard let fallback, input.everData, fallback.failure == nil || !feedsOutputs else { return inputTimeout }
         return max(inputTimeout, fallback.options.afterSeconds + fallback.options.maxSeconds + 1)
     }
 
@@ -75,15 +75,15 @@ extension RelaySession {
         guard let fallback, !ending, feedsOutputs else { return }
         fallback.check?.cancel()
         let after = fallback.options.afterSeconds
-        let quiet = Double(RelaySession.now() &- lastData) / 1e9
-        let wait = everData ? max(after - quiet, 0.01) : after
+        let quiet = Double(RelaySession.now() &- input.lastData) / 1e9
+        let wait = input.everData ? max(after - quiet, 0.01) : after
         fallback.check = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(wait)))) { [self] in fallbackCheck() }
     }
 
     func fallbackCheck() {
         guard let fallback, !ending, !fallback.onSlate else { return }
-        let quiet = Double(RelaySession.now() &- lastData) / 1e9
-        guard everData, quiet >= fallback.options.afterSeconds else {
+        let quiet = Double(RelaySession.now() &- input.lastData) / 1e9
+        guard input.everData, quiet >= fallback.options.afterSeconds else {
             armFallback()
             return
         }
@@ -179,8 +179,8 @@ extension RelaySession {
         send(frames)
         if Double(elapsed) / 1000 >= fallback.options.maxSeconds {
             engine.report("input \(options.inputName): \(fallback.options.maxSeconds.formatted()) s of slate: the input is given up")
-            let quiet = Double(RelaySession.now() &- lastData) / 1e9
-            finish(lastEndClean ? .success(()) : .failure(.inputTimedOut(name: options.inputName, seconds: quiet)))
+            let quiet = Double(RelaySession.now() &- input.lastData) / 1e9
+            finish(input.lastEndClean ? .success(()) : .failure(.inputTimedOut(name: options.inputName, seconds: quiet)))
         }
     }
 

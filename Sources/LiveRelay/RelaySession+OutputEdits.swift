@@ -2,7 +2,7 @@
 // added output is a late joiner (it starts at the kept group of pictures, or the next keyframe, with the sequence
 // headers); a removed one is flushed and closed politely. The other outputs are not touched: no reconnect, no gap.
 import Foundation
-import MediaPipeline
+import MediaJob
 import NIOCore
 
 /// Why the engine did not apply an output edit.

@@ -1,5 +1,5 @@
 import Foundation
-import MediaPipeline
+import MediaJob
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -8,6 +8,22 @@ import RTMP
 
 /// A pull source: the client connection that plays the job's input, reconnected with backoff until the input
 /// timeout passes without data; and the bootstrap every client connection (pull or publish) goes through.
+/// A pull's connection and its retries.
+struct PullSource {
+    var handler: RTMPClientHandler?
+    /// Bumped per connection, so a late callback of an earlier one is ignored.
+    var generation = 0
+    var failures = 0
+    /// Why the latest connection failed or was refused (a TLS verification, a refused play), for the message when
+    /// the input times out.
+    var lastError: String?
+    /// The current connection was closed for silence (once per connection).
+    var stalledClose = false
+    /// When the current connection was opened (uptime nanoseconds).
+    var openedAt: UInt64 = 0
+    var retry: Scheduled<Void>?
+}
+
 extension RelaySession {
     // MARK: Bootstrap
 
@@ -57,47 +73,47 @@ extension RelaySession {
 
     func connectSource() {
         guard case let .pull(endpoint) = source, !ending else { return }
-        sourceGeneration += 1
-        let generation = sourceGeneration
-        sourceConnections += 1
-        sourceStalledClose = false
-        sourceOpenedAt = RelaySession.now()
+        pullSource.generation += 1
+        let generation = pullSource.generation
+        input.connections += 1
+        pullSource.stalledClose = false
+        pullSource.openedAt = RelaySession.now()
         timeline.beginSegment()
         let connection = ClientConnection(mode: .play, app: endpoint.app, tcURL: endpoint.tcURL, streamKey: endpoint.streamKey, limits: limits)
         let handler = RTMPClientHandler(connection: connection) { [self] event in sourceEvent(generation, event) }
-        sourceHandler = handler
+        pullSource.handler = handler
         open(endpoint, handler: handler).whenFailure { [self] error in
-            if generation == sourceGeneration { lastSourceError = describeNetworkError(error) }
+            if generation == pullSource.generation { pullSource.lastError = describeNetworkError(error) }
             // A stream that ended cleanly stays ended cleanly while reconnects fail (or are closed as stalled while they
             // connect): only data that then breaks off makes the end unclean.
-            sourceLost(generation, clean: lastEndClean)
+            sourceLost(generation, clean: input.lastEndClean)
         }
     }
 
     func sourceEvent(_ generation: Int, _ event: ClientEvent) {
-        guard generation == sourceGeneration else { return }
+        guard generation == pullSource.generation else { return }
         switch event {
         case .ready: break
         case let .media(messages, receivedAt, bytes): deliver(messages, receivedAt: receivedAt, bytes: bytes)
         case let .refused(reason):
-            lastSourceError = "the server refused to play: \(reason)"
-            sourceHandler?.channel?.close(promise: nil)
+            pullSource.lastError = "the server refused to play: \(reason)"
+            pullSource.handler?.channel?.close(promise: nil)
         case .streamEnded:
-            lastEndClean = true
-            sourceHandler?.channel?.close(promise: nil)
+            input.lastEndClean = true
+            pullSource.handler?.channel?.close(promise: nil)
         case let .closed(error):
-            if !lastEndClean, let error, lastSourceError?.hasPrefix("the server refused") != true { lastSourceError = error }
-            sourceLost(generation, clean: lastEndClean)
+            if !input.lastEndClean, let error, pullSource.lastError?.hasPrefix("the server refused") != true { pullSource.lastError = error }
+            sourceLost(generation, clean: input.lastEndClean)
         }
     }
 
     func sourceLost(_ generation: Int, clean: Bool) {
-        guard generation == sourceGeneration, !ending else { return }
-        sourceGeneration += 1
-        sourceHandler = nil
-        lastEndClean = clean
-        sourceFailures += 1
-        let delay = options.reconnect.delay(beforeAttempt: sourceFailures)
-        sourceRetry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in connectSource() }
+        guard generation == pullSource.generation, !ending else { return }
+        pullSource.generation += 1
+        pullSource.handler = nil
+        input.lastEndClean = clean
+        pullSource.failures += 1
+        let delay = options.reconnect.delay(beforeAttempt: pullSource.failures)
+        pullSource.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in connectSource() }
     }
 }

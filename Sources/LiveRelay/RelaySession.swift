@@ -1,5 +1,5 @@
 import Foundation
-import MediaPipeline
+import MediaJob
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -15,21 +15,18 @@ final class RelaySession: @unchecked Sendable {
     enum Source {
         case pull(RTMPEndpoint)
         case listen(RTMPEndpoint)
-        /// The file and codec pipeline's output: tags handed in through `inject` from its thread.
+        /// The codec engine's output: tags handed in through `inject` from its thread.
         case external
     }
 
     let loop: any EventLoop
-    let engine: LiveEngine
-    let options: PipelineOptions
+    let engine: RelayEngine
+    let options: MediaJobOptions
     let interrupter: Interrupter
     let source: Source
-    let progressHandler: @Sendable (PipelineProgress) -> Void
-    let completion: @Sendable (Result<PipelineResult, PipelineError>) -> Void
-    let inputTimeout: Double
-    let networkTimeout: Double
+    let progressHandler: @Sendable (MediaJobProgress) -> Void
+    let completion: @Sendable (Result<MediaJobResult, MediaJobError>) -> Void
     let started: UInt64
-    let measuresLatency = LatencyReport.isEnabled
 
     var outputs: [OutputLink] = []
     /// RTMP outputs removed while the job ran (an output edit): closed, reported with their last counters.
@@ -40,60 +37,34 @@ final class RelaySession: @unchecked Sendable {
     var core = RelayCore(maxGOPBytes: RelaySession.maxGOPBytes)
     /// The core's actions for the message being relayed (kept to reuse its storage).
     var actions: [RelayCore.Action] = []
-    /// The input's video and audio codecs as the messages name them ("hvc1 (HEVC)"), for messages.
-    var videoCodec: String?
-    var audioCodec: String?
-    /// Why the first video or audio message the relay could not read was refused (an unknown FourCC, a cut header):
-    /// a job whose video was all like that fails naming it instead of succeeding without video.
-    var unreadableVideo: String?
-    var unreadableAudio: String?
-    /// "video"/"audio" once a multitrack message of that kind had a track that did not read (said once).
-    var unreadableTracks: Set<String> = []
-    /// The codec each video track's configuration named (`noteTrackCodecs`).
-    var videoTrackCodecs: [UInt8: FLVVideoFourCC] = [:]
-    var progress = PipelineProgress()
-    var lastData: UInt64
+    /// What the input's messages said of their codecs, and what of them could not be read.
+    var codecs = InputCodecs()
+    var progress = MediaJobProgress()
+    /// When the input last sent media, and how its last connection ended.
+    var input: InputActivity
     var lastProgress: UInt64
-    var everData = false
-    var lastEndClean = false
-    var refusals: [PublisherRefusal] = []
     var ending = false
-    var completed = false
-    var cancelled = false
-    var reachedMaxDuration = false
+    /// How the job ends, once it does.
+    var end = EndState()
     var tick: RepeatedTask?
     /// One message's RTMP chunks, before they join an output's pending buffer.
     var chunkBuffer: [UInt8] = []
-    /// The codec pipeline reading this input (encode, `.h264`/`.aac` outputs): every media and data message, on
+    /// The codec engine reading this input (encode, `.h264`/`.aac` outputs): every media and data message, on
     /// the job's timeline, once per read burst.
-    var tap: (any LiveTagConsumer)?
-    var tapBatch: [FLVTagMessage] = []
+    var tap: CodecTap?
     /// The job's slate through input outages (`fallback`); nil without one.
     let fallback: FallbackState?
     /// A few seconds of a high-bitrate stream; a longer group is not kept (the output waits for the next keyframe).
     static let maxGOPBytes = 4 << 20
 
-    // Pull source.
-    var sourceHandler: RTMPClientHandler?
-    var sourceGeneration = 0
-    var sourceFailures = 0
-    /// Why the pull's latest connection failed or was refused (a TLS verification, a refused play), for the
-    /// message when the input times out.
-    var lastSourceError: String?
-    var sourceConnections = 0
-    var sourceStalledClose = false
-    /// When the pull's current connection was opened (uptime nanoseconds).
-    var sourceOpenedAt: UInt64 = 0
-    var sourceRetry: Scheduled<Void>?
+    /// The pull's connection and its retries (a pull source).
+    var pullSource = PullSource()
+    /// The publisher the ingest listener routed here (a listen source).
+    var publisher = ListenSource()
 
-    // Listen source.
-    var route: IngestRoute?
-    var publisherChannel: (any Channel)?
-    var publisherToken = 0
-
-    init(engine: LiveEngine, loop: any EventLoop, options: PipelineOptions, source: Source, interrupter: Interrupter,
-         progress: @escaping @Sendable (PipelineProgress) -> Void,
-         completion: @escaping @Sendable (Result<PipelineResult, PipelineError>) -> Void) {
+    init(engine: RelayEngine, loop: any EventLoop, options: MediaJobOptions, source: Source, interrupter: Interrupter,
+         progress: @escaping @Sendable (MediaJobProgress) -> Void,
+         completion: @escaping @Sendable (Result<MediaJobResult, MediaJobError>) -> Void) {
         self.engine = engine
         self.loop = loop
         self.options = options
@@ -101,16 +72,21 @@ final class RelaySession: @unchecked Sendable {
         self.interrupter = interrupter
         self.progressHandler = progress
         self.completion = completion
-        inputTimeout = max(options.inputTimeout ?? 10, 0.1)
-        networkTimeout = max(options.networkTimeout ?? 10, 0.1)
         started = NIODeadline.now().uptimeNanoseconds
-        lastData = started
+        input = InputActivity(lastData: started)
         lastProgress = started
         fallback = options.fallback.map(FallbackState.init)
         chunkBuffer.reserveCapacity(64 << 10)
     }
 
     static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
+
+    /// Seconds of input silence before the input counts as gone (at least 0.1).
+    var inputTimeout: Double { max(options.inputTimeout ?? 10, 0.1) }
+    /// Seconds a connection may take, or a destination may take nothing, before it counts as lost (at least 0.1).
+    var networkTimeout: Double { max(options.networkTimeout ?? 10, 0.1) }
+    /// Whether restream latency is measured (`LatencyReport`), read once per process.
+    static let measuresLatency = LatencyReport.isEnabled
 
     // MARK: Start
 
@@ -136,15 +112,15 @@ final class RelaySession: @unchecked Sendable {
     static let housekeepingInterval = TimeAmount.milliseconds(250)
 
     /// The input sent nothing for the timeout: with the pull's last connection error when there was one.
-    func inputTimedOut() -> PipelineError {
-        guard let lastSourceError else { return .inputTimedOut(name: options.inputName, seconds: inputTimeout) }
-        return .inputLost(name: options.inputName, seconds: inputTimeout, lastError: lastSourceError)
+    func inputTimedOut() -> MediaJobError {
+        guard let lastError = pullSource.lastError else { return .inputTimedOut(name: options.inputName, seconds: inputTimeout) }
+        return .inputLost(name: options.inputName, seconds: inputTimeout, lastError: lastError)
     }
 
     func housekeeping() {
         guard !ending else { return }
         if interrupter.isCancelled {
-            cancelled = true
+            end.cancelled = true
             finish(.success(()))
             return
         }
@@ -153,17 +129,17 @@ final class RelaySession: @unchecked Sendable {
             return
         }
         let now = RelaySession.now()
-        let quiet = Double(now &- lastData) / 1e9
-        // An external source (the pipeline) ends by `stop`; its pace is its own.
+        let quiet = Double(now &- input.lastData) / 1e9
+        // An external source (the codec job) ends by `stop`; its pace is its own.
         if case .external = source {
         } else if quiet >= inputDeadline {
-            if !everData {
-                if let refusal = refusals.last {
+            if !input.everData {
+                if let refusal = input.refusals.last {
                     finish(.failure(.publisherRefused(name: options.inputName, refusal)))
                 } else {
                     finish(.failure(inputTimedOut()))
                 }
-            } else if lastEndClean {
+            } else if input.lastEndClean {
                 finish(.success(()))
             } else {
                 finish(.failure(inputTimedOut()))
@@ -172,9 +148,9 @@ final class RelaySession: @unchecked Sendable {
         }
         // A pull that is connected but silent for half the timeout is dropped and opened again; each new connection gets
         // that long too (through a long outage bridged by a slate, a pull closed at once would never see the input return).
-        let connectionQuiet = Double(now &- max(lastData, sourceOpenedAt)) / 1e9
-        if case .pull = source, connectionQuiet >= inputTimeout / 2, let handler = sourceHandler, !sourceStalledClose, everData || quiet >= networkTimeout {
-            sourceStalledClose = true
+        let connectionQuiet = Double(now &- max(input.lastData, pullSource.openedAt)) / 1e9
+        if case .pull = source, connectionQuiet >= inputTimeout / 2, let handler = pullSource.handler, !pullSource.stalledClose, input.everData || quiet >= networkTimeout {
+            pullSource.stalledClose = true
             handler.channel?.close(promise: nil)
         }
         // A destination that takes nothing for the network timeout is lost (a dead peer behind a full window).
@@ -196,42 +172,77 @@ final class RelaySession: @unchecked Sendable {
         }
     }
 
-    func snapshot() -> PipelineProgress {
+    func snapshot() -> MediaJobProgress {
         var snapshot = progress
         snapshot.elapsed = Double(RelaySession.now() &- started) / 1e9
         snapshot.outputs = (outputs.map { ($0.index, $0.progress) } + fileOutputs.map { ($0.index, $0.progress) }
                             + removedOutputs.map { ($0.index, $0.progress) })
             .sorted { $0.0 < $1.0 }.map(\.1)
-        snapshot.inputReconnects = max(sourceConnections - 1, 0)
+        snapshot.inputReconnects = max(input.connections - 1, 0)
         if let fallback {
             snapshot.slate = SlateProgress(onSlate: fallback.onSlate, switches: fallback.switches, seconds: fallback.seconds(now: RelaySession.now()))
         }
         return snapshot
     }
 
+    /// How the job ends: `finish` ran to its completion, a cancel stopped it, or it reached `max_duration_s`.
+    struct EndState {
+        var completed = false
+        var cancelled = false
+        var reachedMaxDuration = false
+    }
+
+    /// The codec engine reading this input, and the messages of the current read burst it gets next.
+    final class CodecTap {
+        let consumer: any LiveTagConsumer
+        var batch: [FLVTagMessage] = []
+
+        init(consumer: any LiveTagConsumer) {
+            self.consumer = consumer
+        }
+    }
+
     // MARK: Listen source (called by the ingest handler, hopped onto `loop`)
+
+    /// The publisher a listen job has now: its route in the ingest listener, its connection and the token naming it.
+    struct ListenSource {
+        var route: IngestRoute?
+        var channel: (any Channel)?
+        var token = 0
+    }
+
+    /// When the input last sent media, whether it ever did, how its last connection ended, and the publishers
+    /// refused on its port (a listen job that never got its publisher fails naming the last of them).
+    struct InputActivity {
+        var lastData: UInt64
+        var everData = false
+        var lastEndClean = false
+        var refusals: [PublisherRefusal] = []
+        /// Connections the input had (pulls opened, publishers attached): reconnects are one less.
+        var connections = 0
+    }
 
     /// A publisher was routed here and accepted; `token` names its connection in the calls that follow.
     func publisherAttached(_ token: Int, channel: any Channel) {
-        publisherToken = token
-        publisherChannel = channel
-        sourceConnections += 1
+        publisher.token = token
+        publisher.channel = channel
+        input.connections += 1
         timeline.beginSegment()
         if ending { channel.close(promise: nil) }
     }
 
     /// Media from the publisher `token`, one read burst.
     func publisherMedia(_ token: Int, _ messages: [Message], receivedAt: UInt64, bytes: Int) {
-        guard token == publisherToken else { return }
+        guard token == publisher.token else { return }
         deliver(messages, receivedAt: receivedAt, bytes: bytes)
     }
 
     /// The publisher `token` unpublished or disconnected.
     func publisherDetached(_ token: Int, clean: Bool) {
-        guard token == publisherToken else { return }
-        publisherToken = 0
-        publisherChannel = nil
-        lastEndClean = clean
+        guard token == publisher.token else { return }
+        publisher.token = 0
+        publisher.channel = nil
+        input.lastEndClean = clean
     }
 
     /// The listener could not be opened, or another job holds the same application and key.
@@ -240,14 +251,14 @@ final class RelaySession: @unchecked Sendable {
     }
 
     /// Ends the job with `error` (outputs closed first).
-    func fail(_ error: PipelineError) {
+    func fail(_ error: MediaJobError) {
         finish(.failure(error))
     }
 
     /// A publisher asked for this job's port but another application or key.
     func recordRefusal(_ refusal: PublisherRefusal) {
-        refusals.append(refusal)
-        if refusals.count > 16 { refusals.removeFirst() }
+        input.refusals.append(refusal)
+        if input.refusals.count > 16 { input.refusals.removeFirst() }
     }
 
     // MARK: Media path
@@ -255,11 +266,11 @@ final class RelaySession: @unchecked Sendable {
     func deliver(_ messages: [Message], receivedAt: UInt64, bytes: Int) {
         progress.bytesIn += Int64(bytes)
         guard !messages.isEmpty, !ending else { return }
-        lastData = RelaySession.now()
-        everData = true
-        lastEndClean = false
-        sourceFailures = 0
-        lastSourceError = nil
+        input.lastData = RelaySession.now()
+        input.everData = true
+        input.lastEndClean = false
+        pullSource.failures = 0
+        pullSource.lastError = nil
         // On slate, the input's messages wait for its first keyframe.
         let messages = fallback?.onSlate == true ? interceptForSlate(messages) : messages
         guard !messages.isEmpty else { return }
@@ -282,9 +293,9 @@ final class RelaySession: @unchecked Sendable {
             let time = timeline.map(typeID: message.typeID, timestamp: message.timestamp)
             message.timestamp = UInt32(truncatingIfNeeded: time)
             let kind = RelayCore.Kind(message)
-            if tap != nil { tapBatch.append(FLVTagMessage(typeID: message.typeID, timestamp: time, body: message.payload)) }
+            tap?.batch.append(FLVTagMessage(typeID: message.typeID, timestamp: time, body: message.payload))
             if kind.isFrame, let maxMilliseconds, time >= maxMilliseconds {
-                reachedMaxDuration = true
+                end.reachedMaxDuration = true
                 flushOutputs()
                 finish(.success(()))
                 return
@@ -300,19 +311,19 @@ final class RelaySession: @unchecked Sendable {
         }
         flushOutputs(receivedAt: receivedAt)
         if let tap {
-            tap.receive(tapBatch, bytes: bytes)
-            tapBatch.removeAll(keepingCapacity: true)
+            tap.consumer.receive(tap.batch, bytes: bytes)
+            tap.batch.removeAll(keepingCapacity: true)
         }
     }
 
-    // MARK: External source (the pipeline's thread hops here)
+    // MARK: External source (the codec job's thread hops here)
 
-    /// Tags from the file and codec pipeline, in order, on its own timeline.
+    /// Tags from the codec engine, in order, on its own timeline.
     func inject(_ tags: [FLVTagMessage]) {
-        deliver(tags.map(Message.init(tag:)), receivedAt: measuresLatency ? RelaySession.now() : 0, bytes: 0)
+        deliver(tags.map(Message.init(tag:)), receivedAt: RelaySession.measuresLatency ? RelaySession.now() : 0, bytes: 0)
     }
 
-    /// Ends the job cleanly: the pipeline finished, or its reader stopped.
+    /// Ends the job cleanly: the codec job finished, or its reader stopped.
     func stop() {
         finish(.success(()))
     }

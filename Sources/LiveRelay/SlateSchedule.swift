@@ -1,4 +1,4 @@
-import MediaPipeline
+import MediaJob
 
 /// Which slate frames are due (docs/ARCHITECTURE.md §4): the loop's frames repeated from the slate's start, video
 /// frame k at k frame durations and audio frame k at k AAC frame durations, so both kinds keep their exact pace at

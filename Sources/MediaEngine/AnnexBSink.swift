@@ -1,5 +1,5 @@
 import MediaFormats
-import MediaPipeline
+import MediaJob
 
 /// A raw Annex B byte stream: H.264 (`.h264`) or HEVC (`.h265`, `.hevc`). Length-prefixed input is converted with the
 /// parameter sets inserted before every IDR (H.264) or IRAP picture (HEVC) that lacks them; H.264 Annex B input passes

@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// What only libavutil can say about a return code: its class and its message.
 extension FFmpegError {

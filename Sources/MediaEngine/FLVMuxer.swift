@@ -1,14 +1,14 @@
 import MediaFormats
 
-/// The FLV tags of a pipeline's stream: `onMetaData`, sequence headers before media and again whenever SPS/PPS or
+/// The FLV tags of a job's stream: `onMetaData`, sequence headers before media and again whenever SPS/PPS or
 /// the AudioSpecificConfig change, AVCC video (Annex B input converted), composition time = PTS − DTS. H.264 and AAC
 /// keep the legacy tags; HEVC and AV1 get Enhanced RTMP ex-headers (`FLVMuxer+Enhanced.swift`). No I/O: it
-/// appends tags to a buffer, which `FLVSink` writes to a file and `EnginePublishOutput` hands to the live engine.
+/// appends tags to a buffer, which `FLVSink` writes to a file and `RelayPublishOutput` hands to the relay engine.
 struct FLVMuxer {
     private(set) var video: VideoConfiguration?
     private(set) var audio: AudioConfiguration?
     let flv = FLVWriter()
-    private var scratch: [UInt8] = []
+    private var avccPayload: [UInt8] = []
     private var annexBConverter: AnnexBToAVCCConverter?
     var wroteVideoSequenceHeader = false
     private(set) var lastTimestamp: Int64 = 0
@@ -93,18 +93,18 @@ struct FLVMuxer {
             if let fourCC = video?.bitstream.enhancedFourCC {
                 try writeEnhancedFrame(packet, fourCC: fourCC, timestamp: timestamp, compositionTime: composition, into: &buffer)
             } else if var converter = annexBConverter {
-                scratch.removeAll(keepingCapacity: true)
-                let result = try packet.data.withUnsafeBytes { try converter.convert($0, into: &scratch) }
+                avccPayload.removeAll(keepingCapacity: true)
+                let result = try packet.data.withUnsafeBytes { try converter.convert($0, into: &avccPayload) }
                 annexBConverter = converter
                 if result.parameterSetsChanged, let record = converter.record {
                     try writeVideoSequenceHeader(record, timestamp: timestamp, into: &buffer)
                 }
-                guard wroteVideoSequenceHeader, !scratch.isEmpty else {
+                guard wroteVideoSequenceHeader, !avccPayload.isEmpty else {
                     skippedBeforeConfiguration += 1
                     return
                 }
                 try flv.writeVideo(timestamp: timestamp, compositionTime: composition, isKeyframe: result.isKeyframe,
-                                   packetType: .nalu, payload: scratch, into: &buffer)
+                                   packetType: .nalu, payload: avccPayload, into: &buffer)
             } else {
                 guard wroteVideoSequenceHeader else {
                     skippedBeforeConfiguration += 1

@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// A file output's bytes on their way into its `OutputFile`: the sinks build FLV tags, Annex B and ADTS frames
 /// straight into its buffer (`append`), and it writes the buffer out in large writes through `OutputFile.write`.

@@ -1,5 +1,5 @@
 import Foundation
-import MediaPipeline
+import MediaJob
 
 /// Opens a file input for reading. Under a root the walk never follows a link, and the file is handed to
 /// libavformat as `/proc/self/fd/N`, so nothing swapped in after validation can redirect the read.

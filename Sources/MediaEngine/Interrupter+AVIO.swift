@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// How FFmpeg sees an interrupter: an `AVIOInterruptCB` installed on every context before it opens.
 extension Interrupter {

@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// One elementary stream of an opened input, described in Swift terms.
 public struct StreamInfo: Sendable, Equatable {

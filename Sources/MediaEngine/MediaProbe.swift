@@ -1,5 +1,5 @@
 import MediaFormats
-import MediaPipeline
+import MediaJob
 
 /// What `sluice probe` reports of one stream. H.264, HEVC, AV1, AAC and Opus fields come from MediaFormats' own parsers
 /// (SPS, hvcC, av1C and sequence header, AudioSpecificConfig, OpusHead), not from FFmpeg's.
@@ -44,11 +44,11 @@ public enum MediaProbe {
 
     /// Pulls (or, with `listens`, waits for a publisher of) the live input `options.inputURL` through the live
     /// engine until its streams are known, and describes them.
-    public static func probe(live options: PipelineOptions, transport: any LiveTransport, interrupter: Interrupter = Interrupter()) throws -> ProbeReport {
-        let input = EngineInput(options: options)
+    public static func probe(live options: MediaJobOptions, transport: any LiveTransport, interrupter: Interrupter = Interrupter()) throws -> ProbeReport {
+        let input = RelayInput(options: options)
         try input.open(on: transport, interrupter: interrupter)
         defer { input.close() }
-        return try describe(input, format: "flv (RTMP, the live engine)", duration: nil)
+        return try describe(input, format: "flv (RTMP, the relay engine)", duration: nil)
     }
 
     private static func describe(_ input: any PacketSource, format: String, duration: Double?) throws -> ProbeReport {

@@ -7,7 +7,7 @@ protocol PacketSink: AnyObject {
     var wantsVideo: Bool { get }
     var wantsAudio: Bool { get }
     var bytesWritten: Int64 { get }
-    /// The target, published (renamed into place) by the pipeline once every output has finished.
+    /// The target, published (renamed into place) by the codec job once every output has finished.
     var file: FileWriter { get }
     func open() throws
     func write(_ packet: MediaPacket) throws

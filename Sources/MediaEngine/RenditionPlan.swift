@@ -1,10 +1,10 @@
-/// Which treatment of each stream kind every output of a pipeline takes (a pure value, built once).
+/// Which treatment of each stream kind every output of a job takes (a pure value, built once).
 ///
 /// Each distinct `StreamHandling` among the outputs is one *rendition*: copy, or one encoder's settings. Outputs
 /// with equal settings share a rendition, so one encoder feeds them all; every video rendition shares the one
 /// decode of the input's video (and every audio rendition the one decode of its audio). A *lane* is the pair of
 /// renditions an output takes: its packets are interleaved by DTS once per lane, then go to the lane's outputs.
-import MediaPipeline
+import MediaJob
 struct RenditionPlan: Sendable, Equatable {
     /// The distinct video treatments, in the order outputs first use them (`drop` is none).
     let video: [StreamHandling<VideoEncodeSettings>]
@@ -19,7 +19,7 @@ struct RenditionPlan: Sendable, Equatable {
         var audio: Int?
     }
 
-    init(_ options: PipelineOptions) {
+    init(_ options: MediaJobOptions) {
         var video: [StreamHandling<VideoEncodeSettings>] = []
         var audio: [StreamHandling<AudioEncodeSettings>] = []
         var lanes: [Lane] = []

@@ -4,7 +4,7 @@ import JobDocument
 import JobQueue
 import JobStore
 import MediaEngine
-import MediaPipeline
+import MediaJob
 
 /// One claimed job: its spec, the deliveries that carry it, and how to stop it.
 final class ActiveJob: @unchecked Sendable {

@@ -2,7 +2,7 @@
 import Foundation
 import JobStore
 import MediaEngine
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// One event for upstream services: `{event, event_id, id, state, attempt, worker, at, input?, error?, message?,
@@ -60,10 +60,10 @@ public struct JobEvent: Sendable, Equatable {
     ///   - spec: the job (its output URLs are redacted here).
     ///   - attempt: the attempt number.
     ///   - workerID: this worker.
-    ///   - progress: the pipeline snapshot.
+    ///   - progress: the job's progress snapshot.
     ///   - at: the event time.
     ///   - outputURLs: the attempt's outputs by index when output edits changed them (`OutputSlots`; nil: the spec's).
-    public init(progressOf spec: JobSpec, attempt: Int, workerID: String, progress: PipelineProgress, at: Date = Date(),
+    public init(progressOf spec: JobSpec, attempt: Int, workerID: String, progress: MediaJobProgress, at: Date = Date(),
                 outputURLs: [String]? = nil) {
         let urls = outputURLs ?? spec.outputs.map(\.url)
         let outputs: [JSONValue] = progress.outputs.enumerated().map { index, output in

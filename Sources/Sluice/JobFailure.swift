@@ -1,7 +1,7 @@
 // docs/ARCHITECTURE.md §5: a failure is permanent (dead-letter now) or transient (retry queue until max_attempts).
 import Foundation
 import MediaEngine
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// Why an attempt failed, redacted, and whether trying again later could help.
@@ -27,7 +27,7 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// Only the network is transient: a file that cannot be opened or parsed, a codec copy mode cannot carry,
     /// or a path outside the roots fails the same way every time.
     /// - Parameters:
-    ///   - error: a `JobPlan.PlanError`, a `PipelineError`, or anything else the pipeline threw (permanent).
+    ///   - error: a `JobPlan.PlanError`, a `MediaJobError`, or anything else the job threw (permanent).
     ///   - spec: the job, which says which input and outputs are network URLs.
     public init(classifying error: any Error, spec: JobSpec) {
         message = Redaction.scrub("\(error)", urls: spec.secretURLs)
@@ -36,7 +36,7 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
 
     static func isTransient(_ error: any Error, spec: JobSpec) -> Bool {
         if error is JobPlan.PlanError { return false }
-        guard let error = error as? PipelineError else { return false }
+        guard let error = error as? MediaJobError else { return false }
         switch error {
         case .openInput, .readInput, .inputTimedOut, .inputLost:
             return spec.input.isNetwork

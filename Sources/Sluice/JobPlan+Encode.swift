@@ -1,8 +1,8 @@
 import MediaEngine
-import MediaPipeline
+import MediaJob
 import JobDocument
 
-/// A job's `video` / `audio` objects as the pipeline's stream handling (the job document: docs/ARCHITECTURE.md §8).
+/// A job's `video` / `audio` objects as the job's stream handling (the job document: docs/ARCHITECTURE.md §8).
 extension JobPlan {
     /// `live` inputs (RTMP pull or listen) get libx264's zero-latency tuning.
     static func videoHandling(_ spec: VideoSpec, live: Bool) -> StreamHandling<VideoEncodeSettings> {

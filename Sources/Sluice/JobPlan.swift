@@ -1,14 +1,14 @@
 import Foundation
 import MediaEngine
-import MediaPipeline
+import MediaJob
 import JobDocument
 
-/// A validated job turned into pipeline options: paths resolved by the policy, names redacted.
+/// A validated job turned into job options: paths resolved by the policy, names redacted.
 public struct JobPlan: Sendable {
     public var spec: JobSpec
-    public var options: PipelineOptions
+    public var options: MediaJobOptions
 
-    /// The paths of the job's file outputs, as the pipeline will create them.
+    /// The paths of the job's file outputs, as the job will create them.
     public var filePaths: [String] {
         options.outputs.compactMap { output in
             if case let .file(path) = output.target { return path }
@@ -37,7 +37,7 @@ public struct JobPlan: Sendable {
         let input: String
         do { input = try paths.resolveInput(spec.input.url) } catch { throw .path(error) }
         let isFileInput = !spec.input.isNetwork
-        var options = PipelineOptions(inputURL: isFileInput ? "file:" + input : input, inputName: spec.redactedInput)
+        var options = MediaJobOptions(inputURL: isFileInput ? "file:" + input : input, inputName: spec.redactedInput)
         if case let .rooted(inputRoot, outputRoot) = paths {
             // Files are opened again from these roots without following links (a link may appear after this check).
             options.fileRoots = FileRoots(input: PathPolicy.resolvedRoot(inputRoot), output: PathPolicy.resolvedRoot(outputRoot))
@@ -47,7 +47,7 @@ public struct JobPlan: Sendable {
             options.inputOptions["protocol_whitelist"] = "file"
             options.inputOptions["format_whitelist"] = JobPlan.allowedDemuxers
         } else {
-            // The live engine pulls, or waits on the shared ingest listener: libavformat never sees a network URL.
+            // The relay engine pulls, or waits on the shared ingest listener: libavformat never sees a network URL.
             if spec.input.listen { options.inputOptions["listen"] = "1" }
             options.liveInput = true
         }

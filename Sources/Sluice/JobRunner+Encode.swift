@@ -1,6 +1,6 @@
 import JobStore
 import MediaEngine
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 extension JobRunner {

@@ -3,13 +3,13 @@
 import Foundation
 import JobStore
 import MediaEngine
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 extension JobRunner {
     /// What a failed attempt says of output `index` (redacted): the error that named it, or why every output gave up.
     static func outputError(_ error: any Error, index: Int, spec: JobSpec) -> String? {
-        guard let error = error as? PipelineError else { return nil }
+        guard let error = error as? MediaJobError else { return nil }
         switch error {
         case let .output(failed, _, _), let .openOutput(failed, _, _):
             return failed == index ? Redaction.scrub("\(error)", urls: spec.secretURLs) : nil
@@ -36,7 +36,7 @@ extension JobRunner {
     }
 
     /// RTMP outputs that gave up (or were still down at the end), for the summary of a job that succeeded without them.
-    static func lostOutputs(_ progress: PipelineProgress, spec: JobSpec) -> String? {
+    static func lostOutputs(_ progress: MediaJobProgress, spec: JobSpec) -> String? {
         let lost = progress.outputs.enumerated().filter { $0.element.failed }
         guard !lost.isEmpty else { return nil }
         return lost.map { index, output in

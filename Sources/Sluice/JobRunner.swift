@@ -1,18 +1,18 @@
 import Foundation
 import JobStore
 import MediaEngine
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// How one run of a job ended, with the text recorded in the store.
 public enum JobOutcome: Sendable {
-    case succeeded(PipelineResult)
+    case succeeded(MediaJobResult)
     case failed(JobFailure)
     /// A transient failure with attempts left, or an attempt interrupted to be requeued: state `retrying`.
     case retrying(JobFailure)
     /// The document did not validate: straight to `rejected`, never run (docs/ARCHITECTURE.md §6).
     case rejected(JobSpecError)
-    case cancelled(PipelineResult?)
+    case cancelled(MediaJobResult?)
     /// The id already succeeded: not run again.
     case alreadySucceeded(JobRecord)
 
@@ -30,7 +30,7 @@ public enum JobOutcome: Sendable {
 public struct AttemptPolicy: Sendable {
     /// A transient failure with attempts left ends in `retrying` instead of `failed`.
     public var retriesTransientFailures: Bool
-    /// Asked when the pipeline stopped on an interrupt: a reason means "not cancelled, to be requeued"
+    /// Asked when the job stopped on an interrupt: a reason means "not cancelled, to be requeued"
     /// (the worker is shutting down); nil records `cancelled`.
     public var requeueReason: @Sendable () -> String?
     /// The attempt starts by removing the `.part` files earlier attempts of the same job left (a worker killed
@@ -48,8 +48,9 @@ public struct AttemptPolicy: Sendable {
     public static let final = AttemptPolicy(retriesTransientFailures: false)
 }
 
-/// Validates, records and runs jobs against one store. `run` blocks its thread, which becomes the
-/// job's input thread: call it from a dedicated thread, never from Swift's cooperative pool.
+/// Validates, records and runs jobs against one store. One way to run an attempt: `startAttempt` starts it on its
+/// engine and records its progress and its end; `run` and `runAttempt` wait for that end on the calling thread
+/// (never call them from Swift's cooperative pool).
 public final class JobRunner: Sendable {
     public let store: JobStore
     public let workerID: String
@@ -60,8 +61,8 @@ public final class JobRunner: Sendable {
     public let storeInterval: Double
     /// Told of every state the runner commits (after the commit), so the worker can publish `job.<state>`.
     public let onTransition: @Sendable (CommittedTransition) -> Void
-    /// Where live attempts' progress is written (one serial queue, whatever the number of live jobs).
-    let liveQueue = DispatchQueue(label: "sluice-live-progress")
+    /// Where attempts' progress is written (one serial queue, whatever the number of jobs).
+    let progressQueue = DispatchQueue(label: "sluice-job-progress")
 
     public init(store: JobStore, workerID: String, paths: PathPolicy, storeInterval: Double = 2,
                 onTransition: @escaping @Sendable (CommittedTransition) -> Void = { _ in }) {
@@ -72,14 +73,14 @@ public final class JobRunner: Sendable {
         self.onTransition = onTransition
     }
 
-    /// Runs a job document (JSON bytes).
+    /// Runs a job document (JSON bytes) and waits for its end.
     /// - Parameters:
     ///   - document: the job spec as submitted.
     ///   - interrupter: cancels the job from another thread (signal, control message).
-    ///   - progress: called on the input thread with every progress snapshot.
-    ///   - engine: runs the job instead of `CopyPipeline` when it supports the job's options.
-    public func run(document: Data, interrupter: Interrupter = Interrupter(), engine: (any LiveJobEngine)? = nil,
-                    progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
+    ///   - relay: the relay engine: it runs the live copy jobs, and carries every RTMP byte of the others.
+    ///   - progress: called on the runner's progress queue with every progress snapshot.
+    public func run(document: Data, interrupter: Interrupter = Interrupter(), relay: (any JobEngine)? = nil,
+                    progress: @escaping @Sendable (JobSpec, MediaJobProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
         let spec: JobSpec
         do {
             spec = try JobSpec.parse(document)
@@ -89,14 +90,14 @@ public final class JobRunner: Sendable {
                                  specRedacted: JobSpec.redactedText(of: document), error: error.description, workerID: workerID)
             return .rejected(error)
         }
-        return try run(spec: spec, interrupter: interrupter, engine: engine, progress: progress)
+        return try run(spec: spec, interrupter: interrupter, relay: relay, progress: progress)
     }
 
-    /// Runs a validated job: records it, runs the pipeline, records how it ended.
-    public func run(spec: JobSpec, interrupter: Interrupter = Interrupter(), engine: (any LiveJobEngine)? = nil,
-                    progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
+    /// Runs a validated job: records it, runs it, records how it ended, and waits for that.
+    public func run(spec: JobSpec, interrupter: Interrupter = Interrupter(), relay: (any JobEngine)? = nil,
+                    progress: @escaping @Sendable (JobSpec, MediaJobProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
         if case let .alreadySucceeded(record) = try receive(spec) { return .alreadySucceeded(record) }
-        return try runAttempt(spec: spec, interrupter: interrupter, engine: engine, progress: progress)
+        return try runAttempt(spec: spec, interrupter: interrupter, relay: relay, progress: progress)
     }
 
     /// Records a delivered job (see `JobStore.receive`) with its secrets redacted.
@@ -113,101 +114,50 @@ public final class JobRunner: Sendable {
         ))
     }
 
-    /// Runs one attempt of a received job: starts it, runs the pipeline, records how it ended.
-    /// - Parameters:
-    ///   - spec: the validated job, already recorded with `receive`.
-    ///   - interrupter: cancels the attempt from another thread.
-    ///   - policy: whether transient failures become `retrying` and interrupts may be requeues.
-    ///   - engine: runs the job instead of `CopyPipeline` when it supports its options (blocking `run`).
-    ///   - progress: called on the input thread with every progress snapshot.
+    /// Runs one attempt of a received job and waits for its end: `startAttempt`, then the caller's thread waits
+    /// (`sluice run`, tests). The job itself runs on its engine, never on the calling thread.
     public func runAttempt(spec: JobSpec, interrupter: Interrupter = Interrupter(), policy: AttemptPolicy = .final,
-                           engine: (any LiveJobEngine)? = nil,
-                           progress: @escaping (JobSpec, PipelineProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
-        let plan: JobPlan
-        let attempt: Int
-        switch try begin(spec, policy: policy) {
+                           relay: (any JobEngine)? = nil,
+                           progress: @escaping @Sendable (JobSpec, MediaJobProgress) -> Void = { _, _ in }) throws(JobStoreError) -> JobOutcome {
+        let ending = AttemptEnding()
+        switch try startAttempt(spec: spec, relay: relay, interrupter: interrupter, policy: policy, progress: progress,
+                                completion: { ending.finish($0) }) {
         case let .ended(outcome): return outcome
-        case let .planned(planned, number): (plan, attempt) = (planned, number)
+        case .started: return try ending.wait().get()
         }
-        if let engine, engine.runs(plan.options) {
-            var lastStored = Date.distantPast
-            var storeError: JobStoreError?
-            var slateEvents = SlateEventTracker()
-            let result: Result<PipelineResult, PipelineError>
-            // `run` calls back on this thread's behalf, one snapshot at a time.
-            let report = UncheckedCallback { [self] (snapshot: PipelineProgress) in
-                progress(spec, snapshot)
-                do throws(JobStoreError) { try recordSlate(slateEvents.events(for: snapshot.slate), for: spec) } catch { storeError = error }
-                guard Date().timeIntervalSince(lastStored) >= storeInterval else { return }
-                lastStored = Date()
-                do throws(JobStoreError) { try record(snapshot, for: spec) } catch { storeError = error }
-            }
-            do throws(PipelineError) {
-                result = .success(try engine.run(plan.options, interrupter: interrupter) { report.call($0) })
-            } catch {
-                result = .failure(error)
-            }
-            if case .success = result, let storeError { throw storeError }
-            let requeueReason = interrupter.isCancelled ? policy.requeueReason() : nil
-            return try end(spec, attempt: attempt, policy: policy, result.mapError { $0 as any Error }, requeueReason: requeueReason)
-        }
-        var options = plan.options
-        // Every RTMP byte of the pipeline (a live input to encode, RTMP outputs of a file job) goes through the engine.
-        options.transport = engine as? any LiveTransport
-        let pipeline = CopyPipeline(options: options, interrupter: interrupter)
-        // Asked once by the pipeline on a cancel: a requeue (shutdown past the grace) publishes nothing.
-        var requeueReason: String?
-        pipeline.discardsOutputsOnCancel = {
-            requeueReason = policy.requeueReason()
-            return requeueReason != nil
-        }
-        var lastStored = Date.distantPast
-        var storeError: JobStoreError?
-        pipeline.encoderSelected = { [self] selection in
-            do throws(JobStoreError) { try recordEncoder(selection, for: spec) } catch { storeError = error }
-        }
-        let result: Result<PipelineResult, any Error>
-        do {
-            result = .success(try pipeline.run { [self] snapshot in
-                progress(spec, snapshot)
-                guard Date().timeIntervalSince(lastStored) >= storeInterval else { return }
-                lastStored = Date()
-                do throws(JobStoreError) { try record(snapshot, for: spec) } catch { storeError = error }
-            })
-        } catch {
-            result = .failure(error)
-        }
-        if case .success = result, let storeError { throw storeError }
-        return try end(spec, attempt: attempt, policy: policy, result, requeueReason: requeueReason)
     }
 
-    /// Starts one attempt of a received live job on `engine` without keeping a thread for it: the blocking start
-    /// (the store's `running`, the plan, the output rows) runs on the calling thread, then the engine takes the
-    /// job and this returns. Progress is written on the runner's one serial queue; the end is recorded on a
-    /// short-lived thread of its own (it may wait for the store or the broker), which then calls `completion`.
+    /// The engine that runs these options: the relay engine when it runs them (a live copy), else the codec engine,
+    /// whose RTMP bytes go through the relay engine.
+    static func engine(for options: MediaJobOptions, relay: (any JobEngine)?) -> any JobEngine {
+        if let relay, relay.runs(options) { return relay }
+        return CodecEngine(transport: relay as? any LiveTransport)
+    }
+
+    /// Starts one attempt of a received job on its engine without keeping a thread for it: the blocking start (the
+    /// store's `running`, the plan, the output rows) runs on the calling thread, then the engine takes the job and
+    /// this returns. Progress is written on the runner's one serial queue; the end is recorded on a short-lived
+    /// thread of its own (it may wait for the store or the broker), which then calls `completion`.
     /// - Parameters:
     ///   - spec: the validated job, already recorded with `receive`.
-    ///   - engine: the live engine; the job's options must be ones it `supports` (else `.notStarted`).
+    ///   - relay: the relay engine (see `engine(for:relay:)`); nil runs every job on the codec engine.
     ///   - interrupter: cancels the attempt from another thread.
     ///   - policy: whether transient failures become `retrying` and interrupts may be requeues.
     ///   - progress: called on the serial queue with every progress snapshot (never on an event loop).
     ///   - completion: the attempt's outcome, or the store's failure, once, on the attempt's closing thread.
-    /// - Returns: `.started`; `.ended` when the attempt ended before the engine had it (e.g. a plan that fails);
-    ///   `.notStarted` when the engine does not run these options (nothing recorded: run the attempt as usual).
-    public func startAttempt(spec: JobSpec, engine: any LiveJobEngine, interrupter: Interrupter, policy: AttemptPolicy,
-                             progress: @escaping @Sendable (JobSpec, PipelineProgress) -> Void,
-                             completion: @escaping @Sendable (Result<JobOutcome, JobStoreError>) -> Void) throws(JobStoreError) -> LiveStart {
-        // Decided before anything is recorded, so `.notStarted` leaves the attempt to `runAttempt` untouched.
-        guard let options = try? JobPlan(spec: spec, paths: paths).options, engine.runs(options) else { return .notStarted }
+    /// - Returns: `.started`; or `.ended` when the attempt ended before an engine had it (e.g. a plan that fails).
+    public func startAttempt(spec: JobSpec, relay: (any JobEngine)?, interrupter: Interrupter, policy: AttemptPolicy,
+                             progress: @escaping @Sendable (JobSpec, MediaJobProgress) -> Void,
+                             completion: @escaping @Sendable (Result<JobOutcome, JobStoreError>) -> Void) throws(JobStoreError) -> AttemptStart {
         let plan: JobPlan
         let attempt: Int
         switch try begin(spec, policy: policy) {
         case let .ended(outcome): return .ended(outcome)
         case let .planned(planned, number): (plan, attempt) = (planned, number)
         }
-        let state = LiveAttemptState()
-        let queue = liveQueue
-        engine.start(plan.options, interrupter: interrupter, progress: { [self] snapshot in
+        let state = AttemptState()
+        let queue = progressQueue
+        let callbacks = JobCallbacks(progress: { [self] snapshot in
             queue.async { [self] in
                 guard !state.ended else { return }
                 progress(spec, snapshot)
@@ -216,39 +166,47 @@ public final class JobRunner: Sendable {
                 state.lastStored = Date()
                 do throws(JobStoreError) { try record(snapshot, for: spec) } catch { state.storeError = error }
             }
+        }, encoderSelected: { [self] selection in
+            queue.async { [self] in
+                do throws(JobStoreError) { try recordEncoder(selection, for: spec) } catch { state.storeError = error }
+            }
+        }, discardsOutputsOnCancel: {
+            // Asked once, on the job's thread, when it stopped on a cancel: a requeue (shutdown) publishes nothing.
+            let reason = policy.requeueReason()
+            queue.sync { state.requeueAnswer = .some(reason) }
+            return reason != nil
         }, completion: { [self] result in
             // Behind every progress write already queued; then off the queue, which must never wait on the broker.
             queue.async { [self] in
                 state.ended = true
                 let storeError = state.storeError
+                let answered = state.requeueAnswer
                 let thread = Thread { [self] in
                     if case .success = result, let storeError {
                         completion(.failure(storeError))
                         return
                     }
-                    let requeueReason = interrupter.isCancelled ? policy.requeueReason() : nil
+                    let requeueReason = answered ?? (interrupter.isCancelled ? policy.requeueReason() : nil)
                     do throws(JobStoreError) {
-                        completion(.success(try end(spec, attempt: attempt, policy: policy,
-                                                    result.mapError { $0 as any Error }, requeueReason: requeueReason)))
+                        completion(.success(try end(spec, attempt: attempt, policy: policy, result, requeueReason: requeueReason)))
                     } catch {
                         completion(.failure(error))
                     }
                 }
-                thread.name = "sluice-live-end"
+                thread.name = "sluice-job-end"
                 thread.start()
             }
         })
+        JobRunner.engine(for: plan.options, relay: relay).start(plan.options, interrupter: interrupter, callbacks: callbacks)
         return .started
     }
 
     /// How `startAttempt` went.
-    public enum LiveStart: Sendable {
+    public enum AttemptStart: Sendable {
         /// The engine runs the job; `completion` will be called.
         case started
-        /// The attempt ended before the engine took it (its outcome is recorded); `completion` is not called.
+        /// The attempt ended before an engine took it (its outcome is recorded); `completion` is not called.
         case ended(JobOutcome)
-        /// The engine does not run this job: nothing was recorded.
-        case notStarted
     }
 
     private enum Beginning {
@@ -283,10 +241,10 @@ public final class JobRunner: Sendable {
         return .planned(plan, attempt: attempt)
     }
 
-    /// Records how an attempt ended: a pipeline error fails it, a cancel is a cancel or (with a reason) a requeue.
-    private func end(_ spec: JobSpec, attempt: Int, policy: AttemptPolicy, _ ran: Result<PipelineResult, any Error>,
+    /// Records how an attempt ended: a job error fails it, a cancel is a cancel or (with a reason) a requeue.
+    private func end(_ spec: JobSpec, attempt: Int, policy: AttemptPolicy, _ ran: Result<MediaJobResult, any Error>,
                      requeueReason: String?) throws(JobStoreError) -> JobOutcome {
-        let result: PipelineResult
+        let result: MediaJobResult
         switch ran {
         case let .success(value):
             result = value
@@ -343,7 +301,7 @@ public final class JobRunner: Sendable {
         for event in events { try store.recordEvent(id: spec.id, kind: event.kind, message: event.message) }
     }
 
-    private func record(_ snapshot: PipelineProgress, for spec: JobSpec, final: OutputState? = nil) throws(JobStoreError) {
+    private func record(_ snapshot: MediaJobProgress, for spec: JobSpec, final: OutputState? = nil) throws(JobStoreError) {
         let elapsed = max(snapshot.elapsed, 0.001)
         try store.updateProgress(id: spec.id, progress: JobProgress(
             mediaTimeSeconds: snapshot.mediaTime,
@@ -373,9 +331,38 @@ public final class JobRunner: Sendable {
     }
 }
 
-/// Lets a non-Sendable progress closure be handed to an engine's blocking `run`, which calls it one snapshot at
-/// a time while the caller waits.
-private struct UncheckedCallback<Value>: @unchecked Sendable {
-    // Reason: `run` blocks its caller until the job ended, and calls back sequentially; nothing else holds it.
-    let call: (Value) -> Void
+/// One attempt's store bookkeeping. The runner's one serial queue takes every progress write the engines hand over,
+/// in order, so that no job needs a thread of its own while it runs.
+final class AttemptState: @unchecked Sendable {
+    // Reason: every field is read and written only on the runner's serial `progressQueue`.
+    var lastStored = Date.distantPast
+    var storeError: JobStoreError?
+    /// Set when the completion arrived: a progress report after it is not recorded.
+    var ended = false
+    var slateEvents = SlateEventTracker()
+    /// What `policy.requeueReason()` said when the codec engine asked whether to discard its outputs on a cancel.
+    var requeueAnswer: String??
+}
+
+/// Where `runAttempt`'s caller waits for the attempt's completion.
+private final class AttemptEnding: @unchecked Sendable {
+    // Reason: `outcome` is guarded by `condition`.
+    private let condition = NSCondition()
+    private var outcome: Result<JobOutcome, JobStoreError>?
+
+    func finish(_ result: Result<JobOutcome, JobStoreError>) {
+        condition.lock()
+        outcome = result
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait() -> Result<JobOutcome, JobStoreError> {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let outcome { return outcome }
+            condition.wait()
+        }
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import JobStore
 import MediaEngine
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// How `sluice jobs …` shows records: an aligned table, JSON rows, and a detail page. Everything shown

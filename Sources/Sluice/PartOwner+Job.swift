@@ -2,7 +2,7 @@
 import Crypto
 import Foundation
 import MediaEngine
-import MediaPipeline
+import MediaJob
 
 extension PartOwner {
     /// The first 8 bytes of the SHA-256 of the job id: fixed length whatever the id, and no other job id can be

@@ -1,9 +1,9 @@
 import JobDocument
 import MediaEngine
-import MediaPipeline
+import MediaJob
 
 extension ReconnectSpec {
-    /// The job's `reconnect` object as the pipeline's retry policy.
+    /// The job's `reconnect` object as the job's retry policy.
     public var policy: ReconnectPolicy {
         ReconnectPolicy(attempts: attempts, initialDelay: initialDelaySeconds, maxDelay: maxDelaySeconds)
     }

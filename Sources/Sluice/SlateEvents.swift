@@ -1,7 +1,7 @@
 // The fallback slate (docs/ARCHITECTURE.md §4): events show when a job is on slate, for how long and how many times.
 import JobStore
 import MediaEngine
-import MediaPipeline
+import MediaJob
 
 extension EventKind {
     /// The input went quiet for `fallback.after_s` and the outputs went on slate.

@@ -2,7 +2,7 @@
 // job, a worker or `sluice run` killed with -9, a job id never delivered again), safe on a shared output root.
 import Foundation
 import MediaEngine
-import MediaPipeline
+import MediaJob
 
 /// One sweep of an output root: a part is removed when nobody has written it for `olderThan`, no writer holds it
 /// open (writers hold a lock on their parts), and its job's lease is held by nobody. A part whose job this worker

@@ -1,10 +1,10 @@
-// docs/ARCHITECTURE.md §2 and §5: an attempt on its own thread: the lease first, then the run (on the live engine
-// when it takes the job), its progress and a take-over's record.
+// docs/ARCHITECTURE.md §2 and §5: an attempt's start on a thread of its own: the lease first, then the run on its
+// engine, its progress and a take-over's record.
 import Foundation
 import JobQueue
 import JobStore
 import MediaEngine
-import MediaPipeline
+import MediaJob
 
 extension Worker {
     // MARK: Attempts
@@ -15,9 +15,8 @@ extension Worker {
         thread.start()
     }
 
-    /// The job's own thread: it becomes the pipeline's input thread. A live job the live engine supports keeps
-    /// it only for the blocking start (lease, `running`, plan, output rows): then the engine runs the job and this
-    /// thread ends; the end is recorded and settled by `JobRunner.startAttempt`'s closing thread.
+    /// The job's own thread, for the blocking start only (lease, `running`, plan, output rows): then its engine runs
+    /// the job and this thread ends; the end is recorded and settled by `JobRunner.startAttempt`'s closing thread.
     func execute(_ job: ActiveJob) {
         let spec = job.spec
         guard takeLease(job) else {
@@ -32,32 +31,22 @@ extension Worker {
             // The lease is held: the job's own leftovers from a killed attempt can go.
             let policy = AttemptPolicy(retriesTransientFailures: true, removesEarlierParts: true) { job.requeueReason }
             let reporter = ProgressReporter()
-            if job.jobClass != .batch, let liveEngine {
-                let start = try runner.startAttempt(
-                    spec: spec, engine: liveEngine, interrupter: job.interrupter, policy: policy,
-                    progress: { [self] _, snapshot in progressed(job, reporter, snapshot) },
-                    completion: { [self] result in
-                        switch result {
-                        case let .success(outcome): settle(job, outcome)
-                        case let .failure(error): storeFailed(job, error)
-                        }
-                        finished(job)
-                    })
-                switch start {
-                case .started:
-                    return
-                case let .ended(outcome):
-                    settle(job, outcome)
+            let start = try runner.startAttempt(
+                spec: spec, relay: relayEngine, interrupter: job.interrupter, policy: policy,
+                progress: { [self] _, snapshot in progressed(job, reporter, snapshot) },
+                completion: { [self] result in
+                    switch result {
+                    case let .success(outcome): settle(job, outcome)
+                    case let .failure(error): storeFailed(job, error)
+                    }
                     finished(job)
-                    return
-                case .notStarted:
-                    break
-                }
+                })
+            switch start {
+            case .started:
+                return
+            case let .ended(outcome):
+                settle(job, outcome)
             }
-            let outcome = try runner.runAttempt(spec: spec, interrupter: job.interrupter, policy: policy, engine: liveEngine) { [self] _, snapshot in
-                progressed(job, reporter, snapshot)
-            }
-            settle(job, outcome)
         } catch {
             storeFailed(job, error)
         }
@@ -74,9 +63,9 @@ extension Worker {
     }
 
     /// One progress snapshot of a running attempt: metrics, the take-over's gap at the first output, and a
-    /// `job.progress` event every `progressEventInterval`. Called on the job's thread, or on the runner's live
-    /// queue for a live-engine job, one snapshot at a time.
-    func progressed(_ job: ActiveJob, _ reporter: ProgressReporter, _ snapshot: PipelineProgress) {
+    /// `job.progress` event every `progressEventInterval`. Called on the runner's progress queue, one snapshot
+    /// at a time.
+    func progressed(_ job: ActiveJob, _ reporter: ProgressReporter, _ snapshot: MediaJobProgress) {
         let spec = job.spec
         metrics?.progressed(spec, snapshot)
         if snapshot.bytesOut > 0, let lineage = job.takeTakeover() { recordTakeover(of: job, lineage) }

@@ -1,5 +1,5 @@
 // Outputs on the fly (docs/ARCHITECTURE.md §4, §5): an output edit from `sluice.control` for a job this worker holds:
-// validated against the job as it runs now, applied by the live engine, recorded (row, edited spec, event), carried
+// validated against the job as it runs now, applied by the relay engine, recorded (row, edited spec, event), carried
 // by the lease's claims and by any retry or hand-over, and answered on the requester's queue. Workers that do not
 // hold the job stay silent: the holder answers, or the requester learns that nobody holds it.
 import Foundation
@@ -8,10 +8,10 @@ import JobStore
 import LiveRelay
 import MediaEngine
 import Synchronization
-import MediaPipeline
+import MediaJob
 import JobDocument
 
-/// What the worker needs of a live engine to edit a running job's outputs (LiveRelay's `LiveEngine`).
+/// What the worker needs of a relay engine to edit a running job's outputs (LiveRelay's `RelayEngine`).
 public protocol LiveOutputEditing: AnyObject, Sendable {
     /// Whether the job started with `interrupter` runs on the engine's relay, where outputs can be edited.
     func editsOutputs(ofJobWith interrupter: Interrupter) -> Bool
@@ -21,7 +21,7 @@ public protocol LiveOutputEditing: AnyObject, Sendable {
     func removeOutput(index: Int, fromJobWith interrupter: Interrupter) async -> Result<Void, OutputEditRefusal>
 }
 
-extension LiveEngine: LiveOutputEditing {}
+extension RelayEngine: LiveOutputEditing {}
 
 extension Worker {
     /// From the control consumer: edits run on a thread of their own (they wait for the store and the engine).
@@ -49,7 +49,7 @@ extension Worker {
             OutputEditReply(correlationID: request.correlationID, ok: false, message: "job \(id): \(reason)",
                             workerID: configuration.workerID)
         }
-        guard let engine = liveEngine as? any LiveOutputEditing, engine.editsOutputs(ofJobWith: job.interrupter) else {
+        guard let engine = relayEngine as? any LiveOutputEditing, engine.editsOutputs(ofJobWith: job.interrupter) else {
             return refused("outputs cannot be changed while it runs: only live copy jobs on the live relay take output "
                            + "edits, and this one runs in the codec stage (encode, .h264/.aac outputs, renditions or a file input) "
                            + "or has not started yet")
@@ -68,7 +68,7 @@ extension Worker {
         } catch {
             return refused("the edited job cannot run: " + Redaction.scrub("\(error)", urls: [request.url]))
         }
-        guard liveEngine?.runs(plan.options) == true else {
+        guard relayEngine?.runs(plan.options) == true else {
             return refused("\(Redaction.redact(url: request.url)) is not an RTMP destination the live relay can publish to (rtmp://HOST[:PORT]/APP/KEY)")
         }
         let body = Array(applied.document.jsonText().utf8)

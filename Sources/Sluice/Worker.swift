@@ -7,7 +7,7 @@
 //   SQLite write on the consumer task), the broker's calls, the drain (it waits for events: a job ending, a second
 //   SIGTERM, the grace timer; it never polls).
 // - An owner thread per attempt ("sluice-job"): everything of an attempt that blocks (SQLite, files, FFmpeg) runs on
-//   it: its lease, its run (it is the pipeline's input thread; the pipeline adds one per output) and its settlement.
+//   it: its lease, its run (it is the job's input thread; the job adds one per output) and its settlement.
 //   It reaches the broker by awaiting a task (`blockingValue`/`blockingWait`), which is safe because it is not a
 //   pool thread. A live-engine attempt keeps the thread for its blocking start only; the engine's event loops never
 //   block: they hand progress to one serial queue (JobRunner's) and the attempt's end to a short thread of its own,
@@ -17,7 +17,7 @@ import Foundation
 import JobQueue
 import JobStore
 import MediaEngine
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// Triages `sluice.jobs` into the class queues, consumes `sluice.jobs.live` and `sluice.jobs.batch` with a
@@ -34,12 +34,12 @@ public final class Worker: @unchecked Sendable {
     let events: EventPublisher
     let runner: JobRunner
     let metrics: WorkerMetrics?
-    /// Runs the live jobs it supports without a thread per job (one per process); nil runs every job on `CopyPipeline`.
-    let liveEngine: (any LiveJobEngine)?
+    /// Runs the live jobs it supports without a thread per job (one per process); nil runs every job on `CodecJob`.
+    let relayEngine: (any JobEngine)?
 
     let lock = NSLock()
     var triage = DeliveryTriage()
-    /// Attempts running (on their own threads, or on the live engine), by job id.
+    /// Attempts running (on their own threads, or on the relay engine), by job id.
     var active: [String: ActiveJob] = [:]
     /// Each class's capacity and use (slots, or encode units), and which consumers wait for room.
     var book: SlotBook
@@ -54,11 +54,11 @@ public final class Worker: @unchecked Sendable {
     ///   - broker: a connection that consumes jobs and control messages; the worker starts and closes it.
     ///   - log: where the worker's lines go.
     ///   - metrics: where transitions and progress are counted (`sluice worker --http`); nil counts nothing.
-    ///   - liveEngine: the process's live engine; the jobs it supports run on it without a thread of their own.
+    ///   - relayEngine: the process's relay engine: it runs the live copy jobs, and carries every RTMP byte of the others.
     public init(configuration: WorkerConfiguration, store: JobStore, broker: BrokerConnection, log: WorkerLog,
-                metrics: WorkerMetrics? = nil, liveEngine: (any LiveJobEngine)? = nil) {
+                metrics: WorkerMetrics? = nil, relayEngine: (any JobEngine)? = nil) {
         self.configuration = configuration
-        self.liveEngine = liveEngine
+        self.relayEngine = relayEngine
         self.store = store
         self.broker = broker
         self.log = log

@@ -38,12 +38,12 @@ public struct WorkerConfiguration: Sendable {
     /// holds, is removed by the worker's sweep (`StalePartSweep`).
     public var stalePartAge: Duration = StalePartSweep.defaultAge
 
-    /// Live slots when none are given: a live engine relays hundreds of restreams on a few event-loop threads,
+    /// Live slots when none are given: a relay engine relays hundreds of restreams on a few event-loop threads,
     /// and a restream costs little CPU (copy, no decode), so a worker takes many; batch jobs decode and encode.
     public static let defaultLiveSlots = 100
 
     /// The encode budget when none is given: one unit (a 720p30 x264 veryfast live encode) per core, counted as the
-    /// live engine counts its loops (a cgroup CPU limit or cpuset counts; a container without either sees the
+    /// relay engine counts its loops (a cgroup CPU limit or cpuset counts; a container without either sees the
     /// node's cores). One unit measured 0.41 of a core on a synthetic picture (`scripts/bench liveencode`) and takes
     /// more on camera content (noise, motion: up to ~0.7), so this keeps a worker's encodes to about half to two
     /// thirds of its cores and leaves the rest to the engine's loops, the copy restreams and the batch slot.

@@ -5,7 +5,7 @@ import Foundation
 import JobQueue
 import JobStore
 import MediaEngine
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// The worker's metrics. Counters of bytes, frames, drops and reconnects are fed running totals (from
@@ -139,8 +139,8 @@ public final class WorkerMetrics: @unchecked Sendable {
     /// A progress snapshot of a running attempt: bytes and frames per output, and the job's frame rate.
     /// - Parameters:
     ///   - spec: the job (its outputs name the kinds).
-    ///   - progress: the pipeline's snapshot.
-    public func progressed(_ spec: JobSpec, _ progress: PipelineProgress) {
+    ///   - progress: the job's progress snapshot.
+    public func progressed(_ spec: JobSpec, _ progress: MediaJobProgress) {
         lock.withLock {
             guard var tracked = jobs[spec.id], tracked.running else { return }
             if tracked.encoder == nil {

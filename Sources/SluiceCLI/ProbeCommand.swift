@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import LiveRelay
 import MediaEngine
 import Sluice
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 struct ProbeCommand: ParsableCommand {
@@ -22,16 +23,13 @@ struct ProbeCommand: ParsableCommand {
         do {
             let report: ProbeReport
             if isNetwork {
-                // Every RTMP byte goes through the live engine, here too.
-                guard let engine = LiveEngines.make(), let transport = engine as? any LiveTransport else {
-                    printError("sluice: cannot probe \(name): no live engine")
-                    throw ExitCode(1)
-                }
+                // Every RTMP byte goes through the relay engine, here too.
+                let engine = RelayEngine()
                 defer { engine.shutdown() }
-                var options = PipelineOptions(inputURL: url, inputName: name)
+                var options = MediaJobOptions(inputURL: url, inputName: name)
                 options.liveInput = true
                 options.inputTimeout = timeout
-                report = try MediaProbe.probe(live: options, transport: transport)
+                report = try MediaProbe.probe(live: options, transport: engine)
             } else {
                 report = try MediaProbe.probe(url: target, timeout: timeout)
             }
@@ -39,7 +37,7 @@ struct ProbeCommand: ParsableCommand {
         } catch let error as FFmpegError {
             printError("sluice: cannot probe \(name): \(error.message) (\(error.function))")
             throw ExitCode(1)
-        } catch let error as PipelineError {
+        } catch let error as MediaJobError {
             printError("sluice: cannot probe \(name): \(error)")
             throw ExitCode(1)
         }

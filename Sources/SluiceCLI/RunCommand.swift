@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import JobStore
+import LiveRelay
 import MediaEngine
 import Sluice
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 struct RunCommand: ParsableCommand {
@@ -32,12 +33,12 @@ struct RunCommand: ParsableCommand {
         let signals = SignalCancellation(interrupter: interrupter)
         defer { signals.stop() }
         let display = ProgressDisplay(enabled: !quiet)
-        // Live jobs the live engine supports run on it (blocking `run`); the others on CopyPipeline. A job with no RTMP
-        // input or output starts no event loop at all (an invalid one is refused by the runner either way).
+        // Live copy jobs run on the relay engine, the others on the codec engine with their RTMP bytes on the relay
+        // engine. A job with no RTMP input or output starts no event loop at all (an invalid one is refused either way).
         let spec = try? JobSpec.parse(document)
-        let engine = spec.map { $0.input.isNetwork || $0.outputs.contains(where: \.isNetwork) } == false ? nil : LiveEngines.make()
-        defer { engine?.shutdown() }
-        let outcome = try runner.run(document: document, interrupter: interrupter, engine: engine) { spec, progress in
+        let relay = spec.map { $0.input.isNetwork || $0.outputs.contains(where: \.isNetwork) } == false ? nil : RelayEngine()
+        defer { relay?.shutdown() }
+        let outcome = try runner.run(document: document, interrupter: interrupter, relay: relay) { spec, progress in
             display.show(spec: spec, progress: progress)
         }
         display.finish()
@@ -88,7 +89,7 @@ final class ProgressDisplay: @unchecked Sendable {
 
     init(enabled: Bool) { self.enabled = enabled }
 
-    func show(spec: JobSpec, progress: PipelineProgress) {
+    func show(spec: JobSpec, progress: MediaJobProgress) {
         guard enabled else { return }
         let line = "\(spec.id)  time \(String(format: "%.2f", progress.mediaTime))s"
             + "  speed \(String(format: "%.1f", progress.speed))x  frames \(progress.videoFrames)"

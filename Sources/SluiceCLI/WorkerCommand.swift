@@ -3,10 +3,11 @@ import Foundation
 import MediaFormats
 import JobQueue
 import JobStore
+import LiveRelay
 import MediaEngine
 import Sluice
 import SluiceHTTP
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// `--amqp-url`, shared by every command that talks to the broker (environment: SLUICE_AMQP_URL).
@@ -187,11 +188,11 @@ struct WorkerCommand: ParsableCommand {
         let connection = BrokerConnection(configuration: brokerConfiguration, logger: { log($0) })
         let registry = MetricsRegistry()
         let metrics = WorkerMetrics(factory: registry.factory)
-        // One live engine for the whole process, shut down when the worker stopped.
-        let liveEngine = LiveEngines.make()
-        defer { liveEngine?.shutdown() }
+        // One relay engine for the whole process, shut down when the worker stopped.
+        let relayEngine = RelayEngine()
+        defer { relayEngine.shutdown() }
         let worker = Worker(configuration: configuration, store: store, broker: connection, log: log, metrics: metrics,
-                            liveEngine: liveEngine)
+                            relayEngine: relayEngine)
         var server: AdminServer?
         if let address = ListenAddress(parsing: http) {
             server = try ServiceLoop.start(

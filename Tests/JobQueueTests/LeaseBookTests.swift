@@ -88,16 +88,16 @@ struct LeaseBookTests {
         #expect(book.leases["job-5"]?.heldClaim == 2)
     }
 
-    @Test("an edited job document: the next tend publishes a claim carrying it at once, and later claims keep it")
+    @Test("an edited job document: the next renewAndFence publishes a claim carrying it at once, and later claims keep it")
     func replacedBody() {
         var book = held()
-        #expect(book.tend(now: t0 + .milliseconds(500)) == [])
+        #expect(book.renewAndFence(now: t0 + .milliseconds(500)) == [])
         let edited = Array("{\"id\":\"job-1\",\"outputs\":[\"rtmp://b/live/k\"]}".utf8)
         book.replaceBody(jobID: "job-1", body: edited)
         var request = Self.request("job-1")
         request.body = edited
-        #expect(book.tend(now: t0 + .milliseconds(600)) == [.publishClaim(request, token: "tok-1")])
-        #expect(book.tend(now: t0 + .milliseconds(1_700)) == [.publishClaim(request, token: "tok-1")])
+        #expect(book.renewAndFence(now: t0 + .milliseconds(600)) == [.publishClaim(request, token: "tok-1")])
+        #expect(book.renewAndFence(now: t0 + .milliseconds(1_700)) == [.publishClaim(request, token: "tok-1")])
         // A job this book does not hold is left alone.
         book.replaceBody(jobID: "job-9", body: edited)
         #expect(book.count == 1)
@@ -106,10 +106,10 @@ struct LeaseBookTests {
     @Test("renewal: a claim every renewInterval, none in between")
     func renewal() {
         var book = held()
-        #expect(book.tend(now: t0 + .milliseconds(999)) == [])
-        #expect(book.tend(now: t0 + .seconds(1)) == [.publishClaim(Self.request("job-1"), token: "tok-1")])
-        #expect(book.tend(now: t0 + .milliseconds(1500)) == [])
-        #expect(book.tend(now: t0 + .seconds(2)) == [.publishClaim(Self.request("job-1"), token: "tok-1")])
+        #expect(book.renewAndFence(now: t0 + .milliseconds(999)) == [])
+        #expect(book.renewAndFence(now: t0 + .seconds(1)) == [.publishClaim(Self.request("job-1"), token: "tok-1")])
+        #expect(book.renewAndFence(now: t0 + .milliseconds(1500)) == [])
+        #expect(book.renewAndFence(now: t0 + .seconds(2)) == [.publishClaim(Self.request("job-1"), token: "tok-1")])
     }
 
     @Test("fencing: no claim back before the margin ahead of expiry loses the lease and closes its channel")
@@ -162,7 +162,7 @@ struct LeaseBookTests {
         #expect(book.leases["job-1"]?.attachment == nil)
         #expect(book.leases["job-1"]?.heldClaim == nil)
         #expect(book.channels.isEmpty)
-        #expect(book.tend(now: t0 + .seconds(3)) == [])
+        #expect(book.renewAndFence(now: t0 + .seconds(3)) == [])
     }
 
     @Test("restored: queues released while away are deleted if unused, then every lease is attached again")
@@ -181,7 +181,7 @@ struct LeaseBookTests {
         book.reattached(jobID: "job-1", channel: 3, consumerTag: "ctag-9")
         #expect(book.leases["job-1"]?.attachment == LeaseBook.Attachment(channel: 3, consumerTag: "ctag-9"))
         // Reattached: a fresh claim goes out at once, whatever the interval.
-        #expect(book.tend(now: t0 + .seconds(2)) == [.publishClaim(Self.request("job-1"), token: "tok-1")])
+        #expect(book.renewAndFence(now: t0 + .seconds(2)) == [.publishClaim(Self.request("job-1"), token: "tok-1")])
     }
 
     @Test("restored: a lease that lapsed while away is lost, not taken again; one another worker took over is lost")

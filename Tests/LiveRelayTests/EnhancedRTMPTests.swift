@@ -1,5 +1,5 @@
 import Foundation
-import MediaPipeline
+import MediaJob
 import MediaFormats
 import RTMP
 import SluiceTestSupport
@@ -12,10 +12,10 @@ import Testing
 @Suite("Enhanced RTMP with FFmpeg 8", .serialized, .enabled(if: EnhancedPeer.isAvailable, EnhancedPeer.unavailableReason))
 struct EnhancedRTMPTests {
     static let reports = Mutex<[String]>([])
-    static let engine = LiveEngine(threads: 2, report: { line in EnhancedRTMPTests.reports.withLock { $0.append(line) } })
+    static let engine = RelayEngine(threads: 2, report: { line in EnhancedRTMPTests.reports.withLock { $0.append(line) } })
 
     /// Options for a listen job on `port` with RTMP `outputs` and an archive at `archive` (under `root`).
-    static func options(port: Int, key: String, outputs: [String], archive: String?, root: String) -> PipelineOptions {
+    static func options(port: Int, key: String, outputs: [String], archive: String?, root: String) -> MediaJobOptions {
         var options = Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/\(key)", listen: true, outputs: outputs, timeout: 3,
                                    reconnect: ReconnectPolicy(attempts: 2, initialDelay: 0.2, maxDelay: 0.5))
         if let archive {

@@ -5,7 +5,7 @@ import MediaFormats
 import RTMP
 import SluiceTestSupport
 import Testing
-import MediaPipeline
+import MediaJob
 
 /// A destination that announces the codecs it takes and not the input's gets H.264 when the job gives that
 /// output its own encode rendition; the codec stage decodes the Enhanced RTMP input once, and the other outputs keep it.
@@ -34,9 +34,9 @@ struct EnhancedTranscodeTests {
         options.outputs[0].video = .encode(rung)
         options.outputs[1].video = .copy
         options.transport = EnhancedRTMPTests.engine
-        let pipeline = CopyPipeline(options: options)
-        let outcome = LockedBox<Result<PipelineResult, any Error>?>(nil)
-        // CopyPipeline.run blocks its thread, which becomes the input thread (never Swift's cooperative pool).
+        let pipeline = CodecJob(options: options)
+        let outcome = LockedBox<Result<MediaJobResult, any Error>?>(nil)
+        // CodecJob.run blocks its thread, which becomes the input thread (never Swift's cooperative pool).
         let thread = Thread { outcome.set(Result { try pipeline.run() }) }
         thread.start()
         #expect(Live.wait(seconds: 5) { EnhancedRTMPTests.engine.listeningPorts > 0 })

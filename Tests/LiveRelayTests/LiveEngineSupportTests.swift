@@ -1,49 +1,49 @@
 import Testing
-import MediaPipeline
+import MediaJob
 @testable import LiveRelay
 
 @Suite struct LiveEngineSupportTests {
-    func live(_ input: String, outputs: [OutputDescription]) -> PipelineOptions {
-        var options = PipelineOptions(inputURL: input, inputName: input)
+    func live(_ input: String, outputs: [OutputDescription]) -> MediaJobOptions {
+        var options = MediaJobOptions(inputURL: input, inputName: input)
         options.liveInput = true
         options.outputs = outputs
         return options
     }
 
     @Test func fileJobsStayOnTheCopyPipeline() {
-        var options = PipelineOptions(inputURL: "file:in.mp4", inputName: "in.mp4")
+        var options = MediaJobOptions(inputURL: "file:in.mp4", inputName: "in.mp4")
         options.outputs = [OutputDescription(target: .file(path: "out.flv"), kind: .flv, name: "out.flv")]
-        #expect(!LiveEngine.supports(options))
+        #expect(!RelayEngine.supports(options))
     }
 
     @Test func liveCopyToRTMPIsTaken() {
         let out = OutputDescription(target: .network(url: "rtmps://a.example/app/k"), kind: .flv, name: "a")
-        #expect(LiveEngine.supports(live("rtmp://src.example/live/k", outputs: [out])))
+        #expect(RelayEngine.supports(live("rtmp://src.example/live/k", outputs: [out])))
         var listen = live("rtmp://0.0.0.0:1935/ingest/k", outputs: [out])
         listen.inputOptions["listen"] = "1"
-        #expect(LiveEngine.supports(listen))
+        #expect(RelayEngine.supports(listen))
         // rtmps:// listen: the engine terminates TLS with the worker's certificate.
         var secureListen = live("rtmps://0.0.0.0:443/ingest/k", outputs: [out])
         secureListen.inputOptions["listen"] = "1"
-        #expect(LiveEngine.supports(secureListen))
+        #expect(RelayEngine.supports(secureListen))
         var dropVideo = live("rtmp://src.example/live/k", outputs: [out])
         dropVideo.video = .drop
-        #expect(LiveEngine.supports(dropVideo))
+        #expect(RelayEngine.supports(dropVideo))
         let file = OutputDescription(target: .file(path: "/tmp/x.flv"), kind: .flv, name: "x")
-        #expect(LiveEngine.supports(live("rtmp://src.example/live/k", outputs: [out, file])))
+        #expect(RelayEngine.supports(live("rtmp://src.example/live/k", outputs: [out, file])))
     }
 
     @Test func otherLiveJobsAreNotTaken() {
         let out = OutputDescription(target: .network(url: "rtmp://a.example/app/k"), kind: .flv, name: "a")
         let adts = OutputDescription(target: .file(path: "/tmp/x.aac"), kind: .adts, name: "x")
-        #expect(!LiveEngine.supports(live("rtmp://src.example/live/k", outputs: [out, adts])))
-        #expect(!LiveEngine.supports(live("rtmp://src.example/live/k", outputs: [])))
-        #expect(!LiveEngine.supports(live("srt://src.example:9000", outputs: [out])))
+        #expect(!RelayEngine.supports(live("rtmp://src.example/live/k", outputs: [out, adts])))
+        #expect(!RelayEngine.supports(live("rtmp://src.example/live/k", outputs: [])))
+        #expect(!RelayEngine.supports(live("srt://src.example:9000", outputs: [out])))
         var encode = live("rtmp://src.example/live/k", outputs: [out])
         encode.audio = .encode(AudioEncodeSettings())
-        #expect(!LiveEngine.supports(encode))
+        #expect(!RelayEngine.supports(encode))
         var notLive = live("rtmp://src.example/live/k", outputs: [out])
         notLive.liveInput = false
-        #expect(!LiveEngine.supports(notLive))
+        #expect(!RelayEngine.supports(notLive))
     }
 }

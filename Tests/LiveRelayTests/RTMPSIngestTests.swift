@@ -1,5 +1,5 @@
 import Foundation
-import MediaPipeline
+import MediaJob
 import Synchronization
 import Testing
 @testable import LiveRelay
@@ -12,7 +12,7 @@ extension LiveRelayTests {
     @Suite("RTMPS ingest")
     struct RTMPSIngestTests {
         /// An engine serving `files`, and a listen job on `url` archiving to `root/out/archive.flv`.
-        private static func listen(_ engine: LiveEngine, _ url: String, root: String, timeout: Double) -> RunningJob {
+        private static func listen(_ engine: RelayEngine, _ url: String, root: String, timeout: Double) -> RunningJob {
             var options = Live.options(input: url, listen: true, outputs: [], timeout: timeout)
             options.outputs = [OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: "archive.flv")]
             options.fileRoots = FileRoots(input: root, output: root)
@@ -50,7 +50,7 @@ extension LiveRelayTests {
         func archivesFrameForFrame() throws {
             let folder = Live.scratch("rtmps-archive")
             let certificate = try TestCertificate.make(in: folder, name: "archive")
-            let engine = LiveEngine(threads: 1, rtmpsCAFile: nil,
+            let engine = RelayEngine(threads: 1, rtmpsCAFile: nil,
                                     ingestCertificate: IngestCertificateFiles(certificate: certificate.certificate, key: certificate.key))
             let source = try Live.fixture(seconds: 3)
             let port = try Live.freePort()
@@ -71,7 +71,7 @@ extension LiveRelayTests {
         func plainClientRefused() throws {
             let folder = Live.scratch("rtmps-plain")
             let certificate = try TestCertificate.make(in: folder, name: "plain")
-            let engine = LiveEngine(threads: 1, rtmpsCAFile: nil,
+            let engine = RelayEngine(threads: 1, rtmpsCAFile: nil,
                                     ingestCertificate: IngestCertificateFiles(certificate: certificate.certificate, key: certificate.key))
             let source = try Live.fixture(seconds: 3)
             let port = try Live.freePort()
@@ -103,7 +103,7 @@ extension LiveRelayTests {
             let files = (certificate: folder + "/live/cert.pem", key: folder + "/live/key.pem")
             try FileManager.default.createDirectory(atPath: folder + "/live", withIntermediateDirectories: true)
             try first.install(as: files)
-            let engine = LiveEngine(threads: 1, rtmpsCAFile: nil,
+            let engine = RelayEngine(threads: 1, rtmpsCAFile: nil,
                                     ingestCertificate: IngestCertificateFiles(certificate: files.certificate, key: files.key))
             let source = try Live.fixture(seconds: 3)
             let port = try Live.freePort()
@@ -133,7 +133,7 @@ extension LiveRelayTests {
             let port = try Live.freePort()
             let folder = Live.scratch("rtmps-missing")
             let url = "rtmps://127.0.0.1:\(port)/ingest/s3cret"
-            let unset = LiveEngine(threads: 1, rtmpsCAFile: nil, ingestCertificate: IngestCertificateFiles(environment: [:]))
+            let unset = RelayEngine(threads: 1, rtmpsCAFile: nil, ingestCertificate: IngestCertificateFiles(environment: [:]))
             let error = try #require(Self.failure(of: Self.listen(unset, url, root: folder, timeout: 5)))
             #expect(error.description.contains("rtmps listen needs SLUICE_RTMPS_CERT_FILE and SLUICE_RTMPS_KEY_FILE"), "\(error)")
             #expect(!error.description.contains("s3cret"))
@@ -141,7 +141,7 @@ extension LiveRelayTests {
 
             let onlyOne = IngestCertificateFiles(environment: [IngestCertificateFiles.certificateEnvironmentVariable: "/etc/hostname"])
             #expect(onlyOne.key == nil)
-            let missing = LiveEngine(threads: 1, rtmpsCAFile: nil,
+            let missing = RelayEngine(threads: 1, rtmpsCAFile: nil,
                                      ingestCertificate: IngestCertificateFiles(certificate: folder + "/none.pem", key: folder + "/none.key"))
             let unreadable = try #require(Self.failure(of: Self.listen(missing, url, root: folder, timeout: 5)))
             #expect(unreadable.description.contains("rtmps listen needs SLUICE_RTMPS_CERT_FILE and SLUICE_RTMPS_KEY_FILE"), "\(unreadable)")
@@ -153,7 +153,7 @@ extension LiveRelayTests {
         func schemesConflictOnOnePort() throws {
             let folder = Live.scratch("rtmps-conflict")
             let certificate = try TestCertificate.make(in: folder, name: "conflict")
-            let engine = LiveEngine(threads: 1, rtmpsCAFile: nil,
+            let engine = RelayEngine(threads: 1, rtmpsCAFile: nil,
                                     ingestCertificate: IngestCertificateFiles(certificate: certificate.certificate, key: certificate.key))
             for (first, second) in [("rtmp", "rtmps"), ("rtmps", "rtmp")] {
                 let port = try Live.freePort()
@@ -169,7 +169,7 @@ extension LiveRelayTests {
         }
 
         /// The job's failure, or nil when it did not fail within 10 s.
-        private static func failure(of job: RunningJob) -> PipelineError? {
+        private static func failure(of job: RunningJob) -> MediaJobError? {
             guard case let .failure(error) = job.wait(seconds: 10) else { return nil }
             return error
         }

@@ -1,4 +1,4 @@
-import MediaPipeline
+import MediaJob
 import Testing
 @testable import LiveRelay
 

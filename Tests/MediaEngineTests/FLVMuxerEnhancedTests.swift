@@ -1,5 +1,5 @@
 import MediaFormats
-import MediaPipeline
+import MediaJob
 import Testing
 @testable import MediaEngine
 

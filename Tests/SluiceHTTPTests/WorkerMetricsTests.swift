@@ -4,13 +4,13 @@ import JobStore
 @testable import Sluice
 import SluiceHTTP
 import Testing
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// `WorkerMetrics` fed from a real store's records and pipeline snapshots, read back through the Prometheus registry.
 @Suite struct WorkerMetricsTests {
-    func snapshot(_ outputs: [(bytes: Int64, frames: Int)], elapsed: Double, videoFrames: Int) -> PipelineProgress {
-        var progress = PipelineProgress()
+    func snapshot(_ outputs: [(bytes: Int64, frames: Int)], elapsed: Double, videoFrames: Int) -> MediaJobProgress {
+        var progress = MediaJobProgress()
         progress.elapsed = elapsed
         progress.videoFrames = videoFrames
         progress.outputs = outputs.map { output in

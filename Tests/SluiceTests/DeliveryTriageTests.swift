@@ -4,7 +4,7 @@ import MediaEngine
 import Testing
 @testable import Sluice
 @testable import JobDocument
-import MediaPipeline
+import MediaJob
 
 /// The worker's decisions on deliveries and cancels, without a broker or a store (docs/ARCHITECTURE.md §6, §5).
 @Suite("DeliveryTriage")
@@ -122,19 +122,19 @@ struct JobFailureTests {
     func classification() throws {
         let network = try Self.spec(input: "rtmp://in.example/live/KEY1", outputs: ["a.flv", "rtmp://out.example/live/KEY2"])
         let file = try Self.spec(input: "/media/in.mp4", outputs: ["a.flv"])
-        let openError = PipelineError.inputTimedOut(name: "x", seconds: 2)
+        let openError = MediaJobError.inputTimedOut(name: "x", seconds: 2)
         #expect(JobFailure(classifying: openError, spec: network).isTransient)
         #expect(!JobFailure(classifying: openError, spec: file).isTransient)
-        #expect(JobFailure(classifying: PipelineError.output(index: 1, name: "rtmp", OutputError.unsupported(output: "o", reason: "refused")), spec: network).isTransient)
-        #expect(!JobFailure(classifying: PipelineError.output(index: 0, name: "a.flv", OutputError.unsupported(output: "o", reason: "disk")), spec: network).isTransient)
-        #expect(!JobFailure(classifying: PipelineError.unsupportedCodec(kind: "video", stream: 0, codec: "hevc"), spec: network).isTransient)
+        #expect(JobFailure(classifying: MediaJobError.output(index: 1, name: "rtmp", OutputError.unsupported(output: "o", reason: "refused")), spec: network).isTransient)
+        #expect(!JobFailure(classifying: MediaJobError.output(index: 0, name: "a.flv", OutputError.unsupported(output: "o", reason: "disk")), spec: network).isTransient)
+        #expect(!JobFailure(classifying: MediaJobError.unsupportedCodec(kind: "video", stream: 0, codec: "hevc"), spec: network).isTransient)
         #expect(!JobFailure(classifying: JobPlan.PlanError.path(PathPolicy.Refusal(path: "../x", reason: "outside")), spec: file).isTransient)
     }
 
     @Test("the message is scrubbed of stream keys")
     func scrubbed() throws {
         let network = try Self.spec(input: "rtmp://in.example/live/KEY1", outputs: ["a.flv"])
-        let failure = JobFailure(classifying: PipelineError.inputTimedOut(name: "rtmp://in.example/live/KEY1", seconds: 2), spec: network)
+        let failure = JobFailure(classifying: MediaJobError.inputTimedOut(name: "rtmp://in.example/live/KEY1", seconds: 2), spec: network)
         #expect(!failure.message.contains("KEY1"))
         #expect(failure.message.contains("rtmp://in.example/live/***"))
     }

@@ -3,7 +3,7 @@ import JobStore
 import Testing
 @testable import MediaEngine
 @testable import Sluice
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// Encode mode (docs/ARCHITECTURE.md §3): real encodes of short lavfi clips, with ffprobe/ffmpeg as referees
@@ -166,12 +166,12 @@ struct InBandParameterSetTests {
         var settings = VideoEncodeSettings()
         settings.encoder = .software
         settings.globalHeader = false
-        var options = PipelineOptions(inputURL: try Fixtures.mp4BFrames(), inputName: "bframes.mp4")
+        var options = MediaJobOptions(inputURL: try Fixtures.mp4BFrames(), inputName: "bframes.mp4")
         options.video = .encode(settings)
         options.audio = .drop
         options.outputs = [OutputDescription(target: .file(path: harness.path("o.flv")), kind: .flv, name: "o.flv"),
                            OutputDescription(target: .file(path: harness.path("o.h264")), kind: .annexB, name: "o.h264")]
-        let result = try CopyPipeline(options: options).run()
+        let result = try CodecJob(options: options).run()
         #expect(result.progress.videoFrames == 90)
         let summary = try FLVChecks.validate(harness.path("o.flv"))
         #expect(summary.videoSequenceHeaders == 1)

@@ -2,7 +2,7 @@ import Foundation
 import MediaEngine
 import Testing
 @testable import Sluice
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 @Suite("Job plan")

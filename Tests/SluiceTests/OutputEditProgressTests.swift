@@ -3,7 +3,7 @@ import JobStore
 import MediaEngine
 import Testing
 @testable import Sluice
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// An attempt whose outputs were edited reports them by their attempt index: an added output under its
@@ -11,8 +11,8 @@ import JobDocument
 @Suite struct OutputEditProgressTests {
     static let spec = try! JobSpec.parse(Data(#"{"id":"e1","input":"rtmp://in.example/live/S","outputs":["rtmp://a.example/live/AKEY","rtmp://b.example/live/BKEY"]}"#.utf8))
 
-    static func progress(_ statuses: [OutputStatus]) -> PipelineProgress {
-        var progress = PipelineProgress()
+    static func progress(_ statuses: [OutputStatus]) -> MediaJobProgress {
+        var progress = MediaJobProgress()
         progress.outputs = statuses.map { status in
             var output = OutputProgress()
             output.status = status

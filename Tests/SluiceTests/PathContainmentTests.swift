@@ -2,7 +2,7 @@ import Foundation
 import MediaEngine
 import Testing
 @testable import Sluice
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// The worker's roots hold at run time, not only when the job is validated: a link planted
@@ -35,7 +35,7 @@ struct PathContainmentTests {
         let plan = try roots.plan(output: "sub/a.flv")
         #expect(plan.options.fileRoots == FileRoots(input: PathPolicy.resolvedRoot(roots.input), output: PathPolicy.resolvedRoot(roots.output)))
         #expect(plan.options.inputFile == PathPolicy.resolvedRoot(roots.input) + "/clip.mp4")
-        _ = try CopyPipeline(options: plan.options).run()
+        _ = try CodecJob(options: plan.options).run()
         #expect(roots.listing(roots.output + "/sub") == ["a.flv"])
         #expect(try FrameHashes.of(roots.output + "/sub/a.flv", .video) == (try FrameHashes.of(roots.input + "/clip.mp4", .video)))
     }
@@ -45,7 +45,7 @@ struct PathContainmentTests {
         let roots = try Roots()
         let plan = try roots.plan(output: "sub/a.flv")
         try FileManager.default.createSymbolicLink(atPath: roots.output + "/sub", withDestinationPath: roots.outside)
-        let error = try #require(throws: PipelineError.self) { try CopyPipeline(options: plan.options).run() }
+        let error = try #require(throws: MediaJobError.self) { try CodecJob(options: plan.options).run() }
         #expect("\(error)".contains("sub: is a symbolic link"), "\(error)")
         #expect(roots.listing(roots.outside).isEmpty)
     }
@@ -56,7 +56,7 @@ struct PathContainmentTests {
         let plan = try roots.plan(output: "a.flv")
         try FileManager.default.moveItem(atPath: roots.input + "/clip.mp4", toPath: roots.outside + "/clip.mp4")
         try FileManager.default.createSymbolicLink(atPath: roots.input + "/clip.mp4", withDestinationPath: roots.outside + "/clip.mp4")
-        let error = try #require(throws: PipelineError.self) { try CopyPipeline(options: plan.options).run() }
+        let error = try #require(throws: MediaJobError.self) { try CodecJob(options: plan.options).run() }
         #expect("\(error)" == "cannot open input clip.mp4: is a symbolic link, which is not followed under an allowed root", "\(error)")
         #expect(roots.listing(roots.output).isEmpty)
     }

@@ -5,9 +5,9 @@ import JobStore
 @testable import MediaEngine
 @testable import Sluice
 import Testing
-import MediaPipeline
+import MediaJob
 
-/// Live jobs on a live engine hold no thread while they run. An in-process `Worker` against the private
+/// Live jobs on a relay engine hold no thread while they run. An in-process `Worker` against the private
 /// broker runs live jobs on a test engine that relays nothing but behaves as the contract says: `start` returns at
 /// once, progress and completion come on its one event-loop queue, where nobody may block.
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(2)))
@@ -26,7 +26,7 @@ struct LiveEngineWorkerTests {
         }.count
     }
 
-    @Test("30 live jobs at once on the live engine: threads stay bounded, each job succeeds once with its progress rows and outputs")
+    @Test("30 live jobs at once on the relay engine: threads stay bounded, each job succeeds once with its progress rows and outputs")
     func liveJobsHoldNoThread() async throws {
         let harness = try await QueueHarness("wk-live-engine")
         // Jobs run at least 2 s and until the test lets them end, so all 30 run at once however slow the machine.
@@ -44,7 +44,7 @@ struct LiveEngineWorkerTests {
         let broker = BrokerConnection(configuration: brokerConfiguration, logger: { _ in })
         let lines = LogCollector()
         let worker = Worker(configuration: configuration, store: harness.store, broker: broker,
-                            log: WorkerLog(format: .text, workerID: "w-engine", write: lines.append), liveEngine: engine)
+                            log: WorkerLog(format: .text, workerID: "w-engine", write: lines.append), relayEngine: engine)
         let running = Task { await worker.run() }
         defer { worker.shutdown(); worker.shutdown() }
         try #require(await eventually { broker.isConnected }, "\(lines.text)")
@@ -110,7 +110,7 @@ struct LiveEngineWorkerTests {
 }
 
 extension LiveEngineWorkerTests {
-    @Test("on the live engine: a failing input is retried then dead-lettered, a cancel ends the job cancelled, a shutdown hands the job back at once")
+    @Test("on the relay engine: a failing input is retried then dead-lettered, a cancel ends the job cancelled, a shutdown hands the job back at once")
     func failureCancelAndHandOver() async throws {
         let harness = try await QueueHarness("wk-live-engine-ends")
         let engine = TimedLiveEngine(duration: .seconds(60), tick: .milliseconds(200))
@@ -125,7 +125,7 @@ extension LiveEngineWorkerTests {
         let broker = BrokerConnection(configuration: brokerConfiguration, logger: { _ in })
         let lines = LogCollector()
         let worker = Worker(configuration: configuration, store: harness.store, broker: broker,
-                            log: WorkerLog(format: .text, workerID: "w-ends", write: lines.append), liveEngine: engine)
+                            log: WorkerLog(format: .text, workerID: "w-ends", write: lines.append), relayEngine: engine)
         let running = Task { await worker.run() }
         try #require(await eventually { broker.isConnected }, "\(lines.text)")
 
@@ -175,11 +175,11 @@ final class LogCollector: @unchecked Sendable {
     var text: String { lock.withLock { lines.joined(separator: "\n") } }
 }
 
-/// A live engine that relays nothing: every job "runs" `duration`, reporting progress each `tick` on one serial
+/// A relay engine that relays nothing: every job "runs" `duration`, reporting progress each `tick` on one serial
 /// queue (its event loop) and then succeeding, or ending cancelled once its interrupter is cancelled; an input
 /// under the application `fail` fails after three ticks as an input timeout would. It measures
 /// how long the callers' callbacks hold its event loop.
-final class TimedLiveEngine: LiveJobEngine, @unchecked Sendable {
+final class TimedLiveEngine: JobEngine, @unchecked Sendable {
     // Reason: the counters are guarded by `lock`; `loop` is a serial queue; the rest is immutable.
     static let finalBytes: Int64 = 123_456
 
@@ -209,11 +209,15 @@ final class TimedLiveEngine: LiveJobEngine, @unchecked Sendable {
     var started: Int { lock.withLock { startedCount } }
     var longestCallback: Duration { lock.withLock { longest } }
 
-    static func supports(_ options: PipelineOptions) -> Bool { options.liveInput }
+    func runs(_ options: MediaJobOptions) -> Bool { options.liveInput }
 
-    func start(_ options: PipelineOptions, interrupter: Interrupter,
-               progress: @escaping @Sendable (PipelineProgress) -> Void,
-               completion: @escaping @Sendable (Result<PipelineResult, PipelineError>) -> Void) {
+    func start(_ options: MediaJobOptions, interrupter: Interrupter, callbacks: JobCallbacks) {
+        start(options, interrupter: interrupter, progress: callbacks.progress) { callbacks.completion($0.mapError { $0 as any Error }) }
+    }
+
+    private func start(_ options: MediaJobOptions, interrupter: Interrupter,
+                       progress: @escaping @Sendable (MediaJobProgress) -> Void,
+                       completion: @escaping @Sendable (Result<MediaJobResult, MediaJobError>) -> Void) {
         lock.withLock {
             activeCount += 1
             startedCount += 1
@@ -225,8 +229,8 @@ final class TimedLiveEngine: LiveJobEngine, @unchecked Sendable {
     }
 
     private func step(_ index: Int, of ticks: Int, begin: ContinuousClock.Instant, fails: Bool, name: String, interrupter: Interrupter,
-                      progress: @escaping @Sendable (PipelineProgress) -> Void,
-                      completion: @escaping @Sendable (Result<PipelineResult, PipelineError>) -> Void) {
+                      progress: @escaping @Sendable (MediaJobProgress) -> Void,
+                      completion: @escaping @Sendable (Result<MediaJobResult, MediaJobError>) -> Void) {
         let (seconds, attoseconds) = tick.components
         let delay = DispatchTimeInterval.microseconds(Int(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
         loop.asyncAfter(deadline: .now() + delay) { [self] in
@@ -236,7 +240,7 @@ final class TimedLiveEngine: LiveJobEngine, @unchecked Sendable {
                 timed { completion(.failure(.inputTimedOut(name: name, seconds: 1))) }
             } else if (index >= ticks && !lock.withLock({ held })) || interrupter.isCancelled {
                 lock.withLock { activeCount -= 1 }
-                var result = PipelineResult(progress: snapshot)
+                var result = MediaJobResult(progress: snapshot)
                 result.cancelled = interrupter.isCancelled
                 timed { completion(.success(result)) }
             } else {
@@ -254,8 +258,8 @@ final class TimedLiveEngine: LiveJobEngine, @unchecked Sendable {
         lock.withLock { longest = max(longest, took) }
     }
 
-    private static func snapshot(fraction: Double, elapsed: Double) -> PipelineProgress {
-        var progress = PipelineProgress()
+    private static func snapshot(fraction: Double, elapsed: Double) -> MediaJobProgress {
+        var progress = MediaJobProgress()
         progress.elapsed = elapsed
         progress.mediaTime = elapsed
         progress.videoFrames = Int(300 * fraction)
@@ -264,31 +268,5 @@ final class TimedLiveEngine: LiveJobEngine, @unchecked Sendable {
         output.videoFrames = progress.videoFrames
         progress.outputs = [output]
         return progress
-    }
-
-    func run(_ options: PipelineOptions, interrupter: Interrupter,
-             progress: @escaping @Sendable (PipelineProgress) -> Void) throws(PipelineError) -> PipelineResult {
-        let done = DispatchSemaphore(value: 0)
-        let box = LockedResult()
-        start(options, interrupter: interrupter, progress: progress) { result in
-            box.set(result)
-            done.signal()
-        }
-        done.wait()
-        return try box.get()
-    }
-
-    func shutdown() {}
-}
-
-/// The engine's result, carried from its event loop to the thread waiting in `run`.
-private final class LockedResult: @unchecked Sendable {
-    // Reason: `value` is guarded by `lock`.
-    private let lock = NSLock()
-    private var value: Result<PipelineResult, PipelineError>?
-    func set(_ result: Result<PipelineResult, PipelineError>) { lock.withLock { value = result } }
-    func get() throws(PipelineError) -> PipelineResult {
-        guard let value = lock.withLock({ value }) else { throw PipelineError.noStreams(name: "the test engine ended without a result") }
-        return try value.get()
     }
 }

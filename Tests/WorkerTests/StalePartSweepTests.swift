@@ -5,7 +5,7 @@ import JobStore
 import MediaEngine
 import Sluice
 import Testing
-import MediaPipeline
+import MediaJob
 
 /// A worker sweeps its output root at start (and every ten minutes) for temporary files whose writers
 /// are gone for good: old, held open by nobody, and of a job whose lease nobody holds.

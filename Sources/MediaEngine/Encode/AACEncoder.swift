@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// Owns FFmpeg's native `aac` encoder (AAC-LC, planar float in), with its AudioSpecificConfig as extradata.
 final class AACEncoder {

@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// Owns one `SwrContext`: converts decoded samples to the encoder's rate, channel layout (5.1 → stereo is
 /// a downmix with libswresample's default matrix) and planar float. A change in the decoded format

@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// Owns one `AVAudioFifo`: resampled audio waits here until a whole encoder frame (1024 samples) is there.
 final class AudioSampleFIFO {

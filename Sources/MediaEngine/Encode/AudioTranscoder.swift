@@ -1,17 +1,17 @@
 import CFFmpeg
 import MediaFormats
-import MediaPipeline
+import MediaJob
 
 /// Encode mode for one audio stream, run on the input thread: one decoder, whose frames feed every audio
 /// rendition's `AudioEncodeChain`.
-final class AudioTranscoder {
+final class AudioTranscoder: StreamTranscoder {
     /// The chains, one per encoded rendition, in rendition order.
     let chains: [AudioEncodeChain]
     /// Subtracted from input timestamps (microseconds) to place samples on the job's timeline.
     var timelineOffset: Int64 = 0
 
-    private let stream: StreamInfo
-    private let decoder: StreamDecoder
+    let stream: StreamInfo
+    let decoder: StreamDecoder
     private static let microseconds = AVRational(num: 1, den: 1_000_000)
 
     init(stream: StreamInfo, parameters: UnsafePointer<AVCodecParameters>,
@@ -34,29 +34,13 @@ final class AudioTranscoder {
     /// The longest priming of the chains, microseconds: the job's timeline starts this much later.
     var encoderDelay: Int64 { chains.map(\.encoderDelay).max() ?? 0 }
 
-    func push(_ packet: DemuxedPacket) throws -> [MediaPacket] {
-        var output: [MediaPacket] = []
-        do {
-            try decoder.decode(packet) { frame in try take(frame, into: &output) }
-        } catch let error as FFmpegError {
-            throw EncodeError.ffmpeg(stage: "audio transcode (stream \(stream.index))", error)
-        }
-        return output
+    static let kind = "audio"
+
+    func finishChains(into output: inout [MediaPacket]) throws {
+        for chain in chains { try chain.finish(into: &output) }
     }
 
-    /// End of input: drains the decoder, then every chain.
-    func finish() throws -> [MediaPacket] {
-        var output: [MediaPacket] = []
-        do {
-            try decoder.decode(nil) { frame in try take(frame, into: &output) }
-            for chain in chains { try chain.finish(into: &output) }
-        } catch let error as FFmpegError {
-            throw EncodeError.ffmpeg(stage: "audio transcode (stream \(stream.index))", error)
-        }
-        return output
-    }
-
-    private func take(_ frame: UnsafeMutablePointer<AVFrame>, into output: inout [MediaPacket]) throws {
+    func take(_ frame: UnsafeMutablePointer<AVFrame>, into output: inout [MediaPacket]) throws {
         let nopts = sluice_nopts_value()
         let time = frame.pointee.best_effort_timestamp == nopts ? nil
             : av_rescale_q(frame.pointee.best_effort_timestamp, decoder.timeBase, AudioTranscoder.microseconds).subtractingSaturating(timelineOffset)

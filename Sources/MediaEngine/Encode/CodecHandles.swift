@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 // Owners of the libavcodec/libavutil objects every encode stage uses (docs/ARCHITECTURE.md §3): each holds exactly one
 // C object and frees it in `deinit`, so a setup that throws halfway releases whatever it already made.

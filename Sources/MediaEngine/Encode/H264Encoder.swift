@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// Owns an H.264 encoder: `h264_vaapi` on a VAAPI device, or libx264. Both are configured the same way
 /// (size, frame rate, GOP, rate control, profile) and write their SPS/PPS as Annex B extradata

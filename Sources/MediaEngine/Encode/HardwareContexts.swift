@@ -1,6 +1,6 @@
 import CFFmpeg
 import Foundation
-import MediaPipeline
+import MediaJob
 
 /// Owns a VAAPI device (`AVBufferRef` of an `AVHWDeviceContext`) opened on a DRM render node.
 final class VAAPIDevice {

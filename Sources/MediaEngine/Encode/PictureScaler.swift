@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// Owns one `SwsContext`: converts decoded pictures to the encoder's size and pixel format. A change in
 /// the input's size or format mid-stream gets a new context (`sws_getCachedContext`).

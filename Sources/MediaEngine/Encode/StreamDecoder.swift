@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// Decodes one input stream with whatever libavcodec decoder its codec has (H.264, MPEG-2, AAC, MP3, …).
 /// Frames come out in presentation order with `best_effort_timestamp` in the stream's time base.

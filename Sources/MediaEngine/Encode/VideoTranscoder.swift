@@ -1,17 +1,17 @@
 import CFFmpeg
 import MediaFormats
-import MediaPipeline
+import MediaJob
 
 /// Encode mode for one video stream, run on the input thread: one decoder, whose pictures feed every video
 /// rendition's `VideoEncodeChain` (a ladder decodes once, as `ffmpeg -filter_complex split` does).
-final class VideoTranscoder {
+final class VideoTranscoder: StreamTranscoder {
     /// The chains, one per encoded rendition, in rendition order.
     let chains: [VideoEncodeChain]
     /// Subtracted from input timestamps (microseconds) to place frames on the job's timeline.
     var timelineOffset: Int64 = 0
 
-    private let stream: StreamInfo
-    private let decoder: StreamDecoder
+    let stream: StreamInfo
+    let decoder: StreamDecoder
     private static let microseconds = AVRational(num: 1, den: 1_000_000)
 
     /// Opens the decoder for `stream` and one encoder per rendition.
@@ -50,31 +50,14 @@ final class VideoTranscoder {
     /// timestamp is negative.
     var encoderDelay: Int64 { chains.map(\.encoderDelay).max() ?? 0 }
 
-    /// Decodes one packet and encodes what it completes, in every rendition.
-    func push(_ packet: DemuxedPacket) throws -> [MediaPacket] {
-        var output: [MediaPacket] = []
-        do {
-            try decoder.decode(packet) { frame in try take(frame, into: &output) }
-        } catch let error as FFmpegError {
-            throw EncodeError.ffmpeg(stage: "video transcode (stream \(stream.index))", error)
-        }
-        return output
-    }
+    static let kind = "video"
 
-    /// End of input: drains the decoder, then every chain.
-    func finish() throws -> [MediaPacket] {
-        var output: [MediaPacket] = []
-        do {
-            try decoder.decode(nil) { frame in try take(frame, into: &output) }
-            for chain in chains { try chain.finish(into: &output) }
-        } catch let error as FFmpegError {
-            throw EncodeError.ffmpeg(stage: "video transcode (stream \(stream.index))", error)
-        }
-        return output
+    func finishChains(into output: inout [MediaPacket]) throws {
+        for chain in chains { try chain.finish(into: &output) }
     }
 
     /// A decoded picture, with its time on the job's timeline, to every chain.
-    private func take(_ frame: UnsafeMutablePointer<AVFrame>, into output: inout [MediaPacket]) throws {
+    func take(_ frame: UnsafeMutablePointer<AVFrame>, into output: inout [MediaPacket]) throws {
         let nopts = sluice_nopts_value()
         let timeBase = decoder.timeBase
         let duration = frame.pointee.pkt_duration > 0

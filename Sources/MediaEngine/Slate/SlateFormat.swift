@@ -1,5 +1,5 @@
 import MediaFormats
-import MediaPipeline
+import MediaJob
 
 /// What a slate must look like to pass for the stream the destinations already have (docs/ARCHITECTURE.md §4): read
 /// from the stream's sequence headers (an avcC's SPS, an AudioSpecificConfig) and its measured frame rate.

@@ -1,6 +1,6 @@
 import CFFmpeg
 import MediaFormats
-import MediaPipeline
+import MediaJob
 
 /// Makes slate loops with libx264 and FFmpeg's AAC encoder (docs/ARCHITECTURE.md §4): a picture (the job's slate
 /// file, or colour bars) encoded at the stream's size, profile, level and frame rate, and AAC silence at its rate and

@@ -1,5 +1,5 @@
 import CFFmpeg
-import MediaPipeline
+import MediaJob
 
 /// The pictures of a slate file (an image, or the first seconds of a video), decoded on demand. Opened under the
 /// input root without following links when the job has roots (as inputs are), through a demuxer whitelist that

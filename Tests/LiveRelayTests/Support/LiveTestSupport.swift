@@ -1,6 +1,6 @@
 import Foundation
 import SluiceTestSupport
-import MediaPipeline
+import MediaJob
 import Testing
 @testable import LiveRelay
 import JobDocument
@@ -130,8 +130,8 @@ enum Live {
 
     /// Options for a live copy job from `input` to `outputs`.
     static func options(input: String, listen: Bool = false, outputs: [String], timeout: Double = 5, maxDuration: Double? = nil,
-                        reconnect: ReconnectPolicy = ReconnectPolicy(attempts: 10, initialDelay: 0.2, maxDelay: 0.5)) -> PipelineOptions {
-        var options = PipelineOptions(inputURL: input, inputName: Live.redact(input))
+                        reconnect: ReconnectPolicy = ReconnectPolicy(attempts: 10, initialDelay: 0.2, maxDelay: 0.5)) -> MediaJobOptions {
+        var options = MediaJobOptions(inputURL: input, inputName: Live.redact(input))
         options.liveInput = true
         options.inputTimeout = timeout
         options.maxDuration = maxDuration
@@ -186,11 +186,11 @@ struct LiveTestError: Error, CustomStringConvertible {
 final class RunningJob: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
-    private var outcome: Result<PipelineResult, PipelineError>?
-    private var snapshots: [PipelineProgress] = []
+    private var outcome: Result<MediaJobResult, MediaJobError>?
+    private var snapshots: [MediaJobProgress] = []
     let interrupter = Interrupter()
 
-    init(_ engine: LiveEngine, _ options: PipelineOptions) {
+    init(_ engine: RelayEngine, _ options: MediaJobOptions) {
         engine.start(options, interrupter: interrupter, progress: { [self] snapshot in
             lock.withLock { snapshots.append(snapshot) }
         }, completion: { [self] result in
@@ -200,7 +200,7 @@ final class RunningJob: @unchecked Sendable {
     }
 
     /// The job's end, or nil after `seconds` (the job is then cancelled).
-    func wait(seconds: Double) -> Result<PipelineResult, PipelineError>? {
+    func wait(seconds: Double) -> Result<MediaJobResult, MediaJobError>? {
         if done.wait(timeout: .now() + seconds) == .timedOut {
             interrupter.cancel()
             _ = done.wait(timeout: .now() + 5)
@@ -209,7 +209,7 @@ final class RunningJob: @unchecked Sendable {
         return lock.withLock { outcome }
     }
 
-    var latestProgress: PipelineProgress? { lock.withLock { snapshots.last } }
+    var latestProgress: MediaJobProgress? { lock.withLock { snapshots.last } }
 }
 
 /// A child process (ffmpeg) running beside the test (SluiceTestSupport).

@@ -1,6 +1,6 @@
 import Testing
 @testable import MediaEngine
-import MediaPipeline
+import MediaJob
 
 /// Which encoder feeds which output: equal settings share one rendition, lanes pair them.
 @Suite("RenditionPlan")
@@ -19,7 +19,7 @@ struct RenditionPlanTests {
 
     @Test("a ladder: copy, 720p, 480p and a second 480p output share renditions; interleaving only where an encoder is")
     func ladder() {
-        var options = PipelineOptions(inputURL: "in", inputName: "in")
+        var options = MediaJobOptions(inputURL: "in", inputName: "in")
         options.audio = .encode(AudioEncodeSettings())
         let p720 = Self.settings(height: 720, bitrate: 3000)
         let p480 = Self.settings(height: 480, bitrate: 1200)
@@ -46,7 +46,7 @@ struct RenditionPlanTests {
 
     @Test("without renditions of their own every output takes the job's treatment: one lane")
     func single() {
-        var options = PipelineOptions(inputURL: "in", inputName: "in")
+        var options = MediaJobOptions(inputURL: "in", inputName: "in")
         options.video = .drop
         options.outputs = [Self.output("a.flv"), Self.output("b.aac", .adts)]
         let plan = RenditionPlan(options)
@@ -57,7 +57,7 @@ struct RenditionPlanTests {
 
     @Test("a job that drops video still decodes it when one output encodes it")
     func outputBringsVideoBack() {
-        var options = PipelineOptions(inputURL: "in", inputName: "in")
+        var options = MediaJobOptions(inputURL: "in", inputName: "in")
         options.video = .drop
         let p360 = Self.settings(height: 360, bitrate: 700)
         options.outputs = [Self.output("audio.flv"), Self.output("360.flv", video: .encode(p360))]

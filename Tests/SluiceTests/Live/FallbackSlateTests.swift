@@ -6,7 +6,7 @@ import MediaFormats
 import SluiceTestSupport
 import Testing
 @testable import Sluice
-import MediaPipeline
+import MediaJob
 
 /// A broadcast that never drops. A player on the destination from the start sees one unbroken stream while
 /// the publisher goes away and comes back: the slate in between, at the stream's size, without a gap.

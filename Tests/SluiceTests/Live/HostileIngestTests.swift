@@ -24,7 +24,7 @@ enum HostilePeers {
 
 /// Anyone can reach an ingest port. A listen job (`sluice run`, `listen: true`) is attacked in
 /// every mode before its publisher comes, while the publisher flows and after it left, and must carry every
-/// published frame and never die. The live engine's shared ingest listener takes the attacks beside the flowing
+/// published frame and never die. The relay engine's shared ingest listener takes the attacks beside the flowing
 /// publisher, and refuses the wrong key at `publish` with NetStream.Publish.BadName. (libavformat's listener took
 /// one connection at a time, so the attacks waited for the port to listen again, and it did not listen at all
 /// while its publisher was connected.) Either way the publisher's stream must be untouched.

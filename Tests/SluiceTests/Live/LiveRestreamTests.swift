@@ -4,7 +4,7 @@ import JobStore
 import MediaEngine
 import Testing
 @testable import Sluice
-import MediaPipeline
+import MediaJob
 
 /// Live copy mode against a real nginx-rtmp, with ffmpeg as publisher and player and its framemd5
 /// as the referee. Serialized: one test stops and restarts the shared server.

@@ -26,7 +26,7 @@ final class JobOnThread: @unchecked Sendable {
     }
 }
 
-/// Every job's RTMP goes through the live engine: file jobs publishing to RTMP, live inputs to encode or
+/// Every job's RTMP goes through the relay engine: file jobs publishing to RTMP, live inputs to encode or
 /// to write `.h264`/`.aac`, listens of any kind on one shared port, RTMPS verified for all of them.
 @Suite("One RTMP stack for every job", .serialized, .enabled(if: TestRTMP.isAvailable, TestRTMP.unavailableReason))
 struct OneRTMPStackTests {
@@ -209,7 +209,7 @@ struct OneRTMPStackTests {
         let source = try Fixtures.live(seconds: 2)
         let harness = try JobHarness("rtmps-every-job")
         // Only the system's trust store: the terminator's certificate is signed by the run's own CA.
-        let untrusted = LiveEngine(rtmpsCAFile: nil)
+        let untrusted = RelayEngine(rtmpsCAFile: nil)
         defer { untrusted.shutdown() }
         let pulled = try TestRTMPS.stream("tls-pull-src")
         let inputs: [(name: String, input: String, extra: String)] = [
@@ -227,7 +227,7 @@ struct OneRTMPStackTests {
                 defer { _ = publisher?.wait(seconds: 0) }
                 usleep(700_000)
                 let json = #"{"id": "\#(id)", "input": \#(input), "outputs": ["\#(stream.tls)"], "reconnect": {"attempts": 0}\#(extra)}"#
-                let outcome = try harness.runner.run(document: Data(json.utf8), engine: trusted ? JobHarness.liveEngine : untrusted)
+                let outcome = try harness.runner.run(document: Data(json.utf8), relay: trusted ? JobHarness.liveEngine : untrusted)
                 let row = try #require(try harness.store.outputs(jobID: id).first)
                 _ = player.wait(seconds: 10)
                 let played = (try? FrameHashes.of(harness.path("\(id).flv"), .video)) ?? []

@@ -3,15 +3,15 @@ import JobStore
 import LiveRelay
 import MediaEngine
 @testable import Sluice
-import MediaPipeline
+import MediaJob
 import JobDocument
 
 /// Runs jobs in-process against a real SQLite store in a scratch folder, as `sluice run` does: live copy jobs on
-/// the LiveRelay engine (one for the whole test process), everything else on `CopyPipeline`.
+/// the LiveRelay engine (one for the whole test process), everything else on `CodecJob`.
 struct JobHarness {
     /// Trusts the test CA of the RTMPS terminator (scripts/lib/test-services.d), as an operator's
     /// `SLUICE_RTMPS_CA_FILE` would.
-    static let liveEngine = LiveEngine(rtmpsCAFile: ProcessInfo.processInfo.environment["SLUICE_TEST_RTMPS_CA"])
+    static let liveEngine = RelayEngine(rtmpsCAFile: ProcessInfo.processInfo.environment["SLUICE_TEST_RTMPS_CA"])
 
     let folder: String
     let store: JobStore
@@ -27,16 +27,16 @@ struct JobHarness {
 
     /// Runs a job document given as a JSON value.
     func run(_ document: JSONValue) throws -> JobOutcome {
-        try runner.run(document: Data(document.jsonText().utf8), engine: JobHarness.liveEngine)
+        try runner.run(document: Data(document.jsonText().utf8), relay: JobHarness.liveEngine)
     }
 
     func run(json: String) throws -> JobOutcome {
-        try runner.run(document: Data(json.utf8), engine: JobHarness.liveEngine)
+        try runner.run(document: Data(json.utf8), relay: JobHarness.liveEngine)
     }
 }
 
 extension JobOutcome {
-    var succeeded: PipelineResult? {
+    var succeeded: MediaJobResult? {
         if case let .succeeded(result) = self { return result }
         return nil
     }

@@ -11,6 +11,20 @@ struct FLVTrackEntry {
 
 /// Reading and writing of the track loop.
 enum FLVMultitrackBody {
+    /// The head of an enhanced body after its packet type. With the multitrack packet type (`multitrack`) comes
+    /// 4 bits AvMultitrackType + 4 bits the packet type of every track. Returns the multitrack type (nil: one plain
+    /// track) and the tracks' raw packet type.
+    static func readHeader(rawPacketType: UInt8, multitrack: UInt8, from reader: inout ByteReader, structure: String)
+        throws -> (multitrackType: FLVMultitrackType?, rawPacketType: UInt8)
+    {
+        guard rawPacketType == multitrack else { return (nil, rawPacketType) }
+        let types = try reader.readUInt8()
+        guard let multitrackType = FLVMultitrackType(rawValue: types >> 4) else {
+            throw MediaFormatError.unsupported(structure: structure, reason: "AvMultitrackType \(types >> 4)")
+        }
+        return (multitrackType, types & FLVEnhancedLimits.lowNibbleMask)
+    }
+
     /// Every track of the body left in `reader`. `sharedFourCC` is the header's (nil for ManyTracksManyCodecs);
     /// `multitrackType` nil means a plain single-track message (id 0). A body with no track throws `.truncated`.
     static func readTracks(

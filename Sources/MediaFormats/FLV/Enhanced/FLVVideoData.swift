@@ -112,20 +112,12 @@ public struct FLVVideoData: Sendable, Equatable {
             return
         }
         command = nil
-        var sharedFourCC: UInt32?
-        if rawPacketType == FLVVideoPacketType.multitrack.rawValue {
-            // 4 bits AvMultitrackType + 4 bits the packet type of every track.
-            let types = try reader.readUInt8()
-            guard let multitrackType = FLVMultitrackType(rawValue: types >> 4) else {
-                throw MediaFormatError.unsupported(structure: Self.structure, reason: "AvMultitrackType \(types >> 4)")
-            }
-            self.multitrackType = multitrackType
-            rawPacketType = types & FLVEnhancedLimits.lowNibbleMask
-            if multitrackType != .manyTracksManyCodecs { sharedFourCC = try reader.readUInt32() }
-        } else {
-            multitrackType = nil
-            sharedFourCC = try reader.readUInt32()
-        }
+        let header = try FLVMultitrackBody.readHeader(
+            rawPacketType: rawPacketType, multitrack: FLVVideoPacketType.multitrack.rawValue, from: &reader, structure: Self.structure)
+        multitrackType = header.multitrackType
+        rawPacketType = header.rawPacketType
+        // The FourCC the tracks share (ManyTracksManyCodecs has none: each track names its own).
+        let sharedFourCC: UInt32? = try header.multitrackType == .manyTracksManyCodecs ? nil : reader.readUInt32()
         guard let packetType = FLVVideoPacketType(rawValue: rawPacketType),
               packetType != .multitrack, packetType != .modEx else {
             throw MediaFormatError.unsupported(structure: Self.structure, reason: "VideoPacketType \(rawPacketType) for a track")

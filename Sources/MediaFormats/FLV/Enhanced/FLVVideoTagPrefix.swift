@@ -77,21 +77,13 @@ public struct FLVVideoTagPrefix: Sendable, Equatable {
         }
         isCommand = false
         let rawFourCC: UInt32
-        if rawPacketType == FLVVideoPacketType.multitrack.rawValue {
-            // 4 bits AvMultitrackType + 4 bits the packet type of every track.
-            let types = try reader.readUInt8()
-            guard let multitrackType = FLVMultitrackType(rawValue: types >> 4) else {
-                throw MediaFormatError.unsupported(structure: Self.structure, reason: "AvMultitrackType \(types >> 4)")
-            }
-            self.multitrackType = multitrackType
-            rawPacketType = types & FLVEnhancedLimits.lowNibbleMask
-            // The shared FourCC, or (ManyTracksManyCodecs) the first track's, then the first track's id.
-            rawFourCC = try reader.readUInt32()
-            trackID = try reader.readUInt8()
-        } else {
-            multitrackType = nil
-            rawFourCC = try reader.readUInt32()
-        }
+        let header = try FLVMultitrackBody.readHeader(
+            rawPacketType: rawPacketType, multitrack: FLVVideoPacketType.multitrack.rawValue, from: &reader, structure: Self.structure)
+        multitrackType = header.multitrackType
+        rawPacketType = header.rawPacketType
+        // The shared FourCC, or (ManyTracksManyCodecs) the first track's, then (multitrack) the first track's id.
+        rawFourCC = try reader.readUInt32()
+        if header.multitrackType != nil { trackID = try reader.readUInt8() }
         guard let packetType = FLVVideoPacketType(rawValue: rawPacketType),
               packetType != .multitrack, packetType != .modEx else {
             throw MediaFormatError.unsupported(structure: Self.structure, reason: "VideoPacketType \(rawPacketType) for a track")

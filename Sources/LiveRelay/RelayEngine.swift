@@ -1,0 +1,180 @@
+import Foundation
+import MediaJob
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// The event-driven relay engine: live copy jobs (an RTMP pull or listen, RTMP/RTMPS outputs) relayed on a
+/// fixed set of event-loop threads, whatever the number of streams.
+///
+/// Each job is a `RelaySession` pinned to one event loop with its source and outputs; listen jobs on one
+/// host:port share one ingest listener (`IngestRegistry`).
+public final class RelayEngine: JobEngine {
+    /// Environment variable naming a PEM file of extra CA certificates trusted for rtmps:// (besides the system's).
+    public static let caFileEnvironmentVariable = "SLUICE_RTMPS_CA_FILE"
+
+    let group: MultiThreadedEventLoopGroup
+    let ingest: IngestRegistry
+    /// Blocking file work (creating, writing, renaming FLV files) off the event loops.
+    let pool: NIOThreadPool
+    private let caFile: String?
+    private let tls = Mutex<Result<NIOSSLContext, TLSSetupError>?>(nil)
+    /// One line for the operator (stderr by default): what the engine did that no job's state shows, such as a
+    /// codec sent to a destination that announced none.
+    let report: @Sendable (String) -> Void
+    private let runs = Atomic<Int>(0)
+    /// The sessions of jobs started by `start`, by their interrupter: where output edits go.
+    let editableRuns = EditableRuns()
+    private let shutDown = Atomic<Bool>(false)
+
+    /// - Parameters:
+    ///   - threads: event-loop threads for every job of the process.
+    ///   - rtmpsCAFile: extra trusted CA certificates (PEM) for rtmps:// peers; by default `SLUICE_RTMPS_CA_FILE`.
+    ///   - ingestCertificate: what rtmps:// listen jobs serve; by default `SLUICE_RTMPS_CERT_FILE` and `SLUICE_RTMPS_KEY_FILE`.
+    ///   - report: where the engine's notes go (never a stream key: output names are redacted); stderr by default.
+    public init(threads: Int = System.coreCount,
+                rtmpsCAFile: String? = ProcessInfo.processInfo.environment[RelayEngine.caFileEnvironmentVariable],
+                ingestCertificate: IngestCertificateFiles = .environment,
+                report: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice: " + $0 + "\n").utf8)) }) {
+        self.report = report
+        group = MultiThreadedEventLoopGroup(numberOfThreads: max(threads, 1))
+        ingest = IngestRegistry(group: group, certificate: ingestCertificate)
+        pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        caFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    deinit {
+        ingest.closeAll()
+        group.shutdownGracefully { _ in }
+        pool.shutdownGracefully { _ in }
+    }
+
+    /// Runs in flight.
+    public var activeRuns: Int { runs.load(ordering: .relaxed) }
+
+    /// Whether `shutdown` was called: new jobs are refused.
+    var isShutDown: Bool { shutDown.load(ordering: .acquiring) }
+
+    /// Ingest ports listening now.
+    public var listeningPorts: Int { ingest.listeningPorts }
+
+    /// Whether this engine runs these job options: a live rtmp(s) pull or listen, video and audio
+    /// copied or dropped alike for every output, and every output FLV: a publish to rtmp:// or rtmps://, or a file.
+    public static func supports(_ options: MediaJobOptions) -> Bool {
+        guard options.liveInput, RTMPEndpoint(parsing: options.inputURL) != nil else { return false }
+        guard options.video == .copy || options.video == .drop, options.audio == .copy || options.audio == .drop,
+              options.video == .copy || options.audio == .copy else { return false }
+        // Outputs with renditions of their own (an audio-only output, a ladder rung) go through the codec stage.
+        guard !options.outputs.isEmpty, !options.hasRenditions else { return false }
+        return options.outputs.allSatisfy { output in
+            guard output.kind == .flv else { return false }
+            switch output.target {
+            case let .network(url): return RTMPEndpoint(parsing: url) != nil
+            case .file: return true
+            }
+        }
+    }
+
+    /// Whether this engine runs these options (`supports`).
+    public func runs(_ options: MediaJobOptions) -> Bool { Self.supports(options) }
+
+    /// Starts a job; never blocks. `progress` about once a second and `completion` exactly once, both on an event loop.
+    public func start(_ options: MediaJobOptions, interrupter: Interrupter, callbacks: JobCallbacks) {
+        start(options, interrupter: interrupter, progress: callbacks.progress) { result in
+            callbacks.completion(result.mapError { $0 as any Error })
+        }
+    }
+
+    /// Starts a job; never blocks. `progress` about once a second and `completion` exactly once, both on an
+    /// event loop (callers must not block there). Cancel through `interrupter` (polled every 250 ms).
+    public func start(_ options: MediaJobOptions, interrupter: Interrupter,
+                      progress: @escaping @Sendable (MediaJobProgress) -> Void,
+                      completion: @escaping @Sendable (Result<MediaJobResult, MediaJobError>) -> Void) {
+        let loop = group.next()
+        guard RelayEngine.supports(options), let input = RTMPEndpoint(parsing: options.inputURL) else {
+            loop.execute { completion(.failure(.liveInput(name: options.inputName, reason: "not a live copy job the relay engine runs"))) }
+            return
+        }
+        guard !isShutDown else {
+            loop.execute { completion(.failure(.liveInput(name: options.inputName, reason: "the relay engine is shutting down"))) }
+            return
+        }
+        let key = ObjectIdentifier(interrupter)
+        let session = launch(options, source: options.listens ? .listen(input) : .pull(input), on: loop, interrupter: interrupter,
+                             progress: progress) { [editableRuns] result in
+            editableRuns.ended(key)
+            completion(result)
+        }
+        editableRuns.started(key, session)
+    }
+
+    /// Starts a session for `options` on `loop`: its network outputs and files, its source (a listen is registered
+    /// with the shared ingest listener first), and an optional tap for the codec engine.
+    @discardableResult
+    func launch(_ options: MediaJobOptions, source: RelaySession.Source, on loop: any EventLoop, interrupter: Interrupter,
+                tap: (any LiveTagConsumer)? = nil,
+                progress: @escaping @Sendable (MediaJobProgress) -> Void,
+                completion: @escaping @Sendable (Result<MediaJobResult, MediaJobError>) -> Void) -> RelaySession {
+        var outputs: [(Int, String, RTMPEndpoint)] = []
+        var files: [(Int, String, String)] = []
+        for (index, output) in options.outputs.enumerated() {
+            switch output.target {
+            case let .network(url):
+                if let endpoint = RTMPEndpoint(parsing: url) { outputs.append((index, output.name, endpoint)) }
+            case let .file(path):
+                files.append((index, output.name, path))
+            }
+        }
+        let session = RelaySession(engine: self, loop: loop, options: options, source: source,
+                                   interrupter: interrupter, progress: progress, completion: completion)
+        session.tap = tap.map(RelaySession.CodecTap.init)
+        runs.add(1, ordering: .relaxed)
+        loop.execute { [self] in
+            if case let .listen(input) = source {
+                switch ingest.register(input, session: session) {
+                case let .success(route): session.publisher.route = route
+                case let .failure(error):
+                    session.begin(outputs: [])
+                    session.fail(error)
+                    return
+                }
+            }
+            session.begin(outputs: outputs, files: files)
+        }
+        return session
+    }
+
+    /// Stops every ingest listener and refuses new jobs; idempotent. Running pulls end through their interrupters.
+    public func shutdown() {
+        guard !shutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        ingest.closeAll()
+    }
+
+    func sessionEnded() { runs.subtract(1, ordering: .relaxed) }
+
+    /// The TLS client context for rtmps:// (system trust store plus the optional CA file), made once.
+    func tlsContext() -> Result<NIOSSLContext, TLSSetupError> {
+        tls.withLock { cached in
+            if let cached { return cached }
+            let made: Result<NIOSSLContext, TLSSetupError>
+            do {
+                var configuration = TLSConfiguration.makeClientConfiguration()
+                if let caFile {
+                    configuration.additionalTrustRoots = [.file(caFile)]
+                }
+                made = .success(try NIOSSLContext(configuration: configuration))
+            } catch {
+                made = .failure(TLSSetupError(description: "cannot set up TLS for rtmps (CA file \(caFile ?? "none")): \(error)"))
+            }
+            cached = made
+            return made
+        }
+    }
+}
+
+/// The TLS client context could not be made (an unreadable CA file, say).
+struct TLSSetupError: Error, Sendable, CustomStringConvertible {
+    var description: String
+}

@@ -1,0 +1,94 @@
+import CFFmpeg
+import MediaFormats
+import MediaJob
+
+/// A live input's stream described for the codec job from its codec and configuration record: the `StreamInfo` (size
+/// and rate from the record's SPS or sequence header, channels from the AudioSpecificConfig or OpusHead) and the
+/// decoder's codec parameters, with the record as extradata in the form libavcodec's decoders read it (avcC, hvcC,
+/// av1C, AudioSpecificConfig, OpusHead; VP9 needs none, and its vpcC is only checked).
+enum LiveCodecStream {
+    /// Opus frames are 20 ms unless the encoder says otherwise (FFmpeg's libopus default, and OBS's).
+    static let opusFrameMilliseconds: Int64 = 20
+    /// Opus always decodes at 48 kHz (RFC 7845 §5.1: the input rate is informational).
+    static let opusSampleRate = 48_000
+
+    static func video(codec: LiveMediaTag.Codec, record: [UInt8], index: Int, announcedFrameRate: Double?)
+        throws(MediaJobError) -> (stream: StreamInfo, parameters: CodecParameters?)
+    {
+        var width = 0
+        var height = 0
+        var rate: Double?
+        var extradata = record
+        let codecID: AVCodecID
+        do {
+            switch codec {
+            case .h264:
+                codecID = AV_CODEC_ID_H264
+                let avcC = try AVCDecoderConfigurationRecord(parsing: record)
+                let sps = avcC.sequenceParameterSets.first.flatMap { try? SequenceParameterSet(parsing: $0) }
+                (width, height, rate) = (sps?.width ?? 0, sps?.height ?? 0, sps?.frameRate)
+            case .hevc:
+                codecID = AV_CODEC_ID_HEVC
+                // The record must parse; an SPS this parser cannot read leaves the size to the decoder.
+                let hvcC = try HEVCDecoderConfigurationRecord(parsing: record)
+                let sps = try? hvcC.sequenceParameterSet()
+                (width, height, rate) = (sps?.width ?? 0, sps?.height ?? 0, sps?.frameRate)
+            case .av1:
+                codecID = AV_CODEC_ID_AV1
+                let av1C = try AV1CodecConfigurationRecord(parsing: record)
+                let header = try? av1C.sequenceHeader()
+                (width, height, rate) = (header?.maxFrameWidth ?? 0, header?.maxFrameHeight ?? 0, header?.frameRate)
+            case .vp9:
+                codecID = AV_CODEC_ID_VP9
+                _ = try VPCodecConfigurationRecord(parsing: record)
+                extradata = []
+            case .aac, .opus:
+                throw MediaFormatError.invalid(structure: "live video", reason: "\(codec.rawValue) is an audio codec")
+            }
+        } catch let error as MediaFormatError {
+            throw .invalidStream(kind: "video", stream: index, error)
+        } catch {
+            throw .invalidStream(kind: "video", stream: index, .invalid(structure: "\(codec.rawValue) configuration", reason: "\(error)"))
+        }
+        let plausible = rate.flatMap { RawVideoTiming.plausibleVUIFrameRates.contains($0) ? $0 : nil } ?? announcedFrameRate
+        let stream = StreamInfo(index: index, kind: .video, codecName: codec.rawValue, extradata: extradata, timeBaseNumerator: 1,
+                                timeBaseDenominator: 1000, width: width, height: height, sampleRate: 0, channels: 0,
+                                averageFrameRate: plausible, isAttachedPicture: false)
+        return (stream, CodecParameters(video: codecID, extradata: extradata, width: width, height: height))
+    }
+
+    static func audio(codec: LiveMediaTag.Codec, record: [UInt8], index: Int)
+        throws(MediaJobError) -> (stream: StreamInfo, parameters: CodecParameters?, frameMilliseconds: Int64)
+    {
+        let sampleRate: Int
+        let channels: Int
+        let frameMilliseconds: Int64
+        let codecID: AVCodecID
+        do {
+            switch codec {
+            case .aac:
+                codecID = AV_CODEC_ID_AAC
+                let config = try AudioSpecificConfig(parsing: record)
+                channels = config.channelConfiguration > 0 ? min(config.channelConfiguration == 7 ? 8 : config.channelConfiguration, 8) : 2
+                sampleRate = config.outputSamplingFrequency
+                frameMilliseconds = Int64(1024 * 1000 / max(config.samplingFrequency, 1))
+            case .opus:
+                codecID = AV_CODEC_ID_OPUS
+                let header = try OpusIDHeader(parsing: record)
+                channels = Int(header.channelCount)
+                sampleRate = opusSampleRate
+                frameMilliseconds = opusFrameMilliseconds
+            case .h264, .hevc, .av1, .vp9:
+                throw MediaFormatError.invalid(structure: "live audio", reason: "\(codec.rawValue) is a video codec")
+            }
+        } catch let error as MediaFormatError {
+            throw .invalidStream(kind: "audio", stream: index, error)
+        } catch {
+            throw .invalidStream(kind: "audio", stream: index, .invalid(structure: "\(codec.rawValue) configuration", reason: "\(error)"))
+        }
+        let stream = StreamInfo(index: index, kind: .audio, codecName: codec.rawValue, extradata: record, timeBaseNumerator: 1,
+                                timeBaseDenominator: 1000, width: 0, height: 0, sampleRate: sampleRate, channels: channels,
+                                averageFrameRate: nil, isAttachedPicture: false)
+        return (stream, CodecParameters(audio: codecID, extradata: record, sampleRate: sampleRate, channels: channels), frameMilliseconds)
+    }
+}

@@ -1,0 +1,102 @@
+import MediaFormats
+import MediaJob
+
+/// What a live input's first tags say about its streams: each kind's codec and configuration record, the frame rate
+/// its `onMetaData` announces, and any codec the codec job cannot take, named (never a silent "no packets").
+struct LiveStreamDescription {
+    /// The video codec and its configuration record (avcC, hvcC, av1C or vpcC: the sequence start's body).
+    var videoCodec: LiveMediaTag.Codec?
+    var videoConfiguration: [UInt8]?
+    /// The audio codec and its configuration record (an AudioSpecificConfig or an OpusHead).
+    var audioCodec: LiveMediaTag.Codec?
+    var audioConfiguration: [UInt8]?
+    var announcedFrameRate: Double?
+    var firstFrameTime: Int64?
+    var lastTime: Int64 = 0
+
+    /// How long after its first frame a stream waits for a sequence header it has not seen before it is
+    /// described without that stream (FFmpeg's flv demuxer probes the same way).
+    static let probeMilliseconds: Int64 = 3000
+
+    /// The FLV video codec ids (E.4.3.1) and Enhanced RTMP FourCCs Sluice names in messages.
+    static func videoCodecName(_ body: [UInt8]) -> String {
+        guard let first = body.first else { return "an empty video tag" }
+        if first & 0x80 != 0 {
+            // Enhanced RTMP (multitrack included): the FourCC of the first track.
+            guard let data = try? FLVVideoData(parsing: body), let track = data.tracks.first, case let .fourCC(fourCC) = track.codec else {
+                return "a codec in an Enhanced RTMP tag that does not parse"
+            }
+            let names: [FLVVideoFourCC: String] = [.hvc1: "HEVC", .av01: "AV1", .vp09: "VP9", .vp08: "VP8", .vvc1: "H.266", .avc1: "H.264"]
+            return "\(names[fourCC] ?? "\(fourCC)") (FourCC \(fourCC), Enhanced RTMP\(data.multitrackType == nil ? "" : ", multitrack"))"
+        }
+        let names: [UInt8: String] = [2: "Sorenson H.263", 3: "Screen video", 4: "On2 VP6", 5: "On2 VP6 with alpha",
+                                      6: "Screen video v2", 7: "H.264", 12: "HEVC (FLV codec id 12)", 13: "AV1 (FLV codec id 13)"]
+        return names[first & 0x0F] ?? "FLV video codec id \(first & 0x0F)"
+    }
+
+    /// The FLV sound formats (E.4.2.1) and Enhanced RTMP audio FourCCs.
+    static func audioCodecName(_ body: [UInt8]) -> String {
+        guard let first = body.first else { return "an empty audio tag" }
+        let format = first >> 4
+        if format == 9 {
+            guard let data = try? FLVAudioData(parsing: body), let track = data.tracks.first, case let .fourCC(fourCC) = track.codec else {
+                return "a codec in an Enhanced RTMP tag that does not parse"
+            }
+            let names: [FLVAudioFourCC: String] = [.opus: "Opus", .mp4a: "AAC", .ac3: "AC-3", .ec3: "E-AC-3", .flac: "FLAC", .mp3: "MP3"]
+            return "\(names[fourCC] ?? "\(fourCC)") (FourCC \(fourCC), Enhanced RTMP)"
+        }
+        let names: [UInt8: String] = [0: "linear PCM", 1: "ADPCM", 2: "MP3", 3: "linear PCM (little endian)",
+                                      4: "Nellymoser 16 kHz", 5: "Nellymoser 8 kHz", 6: "Nellymoser", 7: "G.711 A-law",
+                                      8: "G.711 mu-law", 10: "AAC", 11: "Speex", 14: "MP3 8 kHz", 15: "device-specific sound"]
+        return names[format] ?? "FLV sound format \(format)"
+    }
+
+    /// True for an AVC video tag (legacy codec id 7, no ex-header).
+    static func isAVC(_ body: [UInt8]) -> Bool { body.count >= 2 && body[0] & 0x80 == 0 && body[0] & 0x0F == 7 }
+
+    /// True for an AAC audio tag (sound format 10).
+    static func isAAC(_ body: [UInt8]) -> Bool { body.count >= 2 && body[0] >> 4 == 10 }
+
+    /// Takes one tag; throws when it carries a codec the job cannot take (a kind the job drops is never looked at).
+    mutating func take(_ tag: FLVTagMessage, video wantsVideo: Bool, audio wantsAudio: Bool) throws(MediaJobError) {
+        lastTime = max(lastTime, tag.timestamp)
+        switch tag.typeID {
+        case FLVTagMessage.video where wantsVideo:
+            guard !tag.body.isEmpty else { return }
+            let media = try LiveMediaTag(video: tag.body)
+            if let record = configure(media, at: tag.timestamp) { (videoCodec, videoConfiguration) = (media.codec, record) }
+        case FLVTagMessage.audio where wantsAudio:
+            guard !tag.body.isEmpty else { return }
+            let media = try LiveMediaTag(audio: tag.body)
+            if let record = configure(media, at: tag.timestamp) { (audioCodec, audioConfiguration) = (media.codec, record) }
+        case FLVTagMessage.scriptData:
+            var reader = ByteReader(tag.body)
+            if let data = try? FLVScriptData(parsing: &reader), data.name == "onMetaData",
+               let rate = data.value["framerate"]?.numberValue, rate.isFinite, rate > 0, rate <= 240 {
+                announcedFrameRate = rate
+            }
+        default:
+            return
+        }
+    }
+
+    /// The configuration record a tag carries; a frame starts the probe clock.
+    private mutating func configure(_ media: LiveMediaTag, at time: Int64) -> [UInt8]? {
+        switch media.content {
+        case let .configuration(record) where !record.isEmpty:
+            return record
+        case .frame:
+            if firstFrameTime == nil { firstFrameTime = time }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// Whether every stream the job takes is configured, or the probe time after the first frame has passed.
+    func isComplete(video wantsVideo: Bool, audio wantsAudio: Bool) -> Bool {
+        if (videoConfiguration != nil || !wantsVideo) && (audioConfiguration != nil || !wantsAudio) { return true }
+        guard let firstFrameTime else { return false }
+        return lastTime - firstFrameTime >= LiveStreamDescription.probeMilliseconds
+    }
+}
