@@ -1,7 +1,8 @@
 // ISO/IEC 13818-1 (2019) §2.4 transport stream: one program (PAT → PMT → elementary streams), PES per access unit.
 // Timing rules: PAT and PMT before the first PES, again every `tableInterval` of stream time and before every video
-// keyframe (§2.4.4, so a receiver can join there); a PCR on the first packet of each PES of the PCR PID and at least
-// every `pcrInterval` (§2.7.2 requires one at most every 100 ms); random_access_indicator on keyframes (§2.4.3.5).
+// keyframe (§2.4.4, so a receiver can join there); a PCR on the first packet of each PES of the PCR PID and, between
+// them, on a PCR-only packet once `pcrInterval` has passed (§2.7.2 allows at most 100 ms between two PCRs);
+// random_access_indicator on keyframes (§2.4.3.5).
 
 /// Writes elementary-stream access units as a single-program transport stream, appending whole 188-byte packets to
 /// a caller's buffer. No I/O, no clock: time is the access units' DTS. A call that throws appends nothing.
@@ -14,8 +15,11 @@ public struct TSMuxer: Sendable {
     public static let defaultPMTPID: UInt16 = 0x1000
     /// PIDs 0x0000...0x000F are reserved for tables (§2.4.3.3, Table 2-3); 0x1FFF is the null packet.
     public static let elementaryPIDRange: ClosedRange<UInt16> = 0x0010...0x1FFE
-    /// 100 ms at 90 kHz: the default table and PCR interval.
+    /// 100 ms at 90 kHz: the default table interval.
     public static let defaultInterval: Int64 = 9000
+    /// 70 ms at 90 kHz: PCRs go out with access units, so the gap between two can reach this plus one access unit's
+    /// spacing; 70 ms keeps it under the 100 ms of §2.7.2 for audio frames up to 30 ms apart.
+    public static let defaultPCRInterval: Int64 = 6300
 
     /// One elementary stream of the program.
     public struct Stream: Sendable, Equatable {
@@ -54,8 +58,8 @@ public struct TSMuxer: Sendable {
         public var transportStreamID: UInt16 = 1
         /// PAT and PMT repeat at least this often (90 kHz units of stream time).
         public var tableInterval: Int64 = TSMuxer.defaultInterval
-        /// A PCR is written at least this often (90 kHz units of stream time).
-        public var pcrInterval: Int64 = TSMuxer.defaultInterval
+        /// A PCR is written with the first access unit this long (90 kHz units of stream time) after the last one.
+        public var pcrInterval: Int64 = TSMuxer.defaultPCRInterval
         /// How far the PCR runs behind the DTS of the access unit it is written with (a receiver's buffering time).
         public var pcrLead: Int64 = 0
 
