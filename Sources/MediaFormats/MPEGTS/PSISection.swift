@@ -81,6 +81,14 @@ public struct PSISection: Sendable, Equatable {
         body = Array(try fields.readBytes(sectionLength - Self.syntaxHeaderSize - Self.crcSize))
     }
 
+    /// Throws unless this section's table_id is `expected`, the one of the table named `structure`.
+    func requireTableID(_ expected: UInt8, of structure: String) throws {
+        guard tableID == expected else {
+            throw MediaFormatError.invalid(
+                structure: structure, reason: "table_id 0x\(String(tableID, radix: 16)), not 0x\(String(expected, radix: 16))")
+        }
+    }
+
     /// Appends the section with its CRC_32; a body past the 1021-byte section_length throws.
     public func write(into out: inout [UInt8]) throws {
         let sectionLength = Self.syntaxHeaderSize + body.count + Self.crcSize

@@ -35,9 +35,7 @@ public struct ProgramAssociationTable: Sendable, Equatable {
 
     /// The table in a parsed section; a table_id other than 0 or a body not made of 4-byte entries throws.
     public init(section: PSISection) throws {
-        guard section.tableID == Self.tableID else {
-            throw MediaFormatError.invalid(structure: "PAT", reason: "table_id 0x\(String(section.tableID, radix: 16)), not 0x00")
-        }
+        try section.requireTableID(Self.tableID, of: "PAT")
         guard section.body.count % Self.entrySize == 0 else {
             throw MediaFormatError.invalid(structure: "PAT", reason: "\(section.body.count) bytes of entries, not a multiple of 4")
         }

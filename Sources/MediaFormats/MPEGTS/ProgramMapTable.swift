@@ -53,9 +53,7 @@ public struct ProgramMapTable: Sendable, Equatable {
 
     /// The table in a parsed section.
     public init(section: PSISection) throws {
-        guard section.tableID == Self.tableID else {
-            throw MediaFormatError.invalid(structure: "PMT", reason: "table_id 0x\(String(section.tableID, radix: 16)), not 0x02")
-        }
+        try section.requireTableID(Self.tableID, of: "PMT")
         var reader = ByteReader(section.body)
         // 3 bits reserved + 13 bits PCR_PID; 4 bits reserved + 12 bits program_info_length.
         let pcrPID = try reader.readUInt16() & TSPacketHeader.maxPID

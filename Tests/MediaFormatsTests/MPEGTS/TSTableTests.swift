@@ -79,7 +79,7 @@ enum TSTableFixtures {
 
     @Test func tableIDsAreChecked() throws {
         let pmtSection = try PSISection(parsing: TSTableFixtures.ffmpegPMTSection[...])
-        #expect(throws: MediaFormatError.invalid(structure: "PAT", reason: "table_id 0x2, not 0x00")) {
+        #expect(throws: MediaFormatError.invalid(structure: "PAT", reason: "table_id 0x2, not 0x0")) {
             try ProgramAssociationTable(section: pmtSection)
         }
         var odd = pmtSection
