@@ -1,0 +1,75 @@
+// ISO/IEC 13818-1 (2019) §2.4.3.6: a PES packet starts in a packet with payload_unit_start_indicator and runs until
+// PES_packet_length bytes (or, when that is 0, as video allows, until the next unit start) have come.
+
+/// Reassembles the PES packets of one PID from packet payloads, within a size limit.
+struct PESAssembler: Sendable {
+    /// A reassembled PES packet: its header, its payload and the flags of the packet that started it.
+    struct Packet: Sendable {
+        var header: PESPacketHeader
+        var payload: ArraySlice<UInt8>
+        var randomAccessIndicator: Bool
+    }
+
+    /// Largest PES kept.
+    let maxSize: Int
+    private var buffer: [UInt8] = []
+    private var collecting = false
+    private var randomAccessIndicator = false
+    /// The whole PES size once its header is read and PES_packet_length is not 0.
+    private var declaredSize: Int?
+
+    init(maxSize: Int) { self.maxSize = maxSize }
+
+    /// Drops a partial PES (lost packets, codec change).
+    mutating func reset() {
+        buffer = []
+        collecting = false
+        declaredSize = nil
+    }
+
+    /// Takes one packet's payload; returns a PES when one completes (or an error for one that could not).
+    mutating func append(_ payload: ArraySlice<UInt8>, unitStart: Bool, randomAccessIndicator: Bool,
+                         pid: UInt16) -> [Result<Packet, TSDemuxerError>] {
+        var results: [Result<Packet, TSDemuxerError>] = []
+        if unitStart {
+            if collecting, let finished = finish(pid: pid) { results.append(finished) }
+            collecting = true
+            self.randomAccessIndicator = randomAccessIndicator
+        }
+        guard collecting else { return results }
+        guard buffer.count + payload.count <= maxSize else {
+            results.append(.failure(.pesTooLarge(pid: pid, size: buffer.count + payload.count, limit: maxSize)))
+            reset()
+            return results
+        }
+        buffer += payload
+        if declaredSize == nil, buffer.count >= PESPacketHeader.fixedSize {
+            let length = Int(buffer[4]) << 8 | Int(buffer[5])
+            if length > 0 { declaredSize = PESPacketHeader.fixedSize + length }
+        }
+        if let declaredSize, buffer.count >= declaredSize, let finished = finish(pid: pid) { results.append(finished) }
+        return results
+    }
+
+    /// Completes the PES collected so far (a unit start or the end of input): nil when nothing was collected.
+    mutating func finish(pid: UInt16) -> Result<Packet, TSDemuxerError>? {
+        guard collecting else { return nil }
+        defer { reset() }
+        if let declaredSize, buffer.count < declaredSize {
+            return .failure(.truncatedPES(pid: pid, declared: declaredSize, received: buffer.count))
+        }
+        do {
+            let header = try PESPacketHeader(parsing: buffer[...])
+            guard header.headerLength <= buffer.count else {
+                throw MediaFormatError.truncated(needed: header.headerLength, available: buffer.count)
+            }
+            let end = header.payloadLength.map { header.headerLength + $0 } ?? buffer.count
+            return .success(Packet(header: header, payload: buffer[header.headerLength..<end],
+                                   randomAccessIndicator: randomAccessIndicator))
+        } catch let error as MediaFormatError {
+            return .failure(.malformedPES(pid: pid, error))
+        } catch {
+            return .failure(.malformedPES(pid: pid, .invalid(structure: "PES header", reason: "\(error)")))
+        }
+    }
+}
