@@ -2,7 +2,7 @@
 // Encapsulation of Opus in ISO Base Media File Format (v0.8) §4.3.1 'Opus' + 'dOps'.
 
 /// An audio sample entry (`mp4a`, `Opus`) with its decoder configuration box.
-public struct AudioSampleEntry: MP4Box {
+public struct AudioSampleEntry: MP4SampleEntry {
     /// The entry's type.
     public var boxType: MP4FourCC
     /// channelcount (informative for AAC, whose AudioSpecificConfig rules; the output count for Opus).
@@ -28,16 +28,12 @@ public struct AudioSampleEntry: MP4Box {
         guard (0...Int(UInt16.max)).contains(channelCount) else {
             throw MediaFormatError.limitExceeded(what: "'\(type)' channelcount", value: channelCount, limit: Int(UInt16.max))
         }
-        self.boxType = type
-        self.channelCount = channelCount
-        self.sampleRate = sampleRate
-        self.configuration = configuration
+        (boxType, self.channelCount, self.sampleRate, self.configuration) = (type, channelCount, sampleRate, configuration)
     }
 
-    public var payloadSize: Int { Self.fixedSize + configuration.size }
+    public var configurationBox: any MP4Box { configuration }
 
-    public func writePayload(into out: inout [UInt8]) throws {
-        SampleEntryFields.write(into: &out)
+    public func writeEntryFields(into out: inout [UInt8]) {
         out.append(contentsOf: repeatElement(0, count: 8))  // reserved 2 × 32 bits
         out.appendUInt16(UInt16(channelCount))  // checked in init
         out.appendUInt16(Self.sampleSizeBits)
@@ -45,6 +41,5 @@ public struct AudioSampleEntry: MP4Box {
         out.appendUInt16(0)  // reserved
         let rate = (0...Self.maxSampleRate).contains(sampleRate) ? UInt32(sampleRate) : 0
         out.appendUInt32(rate << 16)  // 16.16 fixed point
-        try configuration.write(into: &out)
     }
 }

@@ -49,9 +49,8 @@ public struct ElementaryStreamDescriptorBox: MP4Box, Equatable {
 
     /// Parses a payload: the ES_Descriptor and, inside it, the DecoderConfigDescriptor and its DecoderSpecificInfo.
     public init(parsing payload: ArraySlice<UInt8>) throws {
-        var reader = ByteReader(payload)
-        _ = try MP4BoxHeader.readFullBoxFields(&reader)
-        var es = try Self.readDescriptor(&reader, tag: Self.esDescriptorTag)
+        var box = try MP4FullBoxPayload(payload)
+        var es = try Self.readDescriptor(&box.reader, tag: Self.esDescriptorTag)
         _ = try es.readUInt16()  // ES_ID
         // streamDependenceFlag, URL_Flag, OCRstreamFlag + 5 bits streamPriority.
         let flags = try es.readUInt8()

@@ -9,18 +9,15 @@ public struct FileTypeBox: MP4Box, Equatable {
     public var minorVersion: UInt32
     public var compatibleBrands: [MP4FourCC]
 
-    /// The file type box type.
-    public static let fileType: MP4FourCC = "ftyp"
-    /// The segment type box type.
-    public static let segmentType: MP4FourCC = "styp"
+    /// The two box types with this payload: file type (init segment) and segment type (media segment).
+    public static let fileType: MP4FourCC = "ftyp", segmentType: MP4FourCC = "styp"
     /// ISO base media brand for tfdt, default-base-is-moof and signed composition offsets (trun version 1).
     public static let iso6: MP4FourCC = "iso6"
     /// CMAF structural brand: claimed only for a single-track file, since a CMAF track file holds one track.
     public static let cmfc: MP4FourCC = "cmfc"
-    /// Media segment brand of ISO/IEC 23009-1 §6.3.4.2 (a segment of one or more whole movie fragments).
-    public static let msdh: MP4FourCC = "msdh"
+    /// Media segment brand of ISO/IEC 23009-1 §6.3.4.2 (a segment of one or more whole movie fragments), and the
     /// CMAF segment brand.
-    public static let cmfs: MP4FourCC = "cmfs"
+    public static let msdh: MP4FourCC = "msdh", cmfs: MP4FourCC = "cmfs"
     /// major_brand + minor_version.
     static let fixedSize = 8
 

@@ -24,12 +24,11 @@ public struct HandlerBox: MP4Box, Equatable {
 
     /// Parses a payload; the handler type is all the tests need, the name is read up to its zero.
     public init(parsing payload: ArraySlice<UInt8>) throws {
-        var reader = ByteReader(payload)
-        _ = try MP4BoxHeader.readFullBoxFields(&reader)
-        try reader.skip(4)  // pre_defined
-        handlerType = MP4FourCC(rawValue: try reader.readUInt32())
-        try reader.skip(12)  // reserved
-        name = String(decoding: reader.readRemaining().prefix { $0 != 0 }, as: UTF8.self)
+        var box = try MP4FullBoxPayload(payload)
+        try box.reader.skip(4)  // pre_defined
+        handlerType = MP4FourCC(rawValue: try box.reader.readUInt32())
+        try box.reader.skip(12)  // reserved
+        name = String(decoding: box.reader.readRemaining().prefix { $0 != 0 }, as: UTF8.self)
     }
 
     public var payloadSize: Int { Self.fixedSize + name.utf8.count + 1 }

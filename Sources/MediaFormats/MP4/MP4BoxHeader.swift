@@ -93,9 +93,19 @@ public struct MP4BoxHeader: Sendable, Equatable {
         out.appendUInt24(flags)
     }
 
-    /// Reads a FullBox's version and flags.
-    public static func readFullBoxFields(_ reader: inout ByteReader) throws -> (version: UInt8, flags: UInt32) {
-        let version = try reader.readUInt8()
-        return (version, try reader.readUInt24())
+}
+
+/// The payload of a FullBox being read: its version and flags, and a reader over what follows them.
+public struct MP4FullBoxPayload: Sendable {
+    public let version: UInt8
+    public let flags: UInt32
+    /// Positioned after the flags.
+    public var reader: ByteReader
+
+    /// Reads the version and flags at the start of `payload`.
+    public init(_ payload: ArraySlice<UInt8>) throws {
+        reader = ByteReader(payload)
+        version = try reader.readUInt8()
+        flags = try reader.readUInt24()
     }
 }

@@ -23,12 +23,11 @@ public struct MediaHeaderBox: MP4Box, Equatable {
 
     /// Parses a version 0 or 1 payload.
     public init(parsing payload: ArraySlice<UInt8>) throws {
-        var reader = ByteReader(payload)
-        let (version, _) = try MP4BoxHeader.readFullBoxFields(&reader)
-        try reader.skip(version == 1 ? 16 : 8)  // creation_time, modification_time
-        timescale = try reader.readUInt32()
-        try reader.skip(version == 1 ? 8 : 4)  // duration
-        language = try reader.readUInt16() & 0x7FFF
+        var box = try MP4FullBoxPayload(payload)
+        try box.reader.skip(box.version == 1 ? 16 : 8)  // creation_time, modification_time
+        timescale = try box.reader.readUInt32()
+        try box.reader.skip(box.version == 1 ? 8 : 4)  // duration
+        language = try box.reader.readUInt16() & 0x7FFF
     }
 
     /// Three lowercase ASCII letters as the 15-bit language code; used for constants written in the source.

@@ -5,9 +5,6 @@
 public struct MovieFragmentHeaderBox: MP4Box, Equatable {
     public var sequenceNumber: UInt32
 
-    /// FullBox fields + sequence_number.
-    static let payloadSize = 8
-
     public var boxType: MP4FourCC { "mfhd" }
 
     /// A header from its field.
@@ -15,12 +12,12 @@ public struct MovieFragmentHeaderBox: MP4Box, Equatable {
 
     /// Parses a payload.
     public init(parsing payload: ArraySlice<UInt8>) throws {
-        var reader = ByteReader(payload)
-        _ = try MP4BoxHeader.readFullBoxFields(&reader)
-        sequenceNumber = try reader.readUInt32()
+        var box = try MP4FullBoxPayload(payload)
+        sequenceNumber = try box.reader.readUInt32()
     }
 
-    public var payloadSize: Int { Self.payloadSize }
+    /// FullBox fields + sequence_number.
+    public var payloadSize: Int { 8 }
 
     public func writePayload(into out: inout [UInt8]) {
         MP4BoxHeader.writeFullBoxFields(version: 0, flags: 0, into: &out)

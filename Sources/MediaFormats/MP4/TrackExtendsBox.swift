@@ -26,13 +26,12 @@ public struct TrackExtendsBox: MP4Box, Equatable {
 
     /// Parses a payload.
     public init(parsing payload: ArraySlice<UInt8>) throws {
-        var reader = ByteReader(payload)
-        _ = try MP4BoxHeader.readFullBoxFields(&reader)
-        trackID = try reader.readUInt32()
-        defaultSampleDescriptionIndex = try reader.readUInt32()
-        defaultSampleDuration = try reader.readUInt32()
-        defaultSampleSize = try reader.readUInt32()
-        defaultSampleFlags = MP4SampleFlags(rawValue: try reader.readUInt32())
+        var box = try MP4FullBoxPayload(payload)
+        trackID = try box.reader.readUInt32()
+        defaultSampleDescriptionIndex = try box.reader.readUInt32()
+        defaultSampleDuration = try box.reader.readUInt32()
+        defaultSampleSize = try box.reader.readUInt32()
+        defaultSampleFlags = MP4SampleFlags(rawValue: try box.reader.readUInt32())
     }
 
     public var payloadSize: Int { Self.payloadSize }

@@ -16,9 +16,8 @@ public struct TrackFragmentBaseMediaDecodeTimeBox: MP4Box, Equatable {
 
     /// Parses a version 0 (32-bit) or 1 (64-bit) payload.
     public init(parsing payload: ArraySlice<UInt8>) throws {
-        var reader = ByteReader(payload)
-        let version = try MP4BoxHeader.readFullBoxFields(&reader).version
-        baseMediaDecodeTime = version == 1 ? try reader.readUInt64() : UInt64(try reader.readUInt32())
+        var box = try MP4FullBoxPayload(payload)
+        baseMediaDecodeTime = box.version == 1 ? try box.reader.readUInt64() : UInt64(try box.reader.readUInt32())
     }
 
     public var payloadSize: Int { Self.version1PayloadSize }

@@ -32,8 +32,9 @@ public struct TrackFragmentHeaderBox: MP4Box, Equatable {
 
     /// Parses a payload with whatever optional fields its flags announce.
     public init(parsing payload: ArraySlice<UInt8>) throws {
-        var reader = ByteReader(payload)
-        flags = try MP4BoxHeader.readFullBoxFields(&reader).flags
+        let box = try MP4FullBoxPayload(payload)
+        flags = box.flags
+        var reader = box.reader
         trackID = try reader.readUInt32()
         if flags & Self.baseDataOffsetPresent != 0 { baseDataOffset = try reader.readUInt64() }
         if flags & Self.sampleDescriptionIndexPresent != 0 { sampleDescriptionIndex = try reader.readUInt32() }

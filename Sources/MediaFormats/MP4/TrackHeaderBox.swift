@@ -12,8 +12,6 @@ public struct TrackHeaderBox: MP4Box, Equatable {
 
     /// flags: track_enabled (0x1) | track_in_movie (0x2).
     public static let enabledInMovie: UInt32 = 0x000003
-    /// The integer part of a 16.16 width or height.
-    public static let maxDimension = 0xFFFF
     /// FullBox fields + 20 bytes of times and ID + 8 reserved + layer, group, volume, reserved + matrix + size.
     static let version0PayloadSize = 84
 
@@ -21,13 +19,8 @@ public struct TrackHeaderBox: MP4Box, Equatable {
 
     /// A header from its fields; a size over 65535 pixels throws.
     public init(trackID: UInt32, isAudio: Bool, width: Int = 0, height: Int = 0) throws {
-        for dimension in [width, height] where !(0...Self.maxDimension).contains(dimension) {
-            throw MediaFormatError.limitExceeded(what: "tkhd width or height", value: dimension, limit: Self.maxDimension)
-        }
-        self.trackID = trackID
-        self.isAudio = isAudio
-        self.width = width
-        self.height = height
+        try VisualSampleEntry.checkPictureSize(width: width, height: height, of: "tkhd")
+        (self.trackID, self.isAudio, self.width, self.height) = (trackID, isAudio, width, height)
     }
 
     public var payloadSize: Int { Self.version0PayloadSize }
@@ -45,7 +38,7 @@ public struct TrackHeaderBox: MP4Box, Equatable {
         out.appendUInt16(isAudio ? MovieHeaderBox.unityVolume : 0)
         out.appendUInt16(0)  // reserved
         for value in MovieHeaderBox.unityMatrix { out.appendUInt32(value) }
-        out.appendUInt32(UInt32(width) << 16)  // checked against maxDimension
+        out.appendUInt32(UInt32(width) << 16)  // checked against VisualSampleEntry.maxDimension
         out.appendUInt32(UInt32(height) << 16)
     }
 }

@@ -6,11 +6,14 @@
 public struct TrackRunBox: MP4Box, Equatable {
     /// One sample of the run.
     public struct Entry: Sendable, Equatable {
-        public var duration: UInt32
-        public var size: UInt32
-        public var flags: MP4SampleFlags
-        /// PTS − DTS in the track timescale; negative only in version 1.
-        public var compositionTimeOffset: Int32
+        /// sample_duration, in the track timescale.
+        public let duration: UInt32
+        /// sample_size, in bytes.
+        public let size: UInt32
+        /// sample_flags (sync or not).
+        public let flags: MP4SampleFlags
+        /// sample_composition_time_offset: PTS − DTS in the track timescale; negative only in version 1.
+        public let compositionTimeOffset: Int32
 
         /// An entry from its fields.
         public init(duration: UInt32, size: UInt32, flags: MP4SampleFlags, compositionTimeOffset: Int32) {
@@ -61,8 +64,9 @@ public struct TrackRunBox: MP4Box, Equatable {
 
     /// Parses a payload of either version with any tr_flags.
     public init(parsing payload: ArraySlice<UInt8>) throws {
-        var reader = ByteReader(payload)
-        let (version, flags) = try MP4BoxHeader.readFullBoxFields(&reader)
+        let box = try MP4FullBoxPayload(payload)
+        var reader = box.reader
+        let (version, flags) = (box.version, box.flags)
         self.version = version
         self.flags = flags
         let count = Int(try reader.readUInt32())

@@ -3,7 +3,7 @@
 // Binding §2.2 'av01' + 'av1C'.
 
 /// A video sample entry (`avc1`, `hvc1`, `av01`) with its decoder configuration box.
-public struct VisualSampleEntry: MP4Box, Equatable {
+public struct VisualSampleEntry: MP4SampleEntry, Equatable {
     /// The entry's type, which names the codec and how parameter sets are carried.
     public var boxType: MP4FourCC
     /// Coded picture size in pixels.
@@ -18,7 +18,7 @@ public struct VisualSampleEntry: MP4Box, Equatable {
     public static let hvc1: MP4FourCC = "hvc1"
     /// AV1.
     public static let av01: MP4FourCC = "av01"
-    /// The 16-bit width and height fields.
+    /// The 16-bit width and height fields (and the integer part of tkhd's 16.16 ones).
     public static let maxDimension = 0xFFFF
     /// SampleEntry (6 reserved + data_reference_index) + the VisualSampleEntry fields before its child boxes.
     public static let fixedSize = 78
@@ -31,19 +31,20 @@ public struct VisualSampleEntry: MP4Box, Equatable {
 
     /// An entry from its fields; a size outside 16 bits throws.
     public init(type: MP4FourCC, width: Int, height: Int, configuration: MP4OpaqueBox) throws {
-        for dimension in [width, height] where !(0...Self.maxDimension).contains(dimension) {
-            throw MediaFormatError.limitExceeded(what: "'\(type)' width or height", value: dimension, limit: Self.maxDimension)
-        }
-        self.boxType = type
-        self.width = width
-        self.height = height
-        self.configuration = configuration
+        try Self.checkPictureSize(width: width, height: height, of: type)
+        (boxType, self.width, self.height, self.configuration) = (type, width, height, configuration)
     }
 
-    public var payloadSize: Int { Self.fixedSize + configuration.size }
+    /// Throws unless `width` and `height` fit the 16-bit fields of `box` (a sample entry or `tkhd`).
+    static func checkPictureSize(width: Int, height: Int, of box: MP4FourCC) throws {
+        for dimension in [width, height] where !(0...maxDimension).contains(dimension) {
+            throw MediaFormatError.limitExceeded(what: "'\(box)' width or height", value: dimension, limit: maxDimension)
+        }
+    }
 
-    public func writePayload(into out: inout [UInt8]) throws {
-        SampleEntryFields.write(into: &out)
+    public var configurationBox: any MP4Box { configuration }
+
+    public func writeEntryFields(into out: inout [UInt8]) {
         out.appendUInt16(0)  // pre_defined
         out.appendUInt16(0)  // reserved
         out.append(contentsOf: repeatElement(0, count: 12))  // pre_defined 3 × 32 bits
@@ -56,19 +57,27 @@ public struct VisualSampleEntry: MP4Box, Equatable {
         out.append(contentsOf: repeatElement(0, count: Self.compressorNameSize))
         out.appendUInt16(Self.depthColour)
         out.appendUInt16(0xFFFF)  // pre_defined = −1
-        try configuration.write(into: &out)
     }
 }
 
-/// The SampleEntry fields every sample entry starts with (§8.5.2.2).
-enum SampleEntryFields {
-    /// 6 reserved bytes + data_reference_index.
-    static let size = 8
-    /// The first (only) `dref` entry: the data is in this file.
-    static let dataReferenceIndex: UInt16 = 1
+/// §8.5.2.2 SampleEntry: 6 reserved bytes and data_reference_index, the fields of the entry's kind (visual, audio),
+/// then its boxes (the decoder configuration).
+public protocol MP4SampleEntry: MP4Box {
+    /// SampleEntry + the kind's fields: the payload bytes before the configuration box.
+    static var fixedSize: Int { get }
+    /// The decoder configuration box.
+    var configurationBox: any MP4Box { get }
+    /// Appends the kind's fields (after data_reference_index).
+    func writeEntryFields(into out: inout [UInt8])
+}
 
-    static func write(into out: inout [UInt8]) {
+extension MP4SampleEntry {
+    public var payloadSize: Int { Self.fixedSize + configurationBox.size }
+
+    public func writePayload(into out: inout [UInt8]) throws {
         out.append(contentsOf: repeatElement(0, count: 6))  // reserved
-        out.appendUInt16(dataReferenceIndex)
+        out.appendUInt16(1)  // data_reference_index: the one `dref` entry, this file
+        writeEntryFields(into: &out)
+        try configurationBox.write(into: &out)
     }
 }

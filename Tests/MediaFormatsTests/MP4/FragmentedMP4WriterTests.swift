@@ -5,25 +5,26 @@ import Testing
 struct InitSegmentCase: Sendable, CustomTestStringConvertible {
     let name: String
     let track: MP4Track
-    let entry: MP4FourCC
-    let configuration: MP4FourCC
-    let handler: MP4FourCC
-    let timescale: UInt32
-    /// Width and height for video; channel count and sample rate for audio.
+    /// The sample entry and the configuration box inside it.
+    let entry: MP4FourCC, configuration: MP4FourCC
+    /// Width and height for video; channel count and sample rate (the timescale) for audio.
     let dimensions: (Int, Int)
     var testDescription: String { name }
 
+    var handler: MP4FourCC { track.isVideo ? "vide" : "soun" }
+    var timescale: UInt32 { track.isVideo ? 90_000 : UInt32(dimensions.1) }
+
     static let all: [InitSegmentCase] = [
         .init(name: "H.264 avc1 + avcC, 320x240 from the SPS", track: MP4Fixtures.avc, entry: "avc1", configuration: "avcC",
-              handler: "vide", timescale: 90_000, dimensions: (320, 240)),
+              dimensions: (320, 240)),
         .init(name: "HEVC hvc1 + hvcC, 100x60 from the SPS conformance window", track: MP4Fixtures.hevc, entry: "hvc1",
-              configuration: "hvcC", handler: "vide", timescale: 90_000, dimensions: (100, 60)),
+              configuration: "hvcC", dimensions: (100, 60)),
         .init(name: "AV1 av01 + av1C, 160x90 from the sequence header", track: MP4Fixtures.av1, entry: "av01",
-              configuration: "av1C", handler: "vide", timescale: 90_000, dimensions: (160, 90)),
+              configuration: "av1C", dimensions: (160, 90)),
         .init(name: "AAC mp4a + esds, mono 44.1 kHz", track: MP4Fixtures.aac(id: 1), entry: "mp4a", configuration: "esds",
-              handler: "soun", timescale: 44_100, dimensions: (1, 44_100)),
+              dimensions: (1, 44_100)),
         .init(name: "Opus + dOps, stereo at 48 kHz", track: MP4Fixtures.opus(id: 1), entry: "Opus", configuration: "dOps",
-              handler: "soun", timescale: 48_000, dimensions: (2, 48_000)),
+              dimensions: (2, 48_000)),
     ]
 }
 

@@ -176,7 +176,7 @@ struct MP4BoxCase: Sendable, CustomTestStringConvertible {
         var out: [UInt8] = [0xEE]
         #expect(throws: MediaFormatError.self) { try MP4ContainerBox("moov", [MovieHeaderBox(nextTrackID: 2), badOpus]).write(into: &out) }
         #expect(out == [0xEE])
-        #expect(throws: MediaFormatError.limitExceeded(what: "tkhd width or height", value: 70000, limit: 0xFFFF)) {
+        #expect(throws: MediaFormatError.limitExceeded(what: "'tkhd' width or height", value: 70000, limit: 0xFFFF)) {
             try TrackHeaderBox(trackID: 1, isAudio: false, width: 70000, height: 1)
         }
     }
