@@ -69,6 +69,18 @@ public struct AudioSpecificConfig: Sendable, Equatable {
         sbrPresent == true ? (extensionSamplingFrequency ?? samplingFrequency) : samplingFrequency
     }
 
+    /// Output channels of `channelConfiguration` (ISO/IEC 14496-3 Table 1.19: 7 is 7.1, 11 is 6.1, 13 is 22.2); nil
+    /// for 0 (the program_config_element says) and the reserved values.
+    public var channelCount: Int? {
+        switch channelConfiguration {
+        case 1...6: channelConfiguration
+        case 7, 12, 14: 8
+        case 11: 7
+        case 13: 24
+        default: nil
+        }
+    }
+
     /// Parses a config; trailing padding is allowed, short input throws `.truncated`.
     public init(parsing bytes: some Collection<UInt8>) throws {
         let input = Array(bytes)

@@ -90,8 +90,9 @@ public struct OpusIDHeader: Sendable, Equatable {
         mapping = ChannelMapping(streamCount: streams, coupledStreamCount: coupled, channelMapping: table)
     }
 
-    /// Appends the header.
-    public func write(into out: inout [UInt8]) throws {
+    /// Throws unless the mapping table is present exactly when the family is not 0, with one entry per channel (what
+    /// both OpusHead and MP4's dOps require before writing).
+    func validateMapping() throws {
         guard (channelMappingFamily == 0) == (mapping == nil) else {
             throw MediaFormatError.invalid(structure: Self.structure, reason: "mapping table present iff family is not 0")
         }
@@ -99,6 +100,11 @@ public struct OpusIDHeader: Sendable, Equatable {
             throw MediaFormatError.invalid(
                 structure: Self.structure, reason: "\(mapping.channelMapping.count) mapping entries for \(channelCount) channels")
         }
+    }
+
+    /// Appends the header.
+    public func write(into out: inout [UInt8]) throws {
+        try validateMapping()
         out += Self.magic
         out += [version, channelCount]
         out += [UInt8(truncatingIfNeeded: preSkip), UInt8(truncatingIfNeeded: preSkip >> 8)]
