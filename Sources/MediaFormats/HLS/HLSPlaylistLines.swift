@@ -24,7 +24,8 @@ struct HLSPlaylistLines {
         }
         var result: [Line] = []
         var sawHeader = false
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift, so both line ends are split on here.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             var line = rawLine[...]
             if line.hasSuffix("\r") { line = line.dropLast() }
             guard line.utf8.count <= Self.maxLineBytes else {
