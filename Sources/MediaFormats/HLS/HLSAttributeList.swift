@@ -103,45 +103,44 @@ public struct HLSAttributeList: Sendable, Equatable, CustomStringConvertible {
 
     /// A decimal-integer attribute; nil when absent, an error when malformed.
     public func integer(_ name: String, tag: String) throws -> UInt64? {
-        switch self[name] {
-        case nil: return nil
-        case let .integer(value)?: return value
-        case let .enumerated(text)?:
-            if let value = HLSNumber.integer(text) { return value }
-        default: break
+        try value(name, tag: tag, kind: "a decimal-integer") {
+            switch $0 {
+            case let .integer(value): value
+            case let .enumerated(text): HLSNumber.integer(text)
+            default: nil
+            }
         }
-        throw MediaFormatError.invalid(structure: tag, reason: "\(name) is not a decimal-integer")
     }
 
     /// A decimal-floating-point attribute; nil when absent, an error when malformed.
     public func decimal(_ name: String, tag: String) throws -> Double? {
-        switch self[name] {
-        case nil: return nil
-        case let .decimal(value, _)?: return value
-        case let .integer(value)?: return Double(value)
-        case let .enumerated(text)?:
-            if let value = HLSNumber.decimal(text) { return value }
-        default: break
+        try value(name, tag: tag, kind: "a decimal-floating-point") {
+            switch $0 {
+            case let .decimal(value, _): value
+            case let .integer(value): Double(value)
+            case let .enumerated(text): HLSNumber.decimal(text)
+            default: nil
+            }
         }
-        throw MediaFormatError.invalid(structure: tag, reason: "\(name) is not a decimal-floating-point")
     }
 
     /// A quoted-string attribute; nil when absent, an error when not quoted.
     public func quoted(_ name: String, tag: String) throws -> String? {
-        switch self[name] {
-        case nil: return nil
-        case let .quoted(text)?: return text
-        default: throw MediaFormatError.invalid(structure: tag, reason: "\(name) is not a quoted-string")
-        }
+        try value(name, tag: tag, kind: "a quoted-string") { if case let .quoted(text) = $0 { text } else { nil } }
     }
 
     /// An enumerated-string attribute; nil when absent, an error when quoted.
     public func enumerated(_ name: String, tag: String) throws -> String? {
-        switch self[name] {
-        case nil: return nil
-        case let .enumerated(text)?: return text
-        default: throw MediaFormatError.invalid(structure: tag, reason: "\(name) is not an enumerated-string")
+        try value(name, tag: tag, kind: "an enumerated-string") { if case let .enumerated(text) = $0 { text } else { nil } }
+    }
+
+    /// The value named `name` converted by `convert`; nil when absent, an error naming `kind` when it does not convert.
+    private func value<T>(_ name: String, tag: String, kind: String, _ convert: (Value) -> T?) throws -> T? {
+        guard let value = self[name] else { return nil }
+        guard let converted = convert(value) else {
+            throw MediaFormatError.invalid(structure: tag, reason: "\(name) is not \(kind)")
         }
+        return converted
     }
 
     /// A YES/NO attribute: true for YES, false when absent or NO.

@@ -3,38 +3,32 @@ import MediaFormats
 
 @Suite("HLS delivery directives and the blocking reload decision (RFC 8216bis §6.2.5)")
 struct HLSBlockingReloadTests {
-    struct QueryCase: Sendable, CustomTestStringConvertible {
-        let query: String
-        let directives: HLSDeliveryDirectives?
-        var testDescription: String { query.isEmpty ? "(empty)" : query }
-    }
-
-    static let queries: [QueryCase] = [
-        .init(query: "", directives: .init()),
-        .init(query: "_HLS_msn=104&_HLS_part=2", directives: .init(mediaSequenceNumber: 104, partIndex: 2)),
-        .init(query: "token=abc&_HLS_skip=YES&_HLS_msn=7", directives: .init(mediaSequenceNumber: 7, skip: .yes)),
-        .init(query: "_HLS_skip=v2", directives: .init(skip: .v2)),
-        .init(query: "_HLS_msn=18446744073709551615", directives: .init(mediaSequenceNumber: .max)),
-        .init(query: "_HLS_msn=18446744073709551616", directives: nil),
-        .init(query: "_HLS_msn=-1", directives: nil),
-        .init(query: "_HLS_msn=+1", directives: nil),
-        .init(query: "_HLS_msn=1.0", directives: nil),
-        .init(query: "_HLS_msn=", directives: nil),
-        .init(query: "_HLS_msn", directives: nil),
-        .init(query: "_HLS_msn=1&_HLS_msn=2", directives: nil),
-        .init(query: "_HLS_part=0x1", directives: nil),
-        .init(query: "_HLS_skip=yes", directives: nil),
-        .init(query: "_HLS_push=1", directives: nil),
+    static let queries: [HLSCaseRow<String, HLSDeliveryDirectives?>] = [
+        .init("(empty)", "", .init()),
+        .init("_HLS_msn=104&_HLS_part=2", "_HLS_msn=104&_HLS_part=2", .init(mediaSequenceNumber: 104, partIndex: 2)),
+        .init("token=abc&_HLS_skip=YES&_HLS_msn=7", "token=abc&_HLS_skip=YES&_HLS_msn=7", .init(mediaSequenceNumber: 7, skip: .yes)),
+        .init("_HLS_skip=v2", "_HLS_skip=v2", .init(skip: .v2)),
+        .init("_HLS_msn=18446744073709551615", "_HLS_msn=18446744073709551615", .init(mediaSequenceNumber: .max)),
+        .init("_HLS_msn=18446744073709551616", "_HLS_msn=18446744073709551616", nil),
+        .init("_HLS_msn=-1", "_HLS_msn=-1", nil),
+        .init("_HLS_msn=+1", "_HLS_msn=+1", nil),
+        .init("_HLS_msn=1.0", "_HLS_msn=1.0", nil),
+        .init("_HLS_msn=", "_HLS_msn=", nil),
+        .init("_HLS_msn", "_HLS_msn", nil),
+        .init("_HLS_msn=1&_HLS_msn=2", "_HLS_msn=1&_HLS_msn=2", nil),
+        .init("_HLS_part=0x1", "_HLS_part=0x1", nil),
+        .init("_HLS_skip=yes", "_HLS_skip=yes", nil),
+        .init("_HLS_push=1", "_HLS_push=1", nil),
     ]
 
     @Test(arguments: queries)
-    func directivesParse(_ c: QueryCase) throws {
-        if let expected = c.directives {
-            let parsed = try HLSDeliveryDirectives(query: c.query)
+    func directivesParse(_ c: HLSCaseRow<String, HLSDeliveryDirectives?>) throws {
+        if let expected = c.expected {
+            let parsed = try HLSDeliveryDirectives(query: c.input)
             #expect(parsed == expected)
             #expect(try HLSDeliveryDirectives(query: parsed.query) == expected)
         } else {
-            #expect(throws: MediaFormatError.self) { try HLSDeliveryDirectives(query: c.query) }
+            #expect(throws: MediaFormatError.self) { try HLSDeliveryDirectives(query: c.input) }
         }
     }
 

@@ -48,22 +48,16 @@ struct HLSMediaPlaylistTests {
         #expect(try HLSMediaPlaylist(parsing: playlist.render()) == playlist)
     }
 
-    struct TargetCase: Sendable, CustomTestStringConvertible {
-        let durations: [Double]
-        let target: Int
-        var testDescription: String { "\(durations) → \(target)" }
-    }
-
     /// §4.4.3.1: EXTINF rounded to the nearest integer must not exceed the target.
-    static let targets: [TargetCase] = [
-        .init(durations: [], target: 1), .init(durations: [0.2], target: 1), .init(durations: [2, 2.4999], target: 2),
-        .init(durations: [2, 2.5], target: 3), .init(durations: [5.96, 6.0, 4.1], target: 6),
+    static let targets: [HLSCaseRow<[Double], Int>] = [
+        .init("no segments", [], 1), .init("short", [0.2], 1), .init("under a half", [2, 2.4999], 2),
+        .init("a half rounds up", [2, 2.5], 3), .init("longest wins", [5.96, 6.0, 4.1], 6),
     ]
 
     @Test(arguments: targets)
-    func targetDurationIsTheLongestSegmentRounded(_ c: TargetCase) throws {
-        let playlist = HLSMediaPlaylist(segments: c.durations.enumerated().map { HLSMediaSegment(duration: $1, uri: "s\($0)") })
-        #expect(playlist.targetDuration == c.target)
+    func targetDurationIsTheLongestSegmentRounded(_ c: HLSCaseRow<[Double], Int>) throws {
+        let playlist = HLSMediaPlaylist(segments: c.input.enumerated().map { HLSMediaSegment(duration: $1, uri: "s\($0)") })
+        #expect(playlist.targetDuration == c.expected)
         try playlist.validate()
     }
 
@@ -118,35 +112,31 @@ struct HLSMediaPlaylistTests {
             """)
     }
 
-    struct DeltaCase: Sendable, CustomTestStringConvertible {
-        let segments: Int
-        let openParts: Int
-        let skipped: Int
-        var testDescription: String { "\(segments) segments of 2 s, \(openParts) open parts → skip \(skipped)" }
-    }
+    /// Input: completed 2 s segments and open 0.5 s parts; expected: segments skipped.
+    typealias DeltaCase = HLSCaseRow<(segments: Int, openParts: Int), Int>
 
     /// CAN-SKIP-UNTIL is 12 s: a segment is skipped when the segments after it last more than 12 s (the open
     /// segment's parts do not count: the boundary is measured from the end of the last Parent Segment).
     static let deltas: [DeltaCase] = [
-        .init(segments: 6, openParts: 0, skipped: 0), .init(segments: 7, openParts: 0, skipped: 0),
-        .init(segments: 8, openParts: 3, skipped: 1), .init(segments: 20, openParts: 1, skipped: 13),
+        .init("12 s", (6, 0), 0), .init("14 s: the first ends exactly 12 s before the end", (7, 0), 0),
+        .init("16 s and open parts", (8, 3), 1), .init("40 s", (20, 1), 13),
     ]
 
     @Test(arguments: deltas)
     func deltaUpdateSkipsSegmentsBeyondTheSkipBoundary(_ c: DeltaCase) throws {
-        let playlist = Self.lowLatency(segments: c.segments, openParts: c.openParts)
-        #expect(playlist.skippableSegmentCount == c.skipped)
+        let playlist = Self.lowLatency(segments: c.input.segments, openParts: c.input.openParts)
+        #expect(playlist.skippableSegmentCount == c.expected)
         let delta = try HLSMediaPlaylist(parsing: playlist.render(.deltaUpdate))
-        #expect(delta.skippedSegments == UInt64(c.skipped))
+        #expect(delta.skippedSegments == UInt64(c.expected))
         #expect(delta.mediaSequence == playlist.mediaSequence)
-        #expect(delta.segments.map(\.uri) == playlist.segments.dropFirst(c.skipped).map(\.uri))
+        #expect(delta.segments.map(\.uri) == playlist.segments.dropFirst(c.expected).map(\.uri))
         #expect(delta.nextMediaSequence == playlist.nextMediaSequence)
         #expect(delta.openSegment == playlist.openSegment)
         // Tags that were not skipped stay (§6.2.5.1): the map, the hint and the reports.
         #expect(delta.mapURI == playlist.mapURI && delta.preloadHint == playlist.preloadHint)
         #expect(delta.renditionReports == playlist.renditionReports)
         let text = playlist.render(.deltaUpdate)
-        #expect(text.contains("#EXT-X-SKIP:SKIPPED-SEGMENTS=") == (c.skipped > 0))
+        #expect(text.contains("#EXT-X-SKIP:SKIPPED-SEGMENTS=") == (c.expected > 0))
         #expect(text.contains("#EXT-X-VERSION:9"))
     }
 
@@ -168,18 +158,14 @@ struct HLSMediaPlaylistTests {
         #expect(delta.segments.last?.discontinuity == true && delta.segments.last?.programDateTime == Self.start)
     }
 
-    struct InvalidCase: Sendable, CustomTestStringConvertible {
-        let name: String
-        let playlist: HLSMediaPlaylist
-        var testDescription: String { name }
-    }
+    typealias InvalidCase = HLSCaseRow<HLSMediaPlaylist, MediaFormatError?>
 
     static let invalid: [InvalidCase] = {
         let good = lowLatency(segments: 4, openParts: 1)
         func with(_ name: String, _ change: (inout HLSMediaPlaylist) -> Void) -> InvalidCase {
             var playlist = good
             change(&playlist)
-            return .init(name: name, playlist: playlist)
+            return .init(name, playlist, nil)
         }
         return [
             with("segment over the target") { $0.segments[0].duration = 2.5 },
@@ -203,7 +189,7 @@ struct HLSMediaPlaylistTests {
 
     @Test(arguments: invalid)
     func validationRefuses(_ c: InvalidCase) {
-        #expect(throws: MediaFormatError.self) { try c.playlist.validate() }
+        #expect(throws: MediaFormatError.self) { try c.input.validate() }
     }
 
     @Test func readsBackWhatItPrints() throws {
@@ -221,31 +207,28 @@ struct HLSMediaPlaylistTests {
         #expect(parsed.openSegment == open.openSegment && parsed.render() == open.render())
     }
 
-    struct MalformedCase: Sendable, CustomTestStringConvertible {
-        let name: String
-        let text: String
-        var testDescription: String { name }
-    }
+    /// "#EXTM3U" and a target duration, then `tags`.
+    static func withHeader(_ tags: String) -> String { "#EXTM3U\n#EXT-X-TARGETDURATION:2\n" + tags }
 
-    static let malformed: [MalformedCase] = [
-        .init(name: "empty", text: ""),
-        .init(name: "no header", text: "#EXT-X-TARGETDURATION:2\n"),
-        .init(name: "no target duration", text: "#EXTM3U\n#EXTINF:2,\na\n"),
-        .init(name: "URI without EXTINF", text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\na\n"),
-        .init(name: "EXTINF without URI", text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\n"),
-        .init(name: "bad EXTINF", text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:nan,\na\n"),
-        .init(name: "negative sequence", text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:-1\n"),
-        .init(name: "sequence past 2^64", text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:18446744073709551616\n"),
-        .init(name: "huge target", text: "#EXTM3U\n#EXT-X-TARGETDURATION:86401\n"),
-        .init(name: "part without URI", text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PART:DURATION=1\n"),
-        .init(name: "unknown playlist type", text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:LIVE\n"),
-        .init(name: "multivariant tag", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\na.m3u8\n"),
-        .init(name: "dangling discontinuity", text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-DISCONTINUITY\n"),
+    static let malformed: [HLSCaseRow<String, MediaFormatError?>] = [
+        .init("empty", "", nil),
+        .init("no header", "#EXT-X-TARGETDURATION:2\n", nil),
+        .init("no target duration", "#EXTM3U\n#EXTINF:2,\na\n", nil),
+        .init("URI without EXTINF", withHeader("a\n"), nil),
+        .init("EXTINF without URI", withHeader("#EXTINF:2,\n"), nil),
+        .init("bad EXTINF", withHeader("#EXTINF:nan,\na\n"), nil),
+        .init("negative sequence", withHeader("#EXT-X-MEDIA-SEQUENCE:-1\n"), nil),
+        .init("sequence past 2^64", withHeader("#EXT-X-MEDIA-SEQUENCE:18446744073709551616\n"), nil),
+        .init("huge target", "#EXTM3U\n#EXT-X-TARGETDURATION:86401\n", nil),
+        .init("part without URI", withHeader("#EXT-X-PART:DURATION=1\n"), nil),
+        .init("unknown playlist type", withHeader("#EXT-X-PLAYLIST-TYPE:LIVE\n"), nil),
+        .init("multivariant tag", "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\na.m3u8\n", nil),
+        .init("dangling discontinuity", withHeader("#EXT-X-DISCONTINUITY\n"), nil),
     ]
 
     @Test(arguments: malformed)
-    func parserRefuses(_ c: MalformedCase) {
-        #expect(throws: MediaFormatError.self) { try HLSMediaPlaylist(parsing: c.text) }
+    func parserRefuses(_ c: HLSCaseRow<String, MediaFormatError?>) {
+        #expect(throws: MediaFormatError.self) { try HLSMediaPlaylist(parsing: c.input) }
     }
 
     @Test func parserIgnoresCommentsUnknownTagsBlankLinesAndCRLF() throws {
