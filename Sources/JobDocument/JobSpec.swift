@@ -98,6 +98,21 @@ public enum OutputFormat: String, Sendable, Equatable, CaseIterable {
     case adts
     /// Raw H.264 (`.h264`, `.264`) or HEVC (`.h265`, `.265`, `.hevc`) with start codes.
     case annexb
+    /// Fragmented MP4 (`.mp4`): an init segment, then a fragment about every second, cut at video keyframes.
+    case mp4
+    /// MPEG transport stream (`.ts`): H.264 or HEVC and AAC, PAT/PMT repeated, PCR on the video.
+    case mpegts
+
+    /// The format as messages name it.
+    public var displayName: String {
+        switch self {
+        case .flv: "FLV"
+        case .adts: "ADTS"
+        case .annexb: "Annex B"
+        case .mp4: "MP4"
+        case .mpegts: "MPEG-TS"
+        }
+    }
 
     /// Extensions of Annex B files that name HEVC: an encoder makes H.264, so only copied HEVC goes there.
     public static let hevcExtensions: Set<String> = ["h265", "265", "hevc"]
@@ -108,6 +123,8 @@ public enum OutputFormat: String, Sendable, Equatable, CaseIterable {
         case "flv": return .flv
         case "aac", "adts": return .adts
         case "h264", "264", "avc", "h265", "265", "hevc": return .annexb
+        case "mp4", "m4v": return .mp4
+        case "ts", "m2ts", "mts": return .mpegts
         default: return nil
         }
     }

@@ -78,8 +78,10 @@ struct SpecValidator {
                 problem(path, "an ADTS output needs audio, but \(audioKey) is drop")
             case .annexb where outputVideo.mode == .drop:
                 problem(path, "an Annex B output needs video, but \(videoKey) is drop")
-            case .flv where outputVideo.mode == .drop && outputAudio.mode == .drop:
-                problem(path, "an FLV output needs audio or video, but both are dropped")
+            case .flv, .mp4, .mpegts:
+                if outputVideo.mode == .drop && outputAudio.mode == .drop {
+                    problem(path, "an \(output.format.displayName) output needs audio or video, but both are dropped")
+                }
             default: break
             }
             // A file of one stream kind cannot carry the other: a setting for it would be silently ignored.
@@ -281,7 +283,7 @@ struct SpecValidator {
                     let ext = SpecValidator.pathExtension(of: url)
                     format = OutputFormat.forExtension(ext)
                     if format == nil {
-                        problem("\(path).url", "cannot tell the format from \(ext.isEmpty ? "a path without an extension" : "the extension .\(ext)"); name one with \"format\": flv, adts or annexb")
+                        problem("\(path).url", "cannot tell the format from \(ext.isEmpty ? "a path without an extension" : "the extension .\(ext)"); name one with \"format\": \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
                         continue
                     }
                 }

@@ -1,18 +1,10 @@
 import MediaFormats
 import MediaJob
 
-/// A raw Annex B byte stream: H.264 (`.h264`) or HEVC (`.h265`, `.hevc`). Length-prefixed input is converted with the
-/// parameter sets inserted before every IDR (H.264) or IRAP picture (HEVC) that lacks them; H.264 Annex B input passes
-/// through with the same insertion.
+/// A raw Annex B byte stream: H.264 (`.h264`) or HEVC (`.h265`, `.hevc`), through `AnnexBConversion`.
 final class AnnexBSink: PacketSink {
-    private enum Conversion {
-        case fromAVCC(AVCCToAnnexBConverter)
-        case passThrough(AnnexBParameterSetInjector)
-        case fromHVCC(HVCCToAnnexBConverter)
-    }
-
     let file: FileWriter
-    private var conversion: Conversion
+    private var conversion: AnnexBConversion
 
     let wantsVideo = true
     let wantsAudio = false
@@ -20,46 +12,16 @@ final class AnnexBSink: PacketSink {
 
     init(file: FileWriter, video: VideoConfiguration) throws {
         self.file = file
-        self.conversion = try AnnexBSink.conversion(for: video.bitstream)
-    }
-
-    private static func conversion(for bitstream: VideoBitstream) throws -> Conversion {
-        switch bitstream {
-        case let .avcc(record): return .fromAVCC(try AVCCToAnnexBConverter(record: record))
-        case let .annexB(extradata): return .passThrough(try AnnexBParameterSetInjector(extradata: extradata))
-        case let .hvcc(record): return .fromHVCC(try HVCCToAnnexBConverter(record: record))
-        case .av1:
-            throw MediaFormatError.unsupported(structure: "Annex B output", reason: "AV1 has no Annex B byte stream")
-        }
+        conversion = try AnnexBConversion(video.bitstream)
     }
 
     func open() throws {}
 
     func write(_ packet: MediaPacket) throws {
-        if let changed = packet.videoConfiguration {
-            switch (conversion, changed.bitstream) {
-            case (.fromAVCC(var converter), let .avcc(record)):
-                try converter.update(record: record)
-                conversion = .fromAVCC(converter)
-            default:
-                conversion = try AnnexBSink.conversion(for: changed.bitstream)
-            }
-        }
+        if let changed = packet.videoConfiguration { try conversion.update(to: changed.bitstream) }
         // Converted straight into the sink's buffer; a packet that fails to convert leaves nothing in it.
         try packet.data.withUnsafeBytes { bytes in
-            try file.append { buffer in
-                switch conversion {
-                case var .fromAVCC(converter):
-                    _ = try converter.convert(bytes, into: &buffer)
-                    conversion = .fromAVCC(converter)
-                case var .passThrough(injector):
-                    _ = try injector.convert(bytes, into: &buffer)
-                    conversion = .passThrough(injector)
-                case var .fromHVCC(converter):
-                    _ = try converter.convert(bytes, into: &buffer)
-                    conversion = .fromHVCC(converter)
-                }
-            }
+            _ = try file.append { try conversion.convert(bytes, into: &$0) }
         }
     }
 

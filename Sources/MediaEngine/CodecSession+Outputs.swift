@@ -88,6 +88,22 @@ extension CodecSession {
                 file.discard()
                 throw error
             }
+        case .mp4, .mpegts:
+            guard videoConfiguration != nil || audioConfiguration != nil else {
+                throw OutputError.missingStream(output: description.name, kind: "audio or video")
+            }
+            if description.kind == .mpegts, case .av1 = videoConfiguration?.bitstream {
+                throw OutputError.unsupported(output: description.name, reason: "the video is AV1, which MPEG-TS does not carry here (write it to .mp4 or .flv)")
+            }
+            let file = try FileWriter(path: try filePath(description), root: options.fileRoots?.output, owner: options.partOwner)
+            do {
+                return description.kind == .mp4
+                    ? try MP4Sink(file: file, name: description.name, video: videoConfiguration, audio: audioConfiguration)
+                    : try TSSink(file: file, name: description.name, video: videoConfiguration, audio: audioConfiguration)
+            } catch {
+                file.discard()
+                throw error
+            }
         case .adts:
             guard let audioConfiguration else { throw OutputError.missingStream(output: description.name, kind: "audio") }
             // Check ADTS can carry this AAC before creating the file.

@@ -54,7 +54,7 @@ final class FileOutput: JobOutput, @unchecked Sendable {
 
     /// Video packets the sink skipped before its first SPS/PPS (read after `close`).
     var skippedBeforeConfiguration: Int {
-        (sink as? FLVSink)?.skippedBeforeConfiguration ?? 0
+        sink.skippedBeforeConfiguration
     }
 
     func start() {

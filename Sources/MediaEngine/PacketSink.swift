@@ -7,12 +7,19 @@ protocol PacketSink: AnyObject {
     var wantsVideo: Bool { get }
     var wantsAudio: Bool { get }
     var bytesWritten: Int64 { get }
+    /// Video packets dropped because no parameter sets had been seen yet (a stream cut mid-GOP).
+    var skippedBeforeConfiguration: Int { get }
     /// The target, published (renamed into place) by the codec job once every output has finished.
     var file: FileWriter { get }
     func open() throws
     func write(_ packet: MediaPacket) throws
     func finish() throws
     func abandon()
+}
+
+extension PacketSink {
+    /// A format that needs no configuration before its first packet skips none.
+    var skippedBeforeConfiguration: Int { 0 }
 }
 
 /// Milliseconds for FLV, rounded half away from zero from microseconds; defined for every Int64 (no overflow).

@@ -15,7 +15,7 @@ public enum StreamHandling<Settings: Sendable & Equatable>: Sendable, Equatable 
 
 /// The format an output writes.
 public enum OutputKind: String, Sendable, Equatable {
-    case flv, adts, annexB
+    case flv, adts, annexB, mp4, mpegts
 }
 
 /// One output of a job.

@@ -75,6 +75,8 @@ public struct JobPlan: Sendable {
             case .flv: kind = .flv
             case .adts: kind = .adts
             case .annexb: kind = .annexB
+            case .mp4: kind = .mp4
+            case .mpegts: kind = .mpegts
             }
             if output.isNetwork {
                 options.outputs.append(OutputDescription(target: .network(url: output.url), kind: kind, name: output.redactedURL,

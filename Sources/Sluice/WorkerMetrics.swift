@@ -24,7 +24,7 @@ public final class WorkerMetrics: @unchecked Sendable {
         public static let running = "sluice_jobs_running"
         /// Histogram (seconds), label `state`: how long a job's last attempt ran, by terminal state.
         public static let duration = "sluice_job_duration_seconds"
-        /// Counter, label `kind` (`rtmp`, `flv`, `adts`, `annexb`): bytes written.
+        /// Counter, label `kind` (`rtmp`, `flv`, `mp4`, `mpegts`, `adts`, `annexb`): bytes written.
         public static let outputBytes = "sluice_output_bytes_total"
         /// Counter, label `kind`: video frames written.
         public static let outputFrames = "sluice_output_frames_total"

@@ -15,6 +15,8 @@ struct CopyModeTests {
         var hasVideo = true
         var hasAudio = true
         var inputFPS: Double?
+        /// One fragmented MP4 holds one configuration per track: a stream whose SPS changes goes to the other formats.
+        var mp4 = true
         var testDescription: String { name }
     }
 
@@ -29,14 +31,15 @@ struct CopyModeTests {
         Case(name: "odd size 326x198 (cropping)", fixture: Fixtures.oddSize),
         Case(name: "High 10", fixture: Fixtures.high10, hasAudio: false),
         Case(name: "ADTS .aac input", fixture: Fixtures.adtsInput, hasVideo: false),
-        Case(name: "resolution change mid-stream (MPEG-TS)", fixture: Fixtures.resolutionChange, hasAudio: false),
+        Case(name: "resolution change mid-stream (MPEG-TS)", fixture: Fixtures.resolutionChange, hasAudio: false, mp4: false),
     ]
 
     @Test("decoded frames of every output equal the input's", arguments: cases)
     func lossless(_ testCase: Case) throws {
         let input = try testCase.fixture()
         let harness = try JobHarness("copy")
-        var outputs: [JSONValue] = [.string(harness.path("out.flv"))]
+        var outputs: [JSONValue] = [.string(harness.path("out.flv")), .string(harness.path("out.ts"))]
+        if testCase.mp4 { outputs.append(.string(harness.path("out.mp4"))) }
         if testCase.hasVideo { outputs.append(.string(harness.path("out.h264"))) }
         if testCase.hasAudio { outputs.append(.string(harness.path("out.aac"))) }
         var inputValue: JSONValue = .string(input)
@@ -49,6 +52,8 @@ struct CopyModeTests {
             #expect(expected.count > 10)
             #expect(try FrameHashes.of(harness.path("out.flv"), .video) == expected, "FLV video differs")
             #expect(try FrameHashes.of(harness.path("out.h264"), .video) == expected, ".h264 differs")
+            #expect(try FrameHashes.of(harness.path("out.ts"), .video) == expected, ".ts video differs")
+            if testCase.mp4 { #expect(try FrameHashes.of(harness.path("out.mp4"), .video) == expected, ".mp4 video differs") }
             #expect(result.progress.videoFrames == expected.count)
         }
         if testCase.hasAudio {
@@ -56,6 +61,8 @@ struct CopyModeTests {
             #expect(expected.count > 10)
             #expect(try FrameHashes.of(harness.path("out.flv"), .audio) == expected, "FLV audio differs")
             #expect(try FrameHashes.of(harness.path("out.aac"), .audio) == expected, ".aac differs")
+            #expect(try FrameHashes.of(harness.path("out.ts"), .audio) == expected, ".ts audio differs")
+            if testCase.mp4 { #expect(try FrameHashes.of(harness.path("out.mp4"), .audio) == expected, ".mp4 audio differs") }
         }
         try FLVChecks.validate(harness.path("out.flv"))
 
@@ -65,6 +72,20 @@ struct CopyModeTests {
         #expect(try harness.store.outputs(jobID: "copy-1").allSatisfy { $0.state == .succeeded && $0.bytes > 0 })
         let names = try FileManager.default.contentsOfDirectory(atPath: harness.folder)
         #expect(!names.contains { $0.hasSuffix(".part") })
+    }
+
+    @Test("an SPS that changes mid-stream fails an .mp4 output by name, and leaves no file")
+    func mp4RefusesNewConfiguration() throws {
+        let harness = try JobHarness("copy-mp4-change")
+        let outcome = try harness.run(.object(["id": .string("mp4-change"), "input": .string(try Fixtures.resolutionChange()),
+                                                "outputs": .array([.string(harness.path("out.mp4"))])]))
+        guard case let .failed(failure) = outcome else {
+            Issue.record("expected a failure, got \(outcome)")
+            return
+        }
+        #expect(failure.message.contains("configuration changed mid-stream"), "\(failure.message)")
+        #expect(failure.message.contains("out.mp4"), "\(failure.message)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: harness.folder).filter { $0.contains("out.mp4") }.isEmpty)
     }
 
     @Test("SPS/PPS change mid-stream gets a new AVC sequence header in FLV")

@@ -26,15 +26,26 @@ public struct MP4TimestampConverter: Sendable, Equatable {
 
     /// `milliseconds` in the timescale, rounded to nearest (for a composition offset or any time of a track
     /// without fixed-length frames).
-    public func ticks(milliseconds: Int64) -> Int64 {
-        let scaled = milliseconds.multipliedSaturating(by: Int64(timescale))
-        return (scaled >= 0 ? scaled.addingSaturating(500) : scaled.subtractingSaturating(500)) / 1000
-    }
+    public func ticks(milliseconds: Int64) -> Int64 { ticks(milliseconds, perSecond: 1000) }
+
+    /// `microseconds` (the codec engine's clock) in the timescale, rounded to nearest.
+    public func ticks(microseconds: Int64) -> Int64 { ticks(microseconds, perSecond: 1_000_000) }
 
     /// The decode time of the sample at `milliseconds`: where the previous frame ended when that is within a
     /// millisecond of it, else the rounded conversion (a gap, a jump, the first sample).
-    public mutating func decodeTime(milliseconds: Int64) -> Int64 {
-        let exact = ticks(milliseconds: milliseconds)
+    public mutating func decodeTime(milliseconds: Int64) -> Int64 { decodeTime(exact: ticks(milliseconds: milliseconds)) }
+
+    /// The decode time of the sample at `microseconds`, by the same rule (an input timed in milliseconds, such as
+    /// FLV, reaches the codec engine with that rounding).
+    public mutating func decodeTime(microseconds: Int64) -> Int64 { decodeTime(exact: ticks(microseconds: microseconds)) }
+
+    private func ticks(_ time: Int64, perSecond: Int64) -> Int64 {
+        let scaled = time.multipliedSaturating(by: Int64(timescale))
+        let half = perSecond / 2
+        return (scaled >= 0 ? scaled.addingSaturating(half) : scaled.subtractingSaturating(half)) / perSecond
+    }
+
+    private mutating func decodeTime(exact: Int64) -> Int64 {
         var time = exact
         // One millisecond of ticks, rounded up, is the uncertainty of a rounded millisecond timestamp.
         let tolerance = (Int64(timescale) + 999) / 1000

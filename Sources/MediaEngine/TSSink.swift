@@ -1,0 +1,77 @@
+import MediaFormats
+import MediaJob
+
+/// An MPEG transport stream file (`.ts`): H.264 or HEVC in Annex B (`AnnexBConversion`, parameter sets before every
+/// keyframe) and AAC in ADTS, through `TSMuxer` (PAT and PMT first and repeated, PCR on the video PID). A TS has no
+/// trailer: the file is whole after every access unit.
+final class TSSink: PacketSink {
+    let file: FileWriter
+    let wantsVideo: Bool
+    let wantsAudio: Bool
+    var bytesWritten: Int64 { file.bytesWritten }
+    private var muxer: TSMuxer
+    private var conversion: AnnexBConversion?
+    private var audioSpecificConfig: AudioSpecificConfig?
+    /// One access unit in Annex B form (kept to reuse its storage).
+    private var annexB: [UInt8] = []
+
+    /// Where the job's timeline starts on the 90 kHz clock: 1.4 s, as FFmpeg's muxer does, so that a receiver that
+    /// buffers before the first PCR never sees a time below zero.
+    static let startTicks: Int64 = 126_000
+
+    init(file: FileWriter, name: String, video: VideoConfiguration?, audio: AudioConfiguration?) throws {
+        self.file = file
+        var streams: [TSMuxer.Stream] = []
+        if let video {
+            switch video.bitstream {
+            case .avcc, .annexB: streams.append(.video(.h264))
+            case .hvcc: streams.append(.video(.hevc))
+            case .av1:
+                throw OutputError.unsupported(output: name, reason: "the video is AV1, which MPEG-TS does not carry here (write it to .mp4 or .flv)")
+            }
+            conversion = try AnnexBConversion(video.bitstream)
+        }
+        if let audio {
+            streams.append(.audio(.aac))
+            audioSpecificConfig = audio.audioSpecificConfig
+        }
+        guard !streams.isEmpty else { throw OutputError.missingStream(output: name, kind: "audio or video") }
+        muxer = try TSMuxer(configuration: TSMuxer.Configuration(streams: streams))
+        wantsVideo = video != nil
+        wantsAudio = audio != nil
+    }
+
+    func open() throws {
+        try file.append { try muxer.writeTables(into: &$0) }
+    }
+
+    func write(_ packet: MediaPacket) throws {
+        let pts = TSSink.ticks(packet.pts), dts = TSSink.ticks(packet.dts)
+        let unit: TSMuxer.AccessUnit
+        switch packet.kind {
+        case .video:
+            guard var conversion else { return }
+            if let changed = packet.videoConfiguration { try conversion.update(to: changed.bitstream) }
+            annexB.removeAll(keepingCapacity: true)
+            let isKeyframe = try packet.data.withUnsafeBytes { try conversion.convert($0, into: &annexB) }
+            self.conversion = conversion
+            unit = TSMuxer.AccessUnit(pid: TSMuxer.defaultVideoPID, pts: pts, dts: dts == pts ? nil : dts,
+                                      isKeyframe: isKeyframe || packet.isKeyframe, payload: annexB)
+        case .audio:
+            if let changed = packet.audioConfiguration { audioSpecificConfig = changed.audioSpecificConfig }
+            unit = TSMuxer.AccessUnit(pid: TSMuxer.defaultAudioPID, pts: pts, isKeyframe: true, payload: packet.data,
+                                      audioSpecificConfig: audioSpecificConfig)
+        }
+        try file.append { try muxer.write(unit, into: &$0) }
+    }
+
+    func finish() throws { try file.close() }
+    func abandon() { file.discard() }
+
+    /// Microseconds of the job's timeline on the 90 kHz clock, rounded to nearest, from `startTicks`.
+    static func ticks(_ microseconds: Int64) -> Int64 {
+        let scaled = microseconds.multipliedSaturating(by: 90_000)
+        let rounded = (scaled >= 0 ? scaled.addingSaturating(500_000) : scaled.subtractingSaturating(500_000)) / 1_000_000
+        return rounded.addingSaturating(startTicks)
+    }
+}
