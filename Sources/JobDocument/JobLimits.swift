@@ -81,11 +81,17 @@ public enum JobLimits {
     /// A day of slate at most: longer than any outage worth bridging, short of a stream that never ends.
     public static let fallbackMax = NumberLimit("fallback.max_s", 1...86_400, unit: "seconds")
 
+    /// An HLS output's segment length: at least a second (players fetch each), at most a minute (a late joiner waits
+    /// up to one); segments are cut at the first keyframe at or after each multiple of it.
+    public static let segment = NumberLimit("outputs[].segment_s", 1...60, unit: "seconds")
+    /// Segments a live HLS playlist keeps (0: all of them, an event playlist).
+    public static let window = NumberLimit("outputs[].window", 0...10_000, unit: "segments", whole: true)
+
     /// Every number, in document order (for the table in docs/JOBS.md and tests).
     public static let numbers: [NumberLimit] = [
         inputTimeout, inputFPS, inputVideoTrack, inputAudioTrack, videoBitrate, width, height, videoFPS, gop, audioBitrate, sampleRate, channels,
         maxDuration, priority, maxAttempts, reconnectAttempts, reconnectInitialDelay, reconnectMaxDelay,
-        fallbackAfter, fallbackMax,
+        fallbackAfter, fallbackMax, segment, window,
     ]
     public static let texts: [TextLimit] = [id, inputURL, device, outputURL, slate]
 

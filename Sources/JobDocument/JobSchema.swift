@@ -45,6 +45,8 @@ public enum JobSchema {
                             "format": .object(["enum": .array(OutputFormat.allCases.map { .string($0.rawValue) }), "description": "Overrides the format the extension implies."]),
                             "video": .object(["$ref": "#/$defs/video", "description": "This output's own video treatment, replacing the job's video object for it (a rendition). Outputs with equal settings share one encoder; every encoder shares one decode."]),
                             "audio": .object(["$ref": "#/$defs/audio", "description": "This output's own audio treatment, replacing the job's audio object for it."]),
+                            "segment_s": number(JobLimits.segment, default: .number(OutputSpec.defaultSegmentSeconds), "HLS only: segments are cut at the first keyframe at or after each multiple of this."),
+                            "window": number(JobLimits.window, default: 0, "HLS only: segments a live playlist keeps; 0 keeps every one."),
                         ]),
                     ]]),
                 ]),

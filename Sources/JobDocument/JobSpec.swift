@@ -102,6 +102,8 @@ public enum OutputFormat: String, Sendable, Equatable, CaseIterable {
     case mp4
     /// MPEG transport stream (`.ts`): H.264 or HEVC and AAC, PAT/PMT repeated, PCR on the video.
     case mpegts
+    /// HLS (`.m3u8`): fragmented MP4 segments of `segment_s` and a playlist, in the playlist's folder.
+    case hls
 
     /// The format as messages name it.
     public var displayName: String {
@@ -111,6 +113,7 @@ public enum OutputFormat: String, Sendable, Equatable, CaseIterable {
         case .annexb: "Annex B"
         case .mp4: "MP4"
         case .mpegts: "MPEG-TS"
+        case .hls: "HLS"
         }
     }
 
@@ -125,6 +128,7 @@ public enum OutputFormat: String, Sendable, Equatable, CaseIterable {
         case "h264", "264", "avc", "h265", "265", "hevc": return .annexb
         case "mp4", "m4v": return .mp4
         case "ts", "m2ts", "mts": return .mpegts
+        case "m3u8": return .hls
         default: return nil
         }
     }
@@ -137,6 +141,13 @@ public struct OutputSpec: Sendable, Equatable {
     /// (a ladder: copy to one destination, 720p to another). Outputs with equal settings share one encoder.
     public var video: VideoSpec?
     public var audio: AudioSpec?
+    /// The segment length of an HLS output that names none: Apple's recommendation for live streams is 6 s, but 2 s
+    /// keeps a live playlist's latency near what RTMP viewers get and is what most low-latency setups use.
+    public static let defaultSegmentSeconds = 2.0
+    /// HLS: the segment length, seconds (`segment_s`).
+    public var segmentSeconds: Double?
+    /// HLS: segments a live playlist keeps; 0 keeps every one (`window`).
+    public var window: Int?
     public var isNetwork: Bool { InputSpec(url: url, listen: false, timeoutSeconds: 0).isNetwork }
     /// The URL with stream key and credentials masked.
     public var redactedURL: String { Redaction.redact(url: url) }

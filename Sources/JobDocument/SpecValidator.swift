@@ -78,7 +78,7 @@ struct SpecValidator {
                 problem(path, "an ADTS output needs audio, but \(audioKey) is drop")
             case .annexb where outputVideo.mode == .drop:
                 problem(path, "an Annex B output needs video, but \(videoKey) is drop")
-            case .flv, .mp4, .mpegts:
+            case .flv, .mp4, .mpegts, .hls:
                 if outputVideo.mode == .drop && outputAudio.mode == .drop {
                     problem(path, "an \(output.format.displayName) output needs audio or video, but both are dropped")
                 }
@@ -248,6 +248,8 @@ struct SpecValidator {
             var formatGiven = false
             var video: VideoSpec?
             var audio: AudioSpec?
+            var segment: Double?
+            var window: Int?
             switch item {
             case let .string(text):
                 guard checkLength(text, JobLimits.outputURL, path: "\(path).url") else { continue }
@@ -259,6 +261,8 @@ struct SpecValidator {
                 format = fields.choice("format", OutputFormat.self, into: &self)
                 if let value = fields.take("video") { video = videoSpec(value, path: "\(path).video") }
                 if let value = fields.take("audio") { audio = audioSpec(value, path: "\(path).audio") }
+                segment = fields.number(JobLimits.segment, into: &self)
+                window = fields.integer(JobLimits.window, into: &self)
                 fields.reportUnknown(into: &self)
             default:
                 problem(path, "must be a URL string or an object, got \(item.typeName)")
@@ -297,7 +301,13 @@ struct SpecValidator {
                 continue
             }
             seen[url] = index
-            if let format { outputs.append(OutputSpec(url: url, format: format, video: video, audio: audio)) }
+            if format != .hls, segment != nil || window != nil {
+                problem(path, "segment_s and window apply to HLS outputs (.m3u8) only")
+                continue
+            }
+            if let format {
+                outputs.append(OutputSpec(url: url, format: format, video: video, audio: audio, segmentSeconds: segment, window: window))
+            }
         }
         return outputs
     }

@@ -88,6 +88,19 @@ extension CodecSession {
                 file.discard()
                 throw error
             }
+        case .hls:
+            guard videoConfiguration != nil || audioConfiguration != nil else {
+                throw OutputError.missingStream(output: description.name, kind: "audio or video")
+            }
+            let file = try FileWriter(path: try filePath(description), root: options.fileRoots?.output, owner: options.partOwner)
+            do {
+                return try HLSSink(file: file, name: description.name, root: options.fileRoots?.output, owner: options.partOwner,
+                                   settings: description.hls ?? HLSSettings(segmentSeconds: 2, window: 0, isVOD: !options.liveInput),
+                                   video: videoConfiguration, audio: audioConfiguration)
+            } catch {
+                file.discard()
+                throw error
+            }
         case .mp4, .mpegts:
             guard videoConfiguration != nil || audioConfiguration != nil else {
                 throw OutputError.missingStream(output: description.name, kind: "audio or video")

@@ -90,9 +90,9 @@ final class FileOutput: JobOutput, @unchecked Sendable {
         try sink.file.rename()
     }
 
-    /// Removes the output's `.part` (a failed job).
+    /// Removes what the output wrote (a failed job): its `.part`, and whatever else its format published (HLS segments).
     func discard() {
-        sink.file.discard()
+        sink.abandon()
     }
 
     // MARK: Worker thread

@@ -15,7 +15,23 @@ public enum StreamHandling<Settings: Sendable & Equatable>: Sendable, Equatable 
 
 /// The format an output writes.
 public enum OutputKind: String, Sendable, Equatable {
-    case flv, adts, annexB, mp4, mpegts
+    case flv, adts, annexB, mp4, mpegts, hls
+}
+
+/// How an HLS output is cut and listed.
+public struct HLSSettings: Sendable, Equatable {
+    /// Segments start at the first keyframe at or after each multiple of this many seconds.
+    public var segmentSeconds: Double
+    /// Segments a live playlist keeps; 0 keeps every one (an event playlist, or VOD for a file input).
+    public var window: Int
+    /// True for a file input: the playlist is VOD, written once at the end.
+    public var isVOD: Bool
+
+    public init(segmentSeconds: Double, window: Int, isVOD: Bool) {
+        self.segmentSeconds = segmentSeconds
+        self.window = window
+        self.isVOD = isVOD
+    }
 }
 
 /// One output of a job.
@@ -27,14 +43,18 @@ public struct OutputDescription: Sendable, Equatable {
     /// This output's own rendition, replacing the engine's `video` / `audio` for it (nil: the engine's).
     public var video: StreamHandling<VideoEncodeSettings>?
     public var audio: StreamHandling<AudioEncodeSettings>?
+    /// HLS outputs only.
+    public var hls: HLSSettings?
 
     public init(target: OutputTarget, kind: OutputKind, name: String,
-                video: StreamHandling<VideoEncodeSettings>? = nil, audio: StreamHandling<AudioEncodeSettings>? = nil) {
+                video: StreamHandling<VideoEncodeSettings>? = nil, audio: StreamHandling<AudioEncodeSettings>? = nil,
+                hls: HLSSettings? = nil) {
         self.target = target
         self.kind = kind
         self.name = name
         self.video = video
         self.audio = audio
+        self.hls = hls
     }
 
     /// Whether the format carries video / audio at all.

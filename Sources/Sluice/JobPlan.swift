@@ -77,7 +77,12 @@ public struct JobPlan: Sendable {
             case .annexb: kind = .annexB
             case .mp4: kind = .mp4
             case .mpegts: kind = .mpegts
+            case .hls: kind = .hls
             }
+            let hls = output.format == .hls
+                ? HLSSettings(segmentSeconds: output.segmentSeconds ?? OutputSpec.defaultSegmentSeconds, window: output.window ?? 0,
+                              isVOD: isFileInput)
+                : nil
             if output.isNetwork {
                 options.outputs.append(OutputDescription(target: .network(url: output.url), kind: kind, name: output.redactedURL,
                                                          video: video, audio: audio))
@@ -85,7 +90,7 @@ public struct JobPlan: Sendable {
                 let path: String
                 do { path = try paths.resolveOutput(output.url) } catch { throw .path(error) }
                 options.outputs.append(OutputDescription(target: .file(path: path), kind: kind, name: output.url,
-                                                         video: video, audio: audio))
+                                                         video: video, audio: audio, hls: hls))
             }
         }
         self.options = options

@@ -133,7 +133,9 @@ struct HostileDocumentTests {
             }
             let step = limit.isWhole ? (limit.isEven ? 2.0 : 1.0) : limit.range.lowerBound == 0 ? 0.001 : limit.range.lowerBound / 10
             for value in [limit.range.lowerBound - step, limit.range.upperBound + step, 1e308, -1e308] {
-                let expected = "\(limit.path): must be \(limit.isWhole ? "a whole number " : "")\(limit.rangeText), got \(JobLimits.format(value))"
+                // An output's number is named by the output's index.
+                let named = limit.path.replacingOccurrences(of: "outputs[]", with: "outputs[0]")
+                let expected = "\(named): must be \(limit.isWhole ? "a whole number " : "")\(limit.rangeText), got \(JobLimits.format(value))"
                 do {
                     _ = try JobSpec.parse(Data(Self.document(setting: limit.path, to: String(value)).utf8))
                     Issue.record("\(limit.path) = \(value) accepted")
@@ -162,6 +164,8 @@ struct HostileDocumentTests {
         case "reconnect": return job(#", "reconnect": {"\#(parts[1])": \#(value)}"#)
         // A slate fills the gaps of a live input only.
         case "fallback": return job(#", "fallback": {"\#(parts[1])": \#(value)}"#, input: #""rtmp://127.0.0.1/live/k""#)
+        // Segment settings belong to HLS outputs.
+        case "outputs[]": return job(outputs: #"[{"url": "o.m3u8", "\#(parts[1])": \#(value)}]"#)
         default: return job(#", "\#(path)": \#(value)"#)
         }
     }

@@ -57,12 +57,14 @@ struct JobSpecTests {
         Invalid(json: #"{"id":"a","input":{"url":"a.mp4","listen":true},"outputs":["o.flv"]}"#, problems: ["input.listen: listen needs an rtmp:// or rtmps:// URL"]),
         Invalid(json: #"{"id":"a","input":"a.mp4"}"#, problems: ["outputs: is required (1 to 16 outputs)"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[]}"#, problems: ["outputs: must hold 1 to 16 outputs, got 0"]),
-        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["o.mkv"]}"#, problems: [#"outputs[0].url: cannot tell the format from the extension .mkv; name one with "format": flv, adts, annexb, mp4, mpegts"#]),
-        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"o","format":"mkv"}]}"#, problems: [#"outputs[0].format: must be one of flv, adts, annexb, mp4, mpegts, got "mkv""#]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["o.mkv"]}"#, problems: [#"outputs[0].url: cannot tell the format from the extension .mkv; name one with "format": flv, adts, annexb, mp4, mpegts, hls"#]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"o","format":"mkv"}]}"#, problems: [#"outputs[0].format: must be one of flv, adts, annexb, mp4, mpegts, hls, got "mkv""#]),
         // Regression (fuzz, JobDocument): Foundation's NSString.pathExtension trapped on this URL: the worker died.
-        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["///a//"]}"#, problems: [#"outputs[0].url: cannot tell the format from a path without an extension; name one with "format": flv, adts, annexb, mp4, mpegts"#]),
-        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["rtmp:/idBBBBB0.1:1935///////Unsa///"]}"#, problems: [#"outputs[0].url: cannot tell the format from a path without an extension; name one with "format": flv, adts, annexb, mp4, mpegts"#]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["///a//"]}"#, problems: [#"outputs[0].url: cannot tell the format from a path without an extension; name one with "format": flv, adts, annexb, mp4, mpegts, hls"#]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["rtmp:/idBBBBB0.1:1935///////Unsa///"]}"#, problems: [#"outputs[0].url: cannot tell the format from a path without an extension; name one with "format": flv, adts, annexb, mp4, mpegts, hls"#]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":["o.flv","o.flv"]}"#, problems: ["outputs[1].url: is the same as outputs[0].url"]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"o.flv","segment_s":2}]}"#, problems: ["outputs[0]: segment_s and window apply to HLS outputs (.m3u8) only"]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"o.m3u8","segment_s":0.5}]}"#, problems: ["outputs[0].segment_s: must be from 1 to 60 (seconds), got 0.5"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"rtmp://h/app/key","format":"adts"}]}"#, problems: ["outputs[0].format: RTMP outputs carry FLV, not adts"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","audio":{"mode":"drop"},"outputs":["o.aac"]}"#, problems: ["outputs[0]: an ADTS output needs audio, but audio.mode is drop"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","video":{"mode":"copy","bitrate_kbps":100},"outputs":["o.flv"]}"#, problems: ["video.bitrate_kbps: only applies when video.mode is encode"]),
@@ -220,8 +222,11 @@ struct JobSchemaTests {
         let text = JobSchema.text
         for limit in JobLimits.numbers {
             var object = JobSchema.document
-            for key in limit.path.split(separator: ".").map(String.init) {
+            for component in limit.path.split(separator: ".").map(String.init) {
+                // `outputs[]`: the object form of an array's items.
+                let key = component.hasSuffix("[]") ? String(component.dropLast(2)) : component
                 guard case var .object(fields) = object else { break }
+                if case let .object(items)? = fields["items"] { fields = items }
                 // `video` and `audio` are defined once under $defs: the job's and every output's refer to them.
                 if case let .string(reference)? = fields["$ref"], reference.hasPrefix("#/$defs/"),
                    case let .object(root) = JobSchema.document, case let .object(definitions)? = root["$defs"],

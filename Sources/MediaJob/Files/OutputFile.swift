@@ -235,6 +235,27 @@ public final class OutputFile: @unchecked Sendable {
         return true
     }
 
+    /// Writes `bytes` as the whole of a file and publishes it (synced, renamed into place, its folder synced): a
+    /// segment or a playlist that must be complete and durable before anything names it.
+    public static func publishWhole(_ bytes: [UInt8], path: String, root: String?, owner: PartOwner?) throws(FileAccessError) {
+        let file = try OutputFile.create(path: path, root: root, owner: owner)
+        do throws(FileAccessError) {
+            try bytes.withUnsafeBufferPointer { (buffer) throws(FileAccessError) in try file.write(UnsafeRawBufferPointer(buffer)) }
+            try file.closeForWriting()
+            try file.publish()
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    /// Removes a published file (a segment that left a playlist's window), reaching it as `create` does; a file
+    /// that is already gone is not an error.
+    public static func removePublished(path: String, root: String?) throws(FileAccessError) {
+        let (directory, name) = try folder(of: path, root: root, creating: false)
+        guard unlinkat(directory.descriptor, name, 0) == 0 || errno == ENOENT else { throw .system(path) }
+    }
+
     /// Closes and removes the temporary file (once; nothing after `publish`).
     public func discard() {
         try? closeForWriting()

@@ -1,0 +1,162 @@
+import MediaFormats
+import MediaJob
+
+/// A job's packets as fragmented MP4, for `.mp4` files and HLS segments: one track per configuration (H.264 in
+/// Annex B is made length-prefixed and waits for its SPS and PPS), samples in each track's timescale, and a fragment
+/// cut at the first keyframe of the leading track (video, else audio) at or after each multiple of the fragment length.
+/// One configuration per track: a change mid-stream is refused by name.
+struct FragmentedMP4Stream {
+    /// A completed fragment and where it lies on the leading track's timeline.
+    struct Fragment {
+        var bytes: [UInt8]
+        /// Seconds from the start of the stream.
+        var start: Double
+        var duration: Double
+    }
+
+    /// Video packets dropped because no SPS/PPS (or no keyframe) had been seen yet.
+    private(set) var skippedBeforeConfiguration = 0
+    private let name: String
+    private let video: VideoConfiguration?
+    private let audio: AudioConfiguration?
+    private let fragmentMilliseconds: Int64
+    private let writesSegmentType: Bool
+    /// Nil until every track's configuration is known.
+    private var fragmenter: MP4Fragmenter?
+    private var timestamps: [MP4TimestampConverter] = []
+    private var videoTrack: Int?
+    private var audioTrack: Int?
+    private var leadingTrack = 0
+    /// Per track: it took a sample already.
+    private var started: [Bool] = []
+    private var annexBToAVCC: AnnexBToAVCCConverter?
+    /// The avcC the init segment of Annex B video was written with.
+    private var annexBRecord: AVCDecoderConfigurationRecord?
+    /// One Annex B access unit made length-prefixed (kept to reuse its storage).
+    private var avccPayload: [UInt8] = []
+    /// Microseconds subtracted from every time: the first packet's DTS when it is negative, so no decode time is.
+    private var origin: Int64?
+    /// The leading track: where the open fragment starts, its last sample's decode time and the step before it.
+    private var fragmentStart: Int64 = 0
+    private var lastLeading: (decodeTime: Int64, step: Int64)?
+
+    init(name: String, video: VideoConfiguration?, audio: AudioConfiguration?,
+         fragmentMilliseconds: Int64 = FragmentBoundaryPolicy.defaultMilliseconds, writesSegmentType: Bool = false) throws {
+        guard video != nil || audio != nil else { throw OutputError.missingStream(output: name, kind: "audio or video") }
+        self.name = name
+        self.video = video
+        self.audio = audio
+        self.fragmentMilliseconds = fragmentMilliseconds
+        self.writesSegmentType = writesSegmentType
+        if case let .annexB(extradata) = video?.bitstream { annexBToAVCC = try AnnexBToAVCCConverter(extradata: extradata) }
+    }
+
+    /// The init segment (`ftyp` + `moov`), once every track's configuration is known; nil before, and after it was
+    /// returned once.
+    mutating func initSegment() throws -> [UInt8]? {
+        guard fragmenter == nil else { return nil }
+        var tracks: [MP4Track] = []
+        if let video {
+            let codec: MP4Track.Codec
+            switch video.bitstream {
+            case let .avcc(record): codec = .avc(record)
+            case .annexB:
+                guard let record = annexBToAVCC?.record else { return nil }
+                annexBRecord = record
+                codec = .avc(record)
+            case let .hvcc(record): codec = .hevc(record)
+            case let .av1(record): codec = .av1(record)
+            }
+            videoTrack = tracks.count
+            tracks.append(try MP4Track(id: UInt32(tracks.count + 1), codec: codec))
+        }
+        if let audio {
+            audioTrack = tracks.count
+            tracks.append(try MP4Track(id: UInt32(tracks.count + 1), codec: .aac(audio.audioSpecificConfig)))
+        }
+        let fragmenter = try MP4Fragmenter(tracks: tracks, fragmentMilliseconds: fragmentMilliseconds, writesSegmentType: writesSegmentType)
+        timestamps = tracks.map(MP4TimestampConverter.init(track:))
+        started = Array(repeating: false, count: tracks.count)
+        leadingTrack = fragmenter.leadingTrack
+        self.fragmenter = fragmenter
+        return try fragmenter.initSegment()
+    }
+
+    /// One packet. Returns the init segment when this packet completed the configuration, and the fragment this
+    /// packet's sample closed (it starts the next one).
+    mutating func append(_ packet: MediaPacket) throws -> (initSegment: [UInt8]?, fragment: Fragment?) {
+        try refuseChanges(packet)
+        var payload = packet.data[...]
+        var isSync = packet.kind == .audio || packet.isKeyframe
+        var initSegment: [UInt8]?
+        if packet.kind == .video, var converter = annexBToAVCC {
+            avccPayload.removeAll(keepingCapacity: true)
+            let conversion = try packet.data.withUnsafeBytes { try converter.convert($0, into: &avccPayload) }
+            annexBToAVCC = converter
+            payload = avccPayload[...]
+            isSync = conversion.isKeyframe
+            if fragmenter != nil, conversion.parameterSetsChanged, converter.record != annexBRecord { throw videoChanged }
+        }
+        if fragmenter == nil { initSegment = try self.initSegment() }
+        guard var fragmenter, let track = packet.kind == .video ? videoTrack : audioTrack else {
+            if packet.kind == .video { skippedBeforeConfiguration += 1 }
+            return (initSegment, nil)
+        }
+        // The first video sample must be one a decoder can start at.
+        if packet.kind == .video, !isSync, !started[track] {
+            skippedBeforeConfiguration += 1
+            return (initSegment, nil)
+        }
+        let origin = self.origin ?? min(packet.dts, 0)
+        self.origin = origin
+        let decodeTime = max(0, timestamps[track].decodeTime(microseconds: packet.dts.subtractingSaturating(origin)))
+        let offset = timestamps[track].ticks(microseconds: packet.pts.subtractingSaturating(packet.dts))
+        let sample = MP4Sample(decodeTime: decodeTime, compositionOffset: Int32(clamping: offset), isSync: isSync, payload: payload)
+        let bytes = try fragmenter.append(sample, track: track)
+        self.fragmenter = fragmenter
+        var fragment: Fragment?
+        if track == leadingTrack {
+            if !started[track] { fragmentStart = decodeTime }
+            if let bytes {
+                fragment = closedFragment(bytes, end: decodeTime)
+                fragmentStart = decodeTime
+            }
+            lastLeading = (decodeTime, lastLeading.map { decodeTime - $0.decodeTime } ?? 0)
+        }
+        started[track] = true
+        return (initSegment, fragment)
+    }
+
+    /// The end of the stream: what is left as a last fragment (nil when nothing is). Throws when no configuration
+    /// ever arrived, so nothing could be written.
+    mutating func finish() throws -> Fragment? {
+        guard var fragmenter else {
+            throw OutputError.unsupported(output: name, reason: "no SPS and PPS arrived before the end, so no MP4 could be written")
+        }
+        let bytes = try fragmenter.finish()
+        self.fragmenter = fragmenter
+        let end = lastLeading.map { $0.decodeTime + $0.step } ?? fragmentStart
+        return bytes.map { closedFragment($0, end: end) }
+    }
+
+    private func closedFragment(_ bytes: [UInt8], end: Int64) -> Fragment {
+        let timescale = Double(fragmenter?.writer.tracks[leadingTrack].timescale ?? 1)
+        return Fragment(bytes: bytes, start: Double(fragmentStart) / timescale, duration: Double(end - fragmentStart) / timescale)
+    }
+
+    private var videoChanged: OutputError {
+        .unsupported(output: name, reason: "the video's configuration changed mid-stream, which one MP4 file cannot hold (write it to .ts or .flv)")
+    }
+
+    /// One file holds one configuration per track: a different one mid-stream (a new resolution, another codec) is
+    /// refused by name rather than written into a file players would misread. Annex B video's configuration is its
+    /// in-band SPS and PPS, compared where they are read (`append`).
+    private func refuseChanges(_ packet: MediaPacket) throws {
+        if let changed = packet.videoConfiguration, let video, changed.bitstream != video.bitstream, annexBToAVCC == nil {
+            throw videoChanged
+        }
+        if let changed = packet.audioConfiguration, let audio, changed.audioSpecificConfig != audio.audioSpecificConfig {
+            throw OutputError.unsupported(output: name, reason: "the audio's configuration changed mid-stream, which one MP4 file cannot hold (write it to .ts or .flv)")
+        }
+    }
+}
