@@ -131,7 +131,7 @@ public final class RelayEngine: JobEngine {
                                    interrupter: interrupter, progress: progress, completion: completion)
         session.tap = tap.map(RelaySession.CodecTap.init)
         runs.add(1, ordering: .relaxed)
-        loop.execute { [self] in
+        loop.execute { [self, outputs, files] in
             if case let .listen(input) = source {
                 switch ingest.register(input, session: session) {
                 case let .success(route): session.publisher.route = route
