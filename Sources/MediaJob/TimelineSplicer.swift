@@ -117,6 +117,14 @@ public struct TimelineSplicer: Sendable, Equatable {
             lastUnwrapped = [:]
         }
         guard let delivered = dts else { return offset.addingSaturating(unwrapping[stream] ?? 0) }
+        if lastUnwrapped[stream] == nil, !newSegment, let reference = decodeEnd,
+           let period = crossing(from: reference, to: delivered.addingSaturating(offset)) {
+            // This stream's first packet lies across a clock wrap from where the others are (they wrapped already, or
+            // not yet: interleaving puts one stream a moment behind the other): it starts unwrapped by that period,
+            // and unwraps again when it reaches the wrap itself.
+            unwrapping[stream] = period
+            wraps += 1
+        }
         if let last = lastUnwrapped[stream], let wrap = wrap(from: last, to: delivered.addingSaturating(unwrapping[stream] ?? 0)) {
             unwrapping[stream] = (unwrapping[stream] ?? 0).addingSaturating(wrap)
             wraps += 1
@@ -167,6 +175,18 @@ public struct TimelineSplicer: Sendable, Equatable {
         return rules.wraps.first { period in
             back >= period.subtractingSaturating(rules.wrapTolerance) && back <= period.addingSaturating(rules.wrapTolerance)
         }
+    }
+
+    /// The signed period that brings `time` next to `reference` when they lie a wrap period apart: negative when
+    /// `time` is a period ahead (its stream has not wrapped yet), positive when it is a period behind.
+    func crossing(from reference: Int64, to time: Int64) -> Int64? {
+        let ahead = time.subtractingSaturating(reference)
+        return rules.wraps.lazy.compactMap { period -> Int64? in
+            let low = period.subtractingSaturating(self.rules.wrapTolerance), high = period.addingSaturating(self.rules.wrapTolerance)
+            if ahead >= low && ahead <= high { return -period }
+            if ahead <= -low && ahead >= -high { return period }
+            return nil
+        }.first
     }
 
     public mutating func reset() { self = TimelineSplicer(rules) }

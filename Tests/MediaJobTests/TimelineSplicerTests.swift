@@ -77,6 +77,35 @@ struct TimelineSplicerWrapTests {
         #expect(times.video[89] - times.video[0] == 89 * 33_333 + period - wrap)
     }
 
+    @Test("one stream's first packet across a 2^31 ms wrap the other already crossed (a pull joining at the wrap): both stay on one timeline",
+          arguments: [true, false])
+    func firstPacketAcrossWrap(videoWrappedFirst: Bool) throws {
+        var splicer = TimelineSplicer(.rtmp)
+        let wrap: Int64 = 1 << 31
+        // Video joins at raw 5 ms, past the wrap, while audio still sends its last 10 ms before it (or the other way
+        // round): as nginx-rtmp hands a player joining at the wrap the two streams interleaved.
+        let before = wrap - 10, after: Int64 = 5
+        var video = videoWrappedFirst ? after : before
+        var audio = videoWrappedFirst ? before : after
+        var mapped: [(kind: Int, time: Int64)] = []
+        for _ in 0..<30 {
+            mapped.append((1, video + splicer.offset(stream: 1, dts: video, inferringDurationOr: 33)))
+            mapped.append((0, audio + splicer.offset(stream: 0, dts: audio, inferringDurationOr: 21)))
+            video = (video + 33) % wrap
+            audio = (audio + 21) % wrap
+        }
+        #expect(splicer.splices == 0, "no splice: the streams are one clock")
+        for kind in [0, 1] {
+            let times = mapped.filter { $0.kind == kind }.map(\.time)
+            let steps = zip(times.dropFirst(), times).map { $0 - $1 }
+            #expect(steps.allSatisfy { $0 > 0 && $0 < 100 }, "stream \(kind) steps \(steps)")
+        }
+        // Audio and video keep the 15 ms the publisher had between them.
+        let firstVideo = mapped.first { $0.kind == 1 }?.time ?? 0
+        let firstAudio = mapped.first { $0.kind == 0 }?.time ?? 0
+        #expect(firstAudio - firstVideo == (videoWrappedFirst ? -15 : 15), "audio starts at \(firstAudio), video at \(firstVideo)")
+    }
+
     @Test("a publisher restarting its clock mid-wrap-window is a splice, and the next connection forgets the unwrapping")
     func restartAfterWrap() {
         var splicer = TimelineSplicer(.live)
