@@ -24,10 +24,8 @@ struct HLSPlaylistLines {
         }
         var result: [Line] = []
         var sawHeader = false
-        // "\r\n" is one Character in Swift, so both line ends are split on here.
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            var line = rawLine[...]
-            if line.hasSuffix("\r") { line = line.dropLast() }
+        // "\r\n" is one Character in Swift, so both line ends are split on here; any other CR stays in its line.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             guard line.utf8.count <= Self.maxLineBytes else {
                 throw MediaFormatError.limitExceeded(what: "\(structure) line length", value: line.utf8.count,
                                                      limit: Self.maxLineBytes)
@@ -48,6 +46,10 @@ struct HLSPlaylistLines {
                     result.append(.tag(name: body, value: nil))
                 }
             } else if !line.hasPrefix("#") {
+                // RFC 3986 URIs hold no control characters, and a CR printed before the line's LF would read as CR LF.
+                guard !line.utf8.contains(UInt8(ascii: "\r")) else {
+                    throw MediaFormatError.invalid(structure: structure, reason: "URI line holds a carriage return")
+                }
                 result.append(.uri(line))
             }
         }

@@ -224,6 +224,8 @@ struct HLSMediaPlaylistTests {
         .init("unknown playlist type", withHeader("#EXT-X-PLAYLIST-TYPE:LIVE\n"), nil),
         .init("multivariant tag", "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\na.m3u8\n", nil),
         .init("dangling discontinuity", withHeader("#EXT-X-DISCONTINUITY\n"), nil),
+        .init("URI with a carriage return", withHeader("#EXTINF:2,\na\rb\n"), nil),
+        .init("CR before the CR LF of a URI", withHeader("#EXTINF:2,\na\r\r\n"), nil),
     ]
 
     @Test(arguments: malformed)
