@@ -150,6 +150,8 @@ extension BrokerConnection {
         case .stopConsuming:
             guard wantsJobs else { return }
             wantsJobs = false
+            // First: a basic.cancel that fails below (the connection died under it) must not leave the stream open.
+            deliveriesContinuation.finish()
             if let tag = jobsConsumerTag {
                 try connection.cancel(consumerTag: tag)
                 jobsConsumerTag = nil
@@ -158,7 +160,6 @@ extension BrokerConnection {
                 try connection.cancel(consumerTag: tag)
                 classConsumerTags[jobClass] = nil
             }
-            deliveriesContinuation.finish()
             log("stopped consuming \(configuration.consumedQueue.name)")
         case let .pauseConsuming(paused, nil):
             guard paused != jobsPaused else { return }
@@ -296,13 +297,17 @@ extension BrokerConnection {
         }
     }
 
+    /// How long closing waits for outstanding confirms: by then only events and claims wait for one (a job's own
+    /// publishes were awaited before), so a stopping worker does not wait long for a broker that may be gone.
+    static let closeConfirmWait = Duration.seconds(2)
+
     /// Sends what the mailbox holds, waits briefly for outstanding confirms, then closes the connection.
     func closeGracefully() {
         if let connection {
             let generation = lifecycle.generation
             do throws(AMQPError) {
                 try execute(mailbox.drain(), on: connection, generation: generation)
-                let deadline = ContinuousClock.now + .seconds(5)
+                let deadline = ContinuousClock.now + Self.closeConfirmWait
                 while confirms.count > 0, ContinuousClock.now < deadline {
                     if !connection.hasBufferedInput {
                         mailbox.wait(socket: connection.socketDescriptor, timeout: configuration.pollInterval)

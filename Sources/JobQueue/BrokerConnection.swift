@@ -143,8 +143,12 @@ public final class BrokerConnection: @unchecked Sendable {
     }
 
     /// Settles what is queued in the mailbox, closes the connection and stops the owner thread; returns once it
-    /// has. Publishes still awaiting a confirm fail with `.closed`.
-    public func close() {
+    /// has, or once `timeout` passed. Publishes still awaiting a confirm fail with `.closed`.
+    /// - Parameter timeout: the longest wait; nil waits for the owner thread however long it takes.
+    /// - Returns: false when the owner thread was still busy at `timeout` (in a librabbitmq call that waits on a broker
+    ///   that does not answer); it stops on its own later, and nothing more is sent meanwhile that matters.
+    @discardableResult
+    public func close(within timeout: Duration? = nil) -> Bool {
         let wasRunning = lock.withLock {
             let running = shared.started && !shared.closeRequested
             shared.closeRequested = true
@@ -155,10 +159,17 @@ public final class BrokerConnection: @unchecked Sendable {
             deliveriesContinuation.finish()
             controlsContinuation.finish()
             failQueuedCommands(reason: "closed")
-            return
+            return true
         }
         mailbox.wake()
-        finished.wait()
+        guard let timeout else {
+            finished.wait()
+            return true
+        }
+        // A connect, a login or a synchronous call to a broker that stopped answering blocks the owner thread for
+        // its own timeouts (10 s, 15 s, a send without any): a stopping worker must not wait that out.
+        let (seconds, attoseconds) = timeout.components
+        return finished.wait(timeout: .now() + (Double(seconds) + Double(attoseconds) / 1e18)) == .success
     }
 
     // MARK: Caller side helpers

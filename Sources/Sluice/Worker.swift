@@ -1,6 +1,6 @@
 // docs/ARCHITECTURE.md §2 and §3: the queue worker. Its other rooms: Worker+Admission (room per class),
 // Worker+Attempts (lease, run, progress), Worker+Settlement (what follows an attempt), Worker+OutputEdits,
-// Worker+PartSweep, WorkerConfiguration, ActiveJob, EventPublisher.
+// Worker+PartSweep, Worker+Stop (the shutdown), WorkerConfiguration, ActiveJob, EventPublisher.
 //
 // Concurrency, one rule: what can block for long has an owner thread; async work is awaited, never blocked on.
 // - Async (Swift's cooperative pool): consuming and triaging deliveries (a job's `receive` or `reject` is one short
@@ -24,8 +24,8 @@ import JobDocument
 /// capacity each, runs each job, records its life in the store, publishes its events, and settles
 /// its message only once the job's outcome is committed (ack, retry queue, dead-letter or requeue).
 public final class Worker: @unchecked Sendable {
-    // Reason: `triage`, `active`, `shutdownRequested` and `interruptNow` are guarded by `lock`;
-    // everything else is immutable or thread-safe (BrokerConnection, JobStore, JobRunner, EventPublisher).
+    // Reason: `triage`, `active`, `book`, `shutdownRequested`, `interruptNow`, `consumptionEnded` and `drainWaiters` are
+    // guarded by `lock`; everything else is immutable or thread-safe (BrokerConnection, JobStore, JobRunner, EventPublisher).
 
     let configuration: WorkerConfiguration
     let store: JobStore
@@ -45,6 +45,8 @@ public final class Worker: @unchecked Sendable {
     var book: SlotBook
     var shutdownRequested = false
     var interruptNow = false
+    /// The broker finished the deliveries stream and every delivery taken from it was handled.
+    var consumptionEnded = false
     /// `drain` waiting for a job to end or a second shutdown request (see `waitForDrain`).
     var drainWaiters: [CheckedContinuation<Bool, Never>] = []
 
@@ -73,13 +75,37 @@ public final class Worker: @unchecked Sendable {
     }
 
     /// Reconciles, consumes until `shutdown()`, lets running jobs finish within the grace period (then
-    /// interrupts and requeues them), and closes the broker connection.
+    /// interrupts and requeues them), and closes the broker connection: within the grace plus
+    /// `configuration.stopOverrun`, whatever the broker, the store or the jobs' streams do meanwhile.
     public func run() async {
         reconcile()
         broker.start()
         let sweeping = Task { await sweepStalePartsPeriodically() }
         log("starting: triaging \(Topology.jobsQueue); consuming \(Topology.liveQueue) with \(configuration.liveSlots) slots, \(Topology.batchQueue) with \(configuration.batchSlots) and \(Topology.encodeQueue) with \(configuration.encodeSlots) encode units once connected")
         let controls = Task { await consumeControls() }
+        let consuming = Task {
+            await consume()
+            lock.withLock { consumptionEnded = true }
+            wakeDrain()
+        }
+        // The drain begins at the shutdown request, not when consuming has wound down: a delivery being handled may
+        // wait on a broker confirm, and a broker that is gone never sends it.
+        await waitForDrain { self.shutdownRequested || self.consumptionEnded }
+        await drain()
+        let closed = await closeBroker(within: configuration.brokerCloseTimeout)
+        // A sweep in flight walks folders and asks the broker on a connection of its own: it is not waited for.
+        sweeping.cancel()
+        if closed {
+            await consuming.value
+            await controls.value
+        } else {
+            log("the broker connection did not close within \(Worker.seconds(configuration.brokerCloseTimeout)) s; stopping without it: the broker requeues what was not acked and the leases lapse")
+        }
+        log("stopped")
+    }
+
+    /// Consumes deliveries until the broker finishes the stream (after `stopConsuming`, or a connection that gave up).
+    func consume() async {
         // The intake's triage waits for a broker confirm per job: on a task of its own, in order (a burst of new
         // jobs keeps its order within a priority), so that it never holds back the class deliveries in this stream.
         let (intake, intakeInput) = AsyncStream.makeStream(of: Delivery.self)
@@ -95,39 +121,6 @@ public final class Worker: @unchecked Sendable {
         }
         intakeInput.finish()
         await triaging.value
-        await drain()
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            // close() blocks until the owner thread has flushed the mailbox (acks, requeues, events).
-            let thread = Thread { [broker] in
-                broker.close()
-                done.resume()
-            }
-            thread.name = "sluice-close"
-            thread.start()
-        }
-        await controls.value
-        sweeping.cancel()
-        await sweeping.value
-        log("stopped")
-    }
-
-    /// Stops taking jobs; running jobs get the grace period. A second call interrupts them at once.
-    public func shutdown() {
-        let first = lock.withLock {
-            defer {
-                shutdownRequested = true
-                book.drain()
-            }
-            if shutdownRequested { interruptNow = true }
-            return !shutdownRequested
-        }
-        if first {
-            log("shutdown requested: no new jobs; running jobs have \(Worker.seconds(configuration.grace)) s to finish")
-            broker.stopConsuming()
-        } else {
-            log("second shutdown request: interrupting running jobs now")
-            wakeDrain()
-        }
     }
 
     // MARK: Start
@@ -301,7 +294,7 @@ public final class Worker: @unchecked Sendable {
         }
     }
 
-    // MARK: Control and shutdown
+    // MARK: Control
 
     func consumeControls() async {
         for await message in broker.controls {
@@ -323,63 +316,6 @@ public final class Worker: @unchecked Sendable {
                 requestedOutputEdit(request)
             }
         }
-    }
-
-    /// After consuming stopped: hand live jobs over at once, wait out the grace, interrupt the rest.
-    func drain() async {
-        lock.withLock {
-            shutdownRequested = true
-            book.drain()
-        }
-        // A restream has no end to wait for: hand live jobs over now, so another worker resumes them within seconds.
-        let live = lock.withLock { active.values.filter { $0.spec.input.isNetwork } }
-        for job in live {
-            log("handing the live job over for shutdown", job: job.spec.id)
-            job.interruptForShutdown(reason: "worker \(configuration.workerID) shut down; a live job is handed over at once")
-        }
-        await waitForDrain({ self.active.isEmpty || self.interruptNow }, deadline: ContinuousClock.now + configuration.grace)
-        let running = lock.withLock { Array(active.values) }
-        if !running.isEmpty {
-            let reason = "worker \(configuration.workerID) shut down and the grace period of \(Worker.seconds(configuration.grace)) s passed; requeued"
-            for job in running {
-                log("interrupting for shutdown", job: job.spec.id)
-                job.interruptForShutdown(reason: reason)
-            }
-        }
-        await waitForDrain { self.active.isEmpty }
-    }
-
-    /// Waits until `done` (read under `lock`) holds or `deadline` passes. Woken by `wakeDrain()` when a job ends or a
-    /// second shutdown asks to interrupt now, and by a timer at the deadline: an event each time, never a polling loop.
-    func waitForDrain(_ done: @escaping () -> Bool, deadline: ContinuousClock.Instant? = nil) async {
-        let timer = deadline.map { deadline in
-            Task {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                wakeDrain()
-            }
-        }
-        defer { timer?.cancel() }
-        while true {
-            let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let finished = lock.withLock {
-                    // Past the deadline here means the timer has fired already, or is about to find this waiter.
-                    if done() || deadline.map({ ContinuousClock.now >= $0 }) == true { return true }
-                    drainWaiters.append(continuation)
-                    return false
-                }
-                if finished { continuation.resume(returning: true) }
-            }
-            if finished { return }
-        }
-    }
-
-    /// Wakes `waitForDrain`, which looks again.
-    func wakeDrain() {
-        let waiters = lock.withLock {
-            defer { drainWaiters = [] }
-            return drainWaiters
-        }
-        for waiter in waiters { waiter.resume(returning: false) }
     }
 
     static func seconds(_ duration: Duration) -> String {

@@ -26,6 +26,14 @@ public struct WorkerConfiguration: Sendable {
     }
     /// How long running jobs may go on after a shutdown request before they are interrupted and requeued.
     public var grace: Duration
+    /// After the grace, how long interrupted jobs have to end and settle (hand-backs confirmed, leases released)
+    /// before the broker connection is closed under them: a broker that is gone would hold a settlement forever.
+    public var settleTimeout: Duration = .seconds(5)
+    /// How long closing the broker connection may take (flushing acks, events and lease deletes) before the worker
+    /// stops without waiting for it: a broker that stopped answering blocks librabbitmq's calls for its own timeouts.
+    public var brokerCloseTimeout: Duration = .seconds(3)
+    /// The longest a stop runs past the grace: the jobs settle, then the broker closes.
+    public var stopOverrun: Duration { settleTimeout + brokerCloseTimeout }
     /// Where job paths may point (the worker always uses `.rooted`).
     public var paths: PathPolicy
     /// Delay before a transiently failed job is delivered again.

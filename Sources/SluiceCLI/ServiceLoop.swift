@@ -26,12 +26,18 @@ enum ServiceLoop {
     }
 
     /// Runs `body` until it returns; SIGINT and SIGTERM call `shutdown` (the loop then drains and returns).
-    static func run(shutdown: @escaping @Sendable () -> Void, server: AdminServer?,
+    /// - Parameter stopWithin: how long after the first signal the process may still run before `StopWatchdog` ends
+    ///   it; nil arms no watchdog.
+    static func run(shutdown: @escaping @Sendable () -> Void, server: AdminServer?, stopWithin: Duration? = nil,
                     _ body: @escaping @Sendable () async -> Void) throws {
+        let watchdog = stopWithin.map(StopWatchdog.init(limit:))
         let signals = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { shutdown() }
+            source.setEventHandler {
+                watchdog?.arm()
+                shutdown()
+            }
             source.resume()
             return source
         }

@@ -70,7 +70,8 @@ struct WorkerCommand: ParsableCommand {
         abstract: "Consume jobs from RabbitMQ, run them, record them in SQLite and publish their events.",
         discussion: """
             SIGTERM/SIGINT stop consuming and give running jobs --grace-s seconds to finish; then they are \
-            interrupted and requeued. A second signal interrupts at once. Paths stay inside --input-root and \
+            interrupted and requeued, and the process exits at most 8 s later whatever the broker or the database \
+            do. A second signal interrupts at once. Paths stay inside --input-root and \
             --output-root. Every option also reads its environment variable.
             """
     )
@@ -163,6 +164,9 @@ struct WorkerCommand: ParsableCommand {
                 FreeSpaceFloor(name: "database folder", path: databaseFolder.isEmpty ? "." : databaseFolder, minimumBytes: minimum)]
     }
 
+    /// How long past the grace and the worker's own stop bound the watchdog waits: time to log and return.
+    static let watchdogMargin = Duration.seconds(5)
+
     func run() throws {
         let format = WorkerLog.Format(rawValue: logFormat) ?? .text
         WorkerLog.bootstrapLoggingSystem(format: format)
@@ -201,6 +205,8 @@ struct WorkerCommand: ParsableCommand {
                             freeSpaceFloors: freeSpaceFloors(database: store.path)),
                 serving: "/metrics, /healthz and the admin page", log: log)
         }
-        try ServiceLoop.run(shutdown: { worker.shutdown() }, server: server) { await worker.run() }
+        // The worker stops within the grace plus its overrun by itself; the watchdog is for a bound that did not hold.
+        let stopWithin = configuration.grace + configuration.stopOverrun + Self.watchdogMargin
+        try ServiceLoop.run(shutdown: { worker.shutdown() }, server: server, stopWithin: stopWithin) { await worker.run() }
     }
 }

@@ -234,6 +234,8 @@ final class WorkerProcess: @unchecked Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    var pid: Int32 { process.processIdentifier }
+
     func kill(_ signal: Int32) {
         if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
     }
