@@ -106,7 +106,7 @@ struct BadInputTests {
     @Test("an invalid spec is rejected with every problem by key path")
     func invalidSpec() throws {
         let harness = try JobHarness("invalid")
-        let outcome = try harness.run(json: #"{"id": "inv-1", "input": 42, "outputs": [{"url": "x.mp4"}], "colour": "red"}"#)
+        let outcome = try harness.run(json: #"{"id": "inv-1", "input": 42, "outputs": [{"url": "x.mkv"}], "colour": "red"}"#)
         let error = try #require(outcome.rejection)
         #expect(error.problems.map(\.path) == ["input", "outputs[0].url", "colour"])
         let job = try #require(try harness.store.job(id: "inv-1"))
