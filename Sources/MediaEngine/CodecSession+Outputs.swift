@@ -69,66 +69,44 @@ extension CodecSession {
 
     func makeSink(_ description: OutputDescription, video videoConfiguration: VideoConfiguration?,
                   audio audioConfiguration: AudioConfiguration?) throws -> any PacketSink {
+        let name = description.name
+        let root = options.fileRoots?.output, owner = options.partOwner
+        let eitherStream = videoConfiguration != nil || audioConfiguration != nil
+        // What each format needs is checked before its file is created; the sink is made on the created file.
+        let make: (FileWriter) throws -> any PacketSink
         switch description.kind {
-        case .flv:
-            guard videoConfiguration != nil || audioConfiguration != nil else {
-                throw OutputError.missingStream(output: description.name, kind: "audio or video")
+        case .flv where eitherStream:
+            make = { FLVSink(file: $0, name: name, video: videoConfiguration, audio: audioConfiguration) }
+        case .mp4 where eitherStream:
+            make = { try MP4Sink(file: $0, name: name, video: videoConfiguration, audio: audioConfiguration) }
+        case .mpegts where eitherStream:
+            if let videoConfiguration { _ = try TSSink.videoStream(videoConfiguration, output: name) }
+            make = { try TSSink(file: $0, name: name, video: videoConfiguration, audio: audioConfiguration) }
+        case .hls where eitherStream:
+            guard let settings = description.hls else {
+                throw OutputError.unsupported(output: name, reason: "an HLS output needs its segment settings")
             }
-            let file = try FileWriter(path: try filePath(description), root: options.fileRoots?.output,
-                                          owner: options.partOwner)
-            return FLVSink(file: file, name: description.name, video: videoConfiguration, audio: audioConfiguration)
+            make = { try HLSSink(file: $0, name: name, root: root, owner: owner, settings: settings,
+                                 video: videoConfiguration, audio: audioConfiguration) }
+        case .flv, .mp4, .mpegts, .hls:
+            throw OutputError.missingStream(output: name, kind: "audio or video")
         case .annexB:
-            guard let videoConfiguration else { throw OutputError.missingStream(output: description.name, kind: "video") }
-            try AnnexBSink.checkCodec(videoConfiguration.bitstream, path: try filePath(description), output: description.name)
-            let file = try FileWriter(path: try filePath(description), root: options.fileRoots?.output,
-                                          owner: options.partOwner)
-            do {
-                return try AnnexBSink(file: file, video: videoConfiguration)
-            } catch {
-                file.discard()
-                throw error
-            }
-        case .hls:
-            guard videoConfiguration != nil || audioConfiguration != nil else {
-                throw OutputError.missingStream(output: description.name, kind: "audio or video")
-            }
-            let file = try FileWriter(path: try filePath(description), root: options.fileRoots?.output, owner: options.partOwner)
-            do {
-                return try HLSSink(file: file, name: description.name, root: options.fileRoots?.output, owner: options.partOwner,
-                                   settings: description.hls ?? HLSSettings(segmentSeconds: 2, window: 0, isVOD: !options.liveInput),
-                                   video: videoConfiguration, audio: audioConfiguration)
-            } catch {
-                file.discard()
-                throw error
-            }
-        case .mp4, .mpegts:
-            guard videoConfiguration != nil || audioConfiguration != nil else {
-                throw OutputError.missingStream(output: description.name, kind: "audio or video")
-            }
-            if description.kind == .mpegts, case .av1 = videoConfiguration?.bitstream {
-                throw OutputError.unsupported(output: description.name, reason: "the video is AV1, which MPEG-TS does not carry here (write it to .mp4 or .flv)")
-            }
-            let file = try FileWriter(path: try filePath(description), root: options.fileRoots?.output, owner: options.partOwner)
-            do {
-                return description.kind == .mp4
-                    ? try MP4Sink(file: file, name: description.name, video: videoConfiguration, audio: audioConfiguration)
-                    : try TSSink(file: file, name: description.name, video: videoConfiguration, audio: audioConfiguration)
-            } catch {
-                file.discard()
-                throw error
-            }
+            guard let videoConfiguration else { throw OutputError.missingStream(output: name, kind: "video") }
+            try AnnexBSink.checkCodec(videoConfiguration.bitstream, path: try filePath(description), output: name)
+            make = { try AnnexBSink(file: $0, video: videoConfiguration) }
         case .adts:
-            guard let audioConfiguration else { throw OutputError.missingStream(output: description.name, kind: "audio") }
-            // Check ADTS can carry this AAC before creating the file.
+            guard let audioConfiguration else { throw OutputError.missingStream(output: name, kind: "audio") }
+            // ADTS can carry this AAC: checked on a header of no payload.
             _ = try ADTSHeader(audioSpecificConfig: audioConfiguration.audioSpecificConfig, payloadLength: 0)
-            let file = try FileWriter(path: try filePath(description), root: options.fileRoots?.output,
-                                          owner: options.partOwner)
-            do {
-                return try ADTSSink(file: file, name: description.name, audio: audioConfiguration)
-            } catch {
-                file.discard()
-                throw error
-            }
+            make = { try ADTSSink(file: $0, name: name, audio: audioConfiguration) }
+        }
+        let file = try FileWriter(path: try filePath(description), root: root, owner: owner)
+        do {
+            return try make(file)
+        } catch {
+            // A sink that cannot start leaves no temporary file.
+            file.discard()
+            throw error
         }
     }
 

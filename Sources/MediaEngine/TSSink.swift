@@ -23,22 +23,26 @@ final class TSSink: PacketSink {
         self.file = file
         var streams: [TSMuxer.Stream] = []
         if let video {
-            switch video.bitstream {
-            case .avcc, .annexB: streams.append(.video(.h264))
-            case .hvcc: streams.append(.video(.hevc))
-            case .av1:
-                throw OutputError.unsupported(output: name, reason: "the video is AV1, which MPEG-TS does not carry here (write it to .mp4 or .flv)")
-            }
+            streams.append(try TSSink.videoStream(video, output: name))
             conversion = try AnnexBConversion(video.bitstream)
         }
         if let audio {
             streams.append(.audio(.aac))
             audioSpecificConfig = audio.audioSpecificConfig
         }
-        guard !streams.isEmpty else { throw OutputError.missingStream(output: name, kind: "audio or video") }
         muxer = try TSMuxer(configuration: TSMuxer.Configuration(streams: streams))
         wantsVideo = video != nil
         wantsAudio = audio != nil
+    }
+
+    /// The video stream MPEG-TS carries here: H.264 or HEVC; AV1 is refused by name.
+    static func videoStream(_ video: VideoConfiguration, output: String) throws -> TSMuxer.Stream {
+        switch video.bitstream {
+        case .avcc, .annexB: return .video(.h264)
+        case .hvcc: return .video(.hevc)
+        case .av1:
+            throw OutputError.unsupported(output: output, reason: "the video is AV1, which MPEG-TS does not carry here (write it to .mp4 or .flv)")
+        }
     }
 
     func open() throws {
