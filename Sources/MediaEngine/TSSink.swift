@@ -74,8 +74,6 @@ final class TSSink: PacketSink {
 
     /// Microseconds of the job's timeline on the 90 kHz clock, rounded to nearest, from `startTicks`.
     static func ticks(_ microseconds: Int64) -> Int64 {
-        let scaled = microseconds.multipliedSaturating(by: 90_000)
-        let rounded = (scaled >= 0 ? scaled.addingSaturating(500_000) : scaled.subtractingSaturating(500_000)) / 1_000_000
-        return rounded.addingSaturating(startTicks)
+        microseconds.rescaledSaturating(from: 1_000_000, to: 90_000).addingSaturating(startTicks)
     }
 }

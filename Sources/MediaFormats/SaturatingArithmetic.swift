@@ -23,6 +23,14 @@ extension Int64 {
         return (self < 0) == (other < 0) ? .max : .min
     }
 
+    /// A time of `units` per second in `newUnits` per second (µs to a 90 kHz clock, ms to a track's timescale),
+    /// rounded half away from zero; the product saturates as `multipliedSaturating` does.
+    @inlinable public func rescaledSaturating(from units: Int64, to newUnits: Int64) -> Int64 {
+        let scaled = multipliedSaturating(by: newUnits)
+        let half = units / 2
+        return (scaled >= 0 ? scaled.addingSaturating(half) : scaled.subtractingSaturating(half)) / units
+    }
+
     /// `value` rounded to nearest and clamped to `Int64`'s range; NaN is nil (no time can be made of it).
     @inlinable public static func saturating(_ value: Double) -> Int64? {
         guard !value.isNaN else { return nil }

@@ -26,10 +26,10 @@ public struct MP4TimestampConverter: Sendable, Equatable {
 
     /// `milliseconds` in the timescale, rounded to nearest (for a composition offset or any time of a track
     /// without fixed-length frames).
-    public func ticks(milliseconds: Int64) -> Int64 { ticks(milliseconds, perSecond: 1000) }
+    public func ticks(milliseconds: Int64) -> Int64 { milliseconds.rescaledSaturating(from: 1000, to: Int64(timescale)) }
 
     /// `microseconds` (the codec engine's clock) in the timescale, rounded to nearest.
-    public func ticks(microseconds: Int64) -> Int64 { ticks(microseconds, perSecond: 1_000_000) }
+    public func ticks(microseconds: Int64) -> Int64 { microseconds.rescaledSaturating(from: 1_000_000, to: Int64(timescale)) }
 
     /// The decode time of the sample at `milliseconds`: where the previous frame ended when that is within a
     /// millisecond of it, else the rounded conversion (a gap, a jump, the first sample).
@@ -38,12 +38,6 @@ public struct MP4TimestampConverter: Sendable, Equatable {
     /// The decode time of the sample at `microseconds`, by the same rule (an input timed in milliseconds, such as
     /// FLV, reaches the codec engine with that rounding).
     public mutating func decodeTime(microseconds: Int64) -> Int64 { decodeTime(exact: ticks(microseconds: microseconds)) }
-
-    private func ticks(_ time: Int64, perSecond: Int64) -> Int64 {
-        let scaled = time.multipliedSaturating(by: Int64(timescale))
-        let half = perSecond / 2
-        return (scaled >= 0 ? scaled.addingSaturating(half) : scaled.subtractingSaturating(half)) / perSecond
-    }
 
     private mutating func decodeTime(exact: Int64) -> Int64 {
         var time = exact
