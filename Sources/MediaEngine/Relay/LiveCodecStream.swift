@@ -69,7 +69,9 @@ enum LiveCodecStream {
             case .aac:
                 codecID = AV_CODEC_ID_AAC
                 let config = try AudioSpecificConfig(parsing: record)
-                channels = config.channelConfiguration > 0 ? min(config.channelConfiguration == 7 ? 8 : config.channelConfiguration, 8) : 2
+                // Table 1.19's count, at most 8 (what the decoders here are opened with); a program_config_element
+                // or a reserved configuration is taken as stereo.
+                channels = min(config.channelCount ?? 2, 8)
                 sampleRate = config.outputSamplingFrequency
                 frameMilliseconds = Int64(1024 * 1000 / max(config.samplingFrequency, 1))
             case .opus:

@@ -73,8 +73,8 @@ public struct SlateFormat: Sendable, Equatable {
                 throw SlateError("the stream's audio is \(track.codec.fourCC.map { "\($0)" } ?? "a legacy FLV format"): slate silence is made for AAC only")
             }
             let config = try AudioSpecificConfig(parsing: track.payload)
-            // channelConfiguration 7 is 7.1 (8 channels); 0 (a program_config_element) is taken as stereo.
-            let channels = config.channelConfiguration == 7 ? 8 : config.channelConfiguration == 0 ? 2 : config.channelConfiguration
+            // Table 1.19's count; a program_config_element (0) or a reserved configuration is taken as stereo.
+            let channels = config.channelCount ?? 2
             return Audio(sampleRate: config.samplingFrequency, channels: channels)
         } catch let error as SlateError {
             throw error
