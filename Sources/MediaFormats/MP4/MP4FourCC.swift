@@ -28,9 +28,7 @@ public struct MP4FourCC: Hashable, Sendable, CustomStringConvertible, Expressibl
     }
 
     /// The code as text; a byte outside printable ASCII shows as "?" (a type read from garbage).
-    public var description: String {
-        String(decoding: bytes.map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
-    }
+    public var description: String { FourCCText.string(rawValue) }
 }
 
 extension Array where Element == UInt8 {

@@ -80,7 +80,7 @@ public struct FLVAudioData: Sendable, Equatable {
         for entry in try FLVMultitrackBody.readTracks(multitrackType: multitrackType, sharedFourCC: sharedFourCC, from: &reader) {
             guard let fourCC = FLVAudioFourCC(rawValue: entry.fourCC) else {
                 throw MediaFormatError.unsupported(
-                    structure: Self.structure, reason: "AudioFourCc \"\(FLVFourCCText.string(entry.fourCC))\"")
+                    structure: Self.structure, reason: "AudioFourCc \"\(FourCCText.string(entry.fourCC))\"")
             }
             if packetType == .multichannelConfig { _ = try FLVAudioMultichannelConfig(parsing: entry.data) }
             tracks.append(FLVAudioTrack(id: entry.id, codec: .fourCC(fourCC), payload: entry.data))

@@ -54,7 +54,7 @@ public struct FLVAudioTagPrefix: Sendable, Equatable {
         }
         self.packetType = packetType
         guard let fourCC = FLVAudioFourCC(rawValue: rawFourCC) else {
-            throw MediaFormatError.unsupported(structure: Self.structure, reason: "AudioFourCc \"\(FLVFourCCText.string(rawFourCC))\"")
+            throw MediaFormatError.unsupported(structure: Self.structure, reason: "AudioFourCc \"\(FourCCText.string(rawFourCC))\"")
         }
         codec = .fourCC(fourCC)
     }

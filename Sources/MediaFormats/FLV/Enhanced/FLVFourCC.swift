@@ -20,7 +20,7 @@ public enum FLVVideoFourCC: UInt32, Sendable, CaseIterable, CustomStringConverti
     public var carriesCompositionTime: Bool { self == .avc1 || self == .hvc1 || self == .vvc1 }
 
     /// The four characters.
-    public var description: String { FLVFourCCText.string(rawValue) }
+    public var description: String { FourCCText.string(rawValue) }
 }
 
 /// AudioFourCc.
@@ -39,16 +39,7 @@ public enum FLVAudioFourCC: UInt32, Sendable, CaseIterable, CustomStringConverti
     case mp3 = 0x2E6D_7033
 
     /// The four characters.
-    public var description: String { FLVFourCCText.string(rawValue) }
-}
-
-/// FourCC values as text, for messages and descriptions.
-enum FLVFourCCText {
-    /// The four bytes as characters, non-printable ones as "?".
-    static func string(_ value: UInt32) -> String {
-        let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> UInt32($0)) }
-        return String(decoding: bytes.map { (0x20...0x7E).contains($0) ? $0 : 0x3F }, as: UTF8.self)
-    }
+    public var description: String { FourCCText.string(rawValue) }
 }
 
 /// The codec of one video track: a FourCC of an ex-header, or a legacy CodecID (whose header form it keeps).

@@ -127,7 +127,7 @@ public struct FLVVideoData: Sendable, Equatable {
         for entry in try FLVMultitrackBody.readTracks(multitrackType: multitrackType, sharedFourCC: sharedFourCC, from: &reader) {
             guard let fourCC = FLVVideoFourCC(rawValue: entry.fourCC) else {
                 throw MediaFormatError.unsupported(
-                    structure: Self.structure, reason: "VideoFourCc \"\(FLVFourCCText.string(entry.fourCC))\"")
+                    structure: Self.structure, reason: "VideoFourCc \"\(FourCCText.string(entry.fourCC))\"")
             }
             var body = ByteReader(entry.data)
             let compositionTime = packetType == .codedFrames && fourCC.carriesCompositionTime ? try body.readInt24() : 0

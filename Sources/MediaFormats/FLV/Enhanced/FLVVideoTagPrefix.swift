@@ -90,7 +90,7 @@ public struct FLVVideoTagPrefix: Sendable, Equatable {
         }
         self.packetType = packetType
         guard let fourCC = FLVVideoFourCC(rawValue: rawFourCC) else {
-            throw MediaFormatError.unsupported(structure: Self.structure, reason: "VideoFourCc \"\(FLVFourCCText.string(rawFourCC))\"")
+            throw MediaFormatError.unsupported(structure: Self.structure, reason: "VideoFourCc \"\(FourCCText.string(rawFourCC))\"")
         }
         codec = .fourCC(fourCC)
     }
