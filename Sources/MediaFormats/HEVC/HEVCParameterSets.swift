@@ -62,3 +62,27 @@ struct HEVCParameterSets: Sendable, Equatable {
         return true
     }
 }
+
+/// Where HEVC parameter sets go into an Annex B access unit (as FFmpeg's hevc_mp4toannexb decides): every known VPS,
+/// SPS and PPS right before the first IRAP picture of an access unit that has not carried all three by then. Fed the
+/// access unit's NAL units in order; the parameter sets it carries are stored as they pass.
+struct HEVCParameterSetInsertionScan {
+    private var seen = Set<HEVCNALUnitType>()
+    /// True once an IRAP picture has been seen.
+    private(set) var isKeyframe = false
+
+    /// Whether the known parameter sets go before this NAL unit.
+    mutating func observe(_ nalUnit: some Collection<UInt8>, storingInto sets: inout HEVCParameterSets) throws -> Bool {
+        guard let first = nalUnit.first else { return false }
+        let type = HEVCNALUnitHeader.type(ofFirstByte: first)
+        if type.isParameterSet {
+            _ = try sets.store(nalUnit)
+            seen.insert(type)
+            return false
+        }
+        guard type.isIRAP, !isKeyframe else { return false }
+        isKeyframe = true
+        return seen.count < 3
+    }
+}
+

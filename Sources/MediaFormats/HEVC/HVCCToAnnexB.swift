@@ -36,22 +36,14 @@ public struct HVCCToAnnexBConverter: Sendable {
     /// A NAL unit length running past the sample throws `.truncated`; what was appended before stays.
     public mutating func convert(_ sample: UnsafeRawBufferPointer, into output: inout [UInt8]) throws -> Bool {
         output.reserveAdditional(sample.count + 128)
-        var seen = Set<HEVCNALUnitType>()
-        var sawIRAP = false
+        var scan = HEVCParameterSetInsertionScan()
         try AVCC.forEachNALUnit(in: sample, lengthSize: record.nalUnitLengthSize) { range in
             let nalUnit = UnsafeRawBufferPointer(rebasing: sample[range])
-            let type = HEVCNALUnitHeader.type(ofFirstByte: nalUnit[0])
-            if type.isParameterSet {
-                _ = try parameterSets.store(nalUnit.assumingMemoryBound(to: UInt8.self))
-                seen.insert(type)
-            } else if type.isIRAP && !sawIRAP {
-                sawIRAP = true
-                if seen.count < 3 { parameterSets.appendAnnexB(into: &output) }
-            }
+            if try scan.observe(nalUnit, storingInto: &parameterSets) { parameterSets.appendAnnexB(into: &output) }
             output.append(contentsOf: AnnexB.startCode4)
             output.appendRaw(nalUnit)
         }
-        return sawIRAP
+        return scan.isKeyframe
     }
 
     /// `convert` for an array: returns the Annex B bytes and whether the sample is a keyframe (IRAP).

@@ -74,26 +74,17 @@ struct TSVideoAccessUnitPreparer: Sendable {
     private static func insertHEVCParameterSets(_ accessUnit: [UInt8], sets: inout HEVCParameterSets) throws -> ([UInt8], Bool) {
         var output: [UInt8] = []
         output.reserveCapacity(accessUnit.count + 128)
-        var seen = Set<HEVCNALUnitType>()
-        var sawIRAP = false
+        var scan = HEVCParameterSetInsertionScan()
         var copied = accessUnit.startIndex
-        for range in AnnexB.nalUnitRanges(in: accessUnit) {
-            let type = HEVCNALUnitHeader.type(ofFirstByte: accessUnit[range.lowerBound])
-            if type.isParameterSet {
-                _ = try sets.store(accessUnit[range])
-                seen.insert(type)
-            } else if type.isIRAP && !sawIRAP {
-                sawIRAP = true
-                guard seen.count < 3 else { continue }
-                // The NAL unit keeps its own start code (and a 4-byte start code's zero_byte).
-                var insertion = range.lowerBound - 3
-                while insertion > copied && accessUnit[insertion - 1] == 0 { insertion -= 1 }
-                output += accessUnit[copied..<insertion]
-                sets.appendAnnexB(into: &output)
-                copied = insertion
-            }
+        for range in AnnexB.nalUnitRanges(in: accessUnit) where try scan.observe(accessUnit[range], storingInto: &sets) {
+            // The NAL unit keeps its own start code (and a 4-byte start code's zero_byte).
+            var insertion = range.lowerBound - 3
+            while insertion > copied && accessUnit[insertion - 1] == 0 { insertion -= 1 }
+            output += accessUnit[copied..<insertion]
+            sets.appendAnnexB(into: &output)
+            copied = insertion
         }
         output += accessUnit[copied...]
-        return (output, sawIRAP)
+        return (output, scan.isKeyframe)
     }
 }
