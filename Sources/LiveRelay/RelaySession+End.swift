@@ -19,6 +19,8 @@ extension RelaySession {
         publisher.channel?.close(promise: nil)
         publisher.channel = nil
         if let route = publisher.route { engine.ingest.unregister(route) }
+        closeSRTSource()
+        closeSRTOutputs()
         var closing: [EventLoopFuture<Void>] = []
         for output in outputs {
             output.retry?.cancel()

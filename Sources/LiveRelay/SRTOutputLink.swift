@@ -1,0 +1,198 @@
+import Foundation
+import JobDocument
+import MediaFormats
+import MediaJob
+import NIOCore
+import RTMP
+import SRTTransport
+
+/// One SRT output of a live job: MPEG-TS made from the relay's FLV tags at the edge (`FLVTagsToTS`), sent as 1,316-byte
+/// messages on a caller connection (or to the one reader of a listener), reconnected with backoff.
+/// `@unchecked Sendable`: touched only on the session's event loop.
+final class SRTOutputLink: @unchecked Sendable {
+    let index: Int
+    let name: String
+    let url: SRTURL
+    var connection: SRTConnection?
+    /// Bumped per connection: events of an abandoned connection are ignored.
+    var generation = 0
+    var ready = false
+    var progress = OutputProgress()
+    var failures = 0
+    var retry: Scheduled<Void>?
+    /// The TS of the current connection; a new connection starts a new one (PAT/PMT first, continuity from 0).
+    var edge: FLVTagsToTS
+    /// TS datagrams made since the last flush, sent once per source read burst.
+    var pending: [[UInt8]] = []
+    /// When the connection last could not take a datagram (monotonic ns), 0 while it takes them.
+    var unwritableSince: UInt64 = 0
+    let hasVideo: Bool
+    let hasAudio: Bool
+
+    init(index: Int, name: String, url: SRTURL, hasVideo: Bool, hasAudio: Bool) {
+        self.index = index
+        self.name = name
+        self.url = url
+        self.hasVideo = hasVideo
+        self.hasAudio = hasAudio
+        edge = FLVTagsToTS(expectsVideo: hasVideo, expectsAudio: hasAudio)
+        progress.status = .connecting
+    }
+}
+
+extension RelaySession {
+    func srtOutput(_ index: Int) -> SRTOutputLink? {
+        srtOutputs.first { $0.index == index }
+    }
+
+    func connect(_ output: SRTOutputLink) {
+        guard !ending else { return }
+        output.generation += 1
+        let generation = output.generation
+        output.ready = false
+        core.outputGone(output.index)
+        output.edge = FLVTagsToTS(expectsVideo: output.hasVideo, expectsAudio: output.hasAudio)
+        output.pending.removeAll()
+        let index = output.index
+        let opened: (@escaping @Sendable (Result<SRTConnection, SRTError>) -> Void) -> Void = { [url = output.url, networkTimeout] done in
+            if url.mode == .listener {
+                SRTConnection.acceptOne(on: url.transportOptions, timeout: nil, completion: done)
+            } else {
+                SRTConnection.connect(to: url.transportOptions, timeout: networkTimeout, completion: done)
+            }
+        }
+        opened { [self] result in
+            loop.execute { [self] in
+                guard let output = srtOutput(index), output.generation == generation, !ending else {
+                    if case let .success(connection) = result { connection.close() }
+                    return
+                }
+                switch result {
+                case let .success(connection):
+                    output.connection = connection
+                    connection.start(receive: { _ in }, closed: { [self] reason in
+                        loop.execute { [self] in srtOutputLost(index, generation, reason.description) }
+                    })
+                    output.ready = true
+                    output.failures = 0
+                    output.progress.status = .running
+                    replaySRT(to: output)
+                case let .failure(error):
+                    srtOutputLost(index, generation, "\(error)")
+                }
+            }
+        }
+    }
+
+    /// A ready output starts from the kept key frame instead of waiting for the next one.
+    func replaySRT(to output: SRTOutputLink) {
+        let replay = core.outputReady(output.index)
+        guard !replay.isEmpty else { return }
+        apply(replay)
+        flushOutputs(receivedAt: 0)
+    }
+
+    func encode(_ message: Message, to output: SRTOutputLink) {
+        guard output.ready else { return }
+        do {
+            try output.edge.write(FLVTag(typeID: message.typeID, timestamp: Int64(message.timestamp), body: message.payload),
+                                  into: &output.pending)
+        } catch {
+            srtOutputLost(output.index, output.generation, "\(error)", permanent: true)
+            return
+        }
+        let kind = RelayCore.Kind(message)
+        if kind.isFrame {
+            output.progress.packets += 1
+            if kind.role == .videoFrame { output.progress.videoFrames += 1 }
+        }
+    }
+
+    /// Sends each output's datagrams of this read burst; a full send buffer drops the rest (the core then waits for the
+    /// next keyframe for this output).
+    func flushSRTOutputs() {
+        for output in srtOutputs where !output.pending.isEmpty {
+            guard let connection = output.connection else {
+                output.pending.removeAll(keepingCapacity: true)
+                continue
+            }
+            output.edge.flushPartialDatagram(into: &output.pending)
+            for datagram in output.pending {
+                switch connection.send(datagram) {
+                case .sent:
+                    output.progress.bytes += Int64(datagram.count)
+                case .wouldBlock:
+                    output.progress.drops += 1
+                    if output.unwritableSince == 0 { output.unwritableSince = RelaySession.now() }
+                    core.outputWritable(output.index, false)
+                case let .failed(error):
+                    output.pending.removeAll(keepingCapacity: true)
+                    srtOutputLost(output.index, output.generation, "\(error)")
+                    return
+                }
+            }
+            output.pending.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Before a read burst: which SRT outputs can take more now.
+    func noteSRTWritability() {
+        for output in srtOutputs where output.ready {
+            let writable = output.connection?.isWritable ?? false
+            if writable { output.unwritableSince = 0 }
+            core.outputWritable(output.index, writable)
+        }
+    }
+
+    func srtOutputLost(_ index: Int, _ generation: Int, _ error: String, permanent: Bool = false) {
+        guard !ending, let output = srtOutput(index), output.generation == generation else { return }
+        output.generation += 1
+        output.connection?.close()
+        output.connection = nil
+        output.ready = false
+        output.pending.removeAll()
+        output.failures += 1
+        output.progress.lastError = error
+        if permanent || output.failures > options.reconnect.attempts {
+            output.progress.status = .failed
+            core.outputGone(index, failed: true)
+            if outputs.allSatisfy({ $0.progress.status == .failed }) && srtOutputs.allSatisfy({ $0.progress.status == .failed }),
+               !permanent || fileOutputs.isEmpty {
+                finish(.failure(.allOutputsFailed(name: options.inputName, lastError: error)))
+            }
+            return
+        }
+        output.progress.status = .reconnecting
+        core.outputGone(index)
+        let delay = options.reconnect.delay(beforeAttempt: output.failures)
+        output.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in
+            guard !ending else { return }
+            output.progress.reconnects += 1
+            connect(output)
+        }
+    }
+
+    /// The job ends: what is pending goes out, then each connection closes.
+    func closeSRTOutputs() {
+        flushSRTOutputs()
+        for output in srtOutputs {
+            output.retry?.cancel()
+            if output.ready {
+                output.progress.status = .finished
+            } else if output.progress.status != .failed {
+                output.progress.status = .failed
+                if output.progress.lastError == nil { output.progress.lastError = "the job ended before the output connected" }
+            }
+            output.connection?.close()
+            output.connection = nil
+        }
+    }
+}
+
+extension SRTURL {
+    /// The transport's options for this address.
+    var transportOptions: SRTOptions {
+        SRTOptions(host: host, port: port, streamID: streamID, passphrase: passphrase, latencyMilliseconds: latencyMilliseconds,
+                   keyLength: keyLength)
+    }
+}
