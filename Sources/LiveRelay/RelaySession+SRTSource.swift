@@ -7,14 +7,14 @@ import RTMP
 import SRTTransport
 
 /// An SRT source: a caller pulling the job's input (reconnected with backoff, as an RTMP pull is), or the publisher the
-/// shared SRT port routed here. Its MPEG-TS becomes the relay's FLV tags at the edge (`TSToFLVTags`), so everything
+/// shared SRT port routed here. Its MPEG-TS becomes the relay's FLV tags at the edge (`TSToFLVConverter`), so everything
 /// after `deliver` is the same as for RTMP.
 struct SRTSource {
     var connection: SRTConnection?
     /// The listen job's claim on its SRT port.
     var route: SRTIngestRoute?
     /// The TS of the current connection, read into tags; a new connection starts a new one.
-    var edge = TSToFLVTags()
+    var edge = TSToFLVConverter()
     /// Tags of one read burst (kept to reuse its storage).
     var messages: [Message] = []
 }
@@ -30,8 +30,8 @@ extension RelaySession {
         pullSource.stalledClose = false
         pullSource.openedAt = RelaySession.now()
         timeline.beginSegment()
-        srt.edge = TSToFLVTags()
-        SRTConnection.connect(to: url.transportOptions, timeout: networkTimeout) { [self] result in
+        srt.edge = TSToFLVConverter()
+        SRTConnection.connect(to: url, timeout: .milliseconds(Int(networkTimeout * 1000))) { [self] result in
             loop.execute { [self] in
                 switch result {
                 case let .success(connection):
@@ -54,12 +54,12 @@ extension RelaySession {
 
     func srtSourceClosed(_ generation: Int, reason: SRTCloseReason?) {
         guard generation == pullSource.generation, !ending else { return }
-        if let reason, !reason.isPeerClose { pullSource.lastError = reason.description }
+        if let reason, !reason.endsStream { pullSource.lastError = reason.text }
         srt.connection?.close()
         srt.connection = nil
         flushSRTEdge()
         // A peer that closed its side ended its stream; silence or an error did not.
-        sourceLost(generation, clean: reason?.isPeerClose ?? input.lastEndClean)
+        sourceLost(generation, clean: reason?.endsStream ?? input.lastEndClean)
     }
 
     // MARK: Listen (the shared SRT port)
@@ -68,7 +68,7 @@ extension RelaySession {
     func srtPublisherAttached(_ token: Int, connection: SRTConnection) {
         publisher.token = token
         srt.connection = connection
-        srt.edge = TSToFLVTags()
+        srt.edge = TSToFLVConverter()
         input.connections += 1
         timeline.beginSegment()
         if ending { connection.close() }
@@ -84,7 +84,7 @@ extension RelaySession {
         flushSRTEdge()
         publisher.token = 0
         srt.connection = nil
-        input.lastEndClean = reason.isPeerClose
+        input.lastEndClean = reason.endsStream
     }
 
     // MARK: Media
@@ -92,20 +92,31 @@ extension RelaySession {
     /// One read burst of TS from the current connection (`generation` for a pull, nil for a publisher).
     func srtMedia(_ bytes: [UInt8], generation: Int?) {
         if let generation, generation != pullSource.generation { return }
-        let receivedAt = RelaySession.measuresLatency ? RelaySession.now() : 0
-        srt.messages.removeAll(keepingCapacity: true)
-        for tag in srt.edge.feed(bytes) { srt.messages.append(Message(tag: tag)) }
-        if srt.messages.isEmpty {
-            progress.bytesIn += Int64(bytes.count)
-            return
-        }
-        deliver(srt.messages, receivedAt: receivedAt, bytes: bytes.count)
+        relayEdge(srt.edge.feed(bytes), bytes: bytes.count)
     }
 
     /// The last access units held by the edge (it waits for the next PES to know one ended) go out when the connection does.
     func flushSRTEdge() {
-        let tail = srt.edge.flush().map(Message.init(tag:))
-        if !tail.isEmpty { deliver(tail, receivedAt: 0, bytes: 0) }
+        relayEdge(srt.edge.flush(), bytes: 0)
+    }
+
+    /// Relays what the edge made of a burst: its tags, and a restart of the input's clock as a new timeline segment.
+    func relayEdge(_ events: [TSToFLVEvent], bytes: Int) {
+        let receivedAt = RelaySession.measuresLatency ? RelaySession.now() : 0
+        srt.messages.removeAll(keepingCapacity: true)
+        var counted = false
+        for event in events {
+            switch event {
+            case let .tag(tag):
+                srt.messages.append(Message(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.data))
+            case .discontinuity:
+                deliver(srt.messages, receivedAt: receivedAt, bytes: counted ? 0 : bytes)
+                counted = true
+                srt.messages.removeAll(keepingCapacity: true)
+                timeline.beginSegment()
+            }
+        }
+        deliver(srt.messages, receivedAt: receivedAt, bytes: counted ? 0 : bytes)
     }
 
     func closeSRTSource() {
@@ -116,9 +127,19 @@ extension RelaySession {
     }
 }
 
-extension Message {
-    /// An FLV tag read from an SRT input's TS, as a message of the relay's media stream (1).
-    init(tag: FLVTag) {
-        self.init(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.body)
+extension SRTCloseReason {
+    /// The peer closed the connection or stopped answering: its stream ended, as an RTMP unpublish ends one (libsrt
+    /// tells the two apart nowhere); a failure to read is not an end.
+    var endsStream: Bool {
+        if case .broken = self { return true }
+        return false
+    }
+
+    /// The reason as the job's error names it.
+    var text: String {
+        switch self {
+        case let .broken(message): "the SRT connection broke: \(message)"
+        case let .failed(error): "\(error)"
+        }
     }
 }

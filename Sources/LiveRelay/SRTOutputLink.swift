@@ -5,9 +5,10 @@ import MediaJob
 import NIOCore
 import RTMP
 import SRTTransport
+import Synchronization
 
-/// One SRT output of a live job: MPEG-TS made from the relay's FLV tags at the edge (`FLVTagsToTS`), sent as 1,316-byte
-/// messages on a caller connection (or to the one reader of a listener), reconnected with backoff.
+/// One SRT output of a live job: MPEG-TS made from the relay's FLV tags at the edge (`FLVToTSConverter`), sent as
+/// 1,316-byte messages on a caller connection (or to the one reader of a listener), reconnected with backoff.
 /// `@unchecked Sendable`: touched only on the session's event loop.
 final class SRTOutputLink: @unchecked Sendable {
     let index: Int
@@ -21,11 +22,15 @@ final class SRTOutputLink: @unchecked Sendable {
     var failures = 0
     var retry: Scheduled<Void>?
     /// The TS of the current connection; a new connection starts a new one (PAT/PMT first, continuity from 0).
-    var edge: FLVTagsToTS
+    var edge: FLVToTSConverter
     /// TS datagrams made since the last flush, sent once per source read burst.
     var pending: [[UInt8]] = []
     /// When the connection last could not take a datagram (monotonic ns), 0 while it takes them.
     var unwritableSince: UInt64 = 0
+    /// The send buffer was full at the last flush: the core drops to the next keyframe for this output.
+    var blocked = false
+    /// The one reader's port while a `mode=listener` output waits for it.
+    var listener: SRTListener?
     let hasVideo: Bool
     let hasAudio: Bool
 
@@ -35,7 +40,7 @@ final class SRTOutputLink: @unchecked Sendable {
         self.url = url
         self.hasVideo = hasVideo
         self.hasAudio = hasAudio
-        edge = FLVTagsToTS(expectsVideo: hasVideo, expectsAudio: hasAudio)
+        edge = FLVToTSConverter(expectsVideo: hasVideo, expectsAudio: hasAudio)
         progress.status = .connecting
     }
 }
@@ -51,17 +56,11 @@ extension RelaySession {
         let generation = output.generation
         output.ready = false
         core.outputGone(output.index)
-        output.edge = FLVTagsToTS(expectsVideo: output.hasVideo, expectsAudio: output.hasAudio)
+        output.edge = FLVToTSConverter(expectsVideo: output.hasVideo, expectsAudio: output.hasAudio)
         output.pending.removeAll()
+        output.blocked = false
         let index = output.index
-        let opened: (@escaping @Sendable (Result<SRTConnection, SRTError>) -> Void) -> Void = { [url = output.url, networkTimeout] done in
-            if url.mode == .listener {
-                SRTConnection.acceptOne(on: url.transportOptions, timeout: nil, completion: done)
-            } else {
-                SRTConnection.connect(to: url.transportOptions, timeout: networkTimeout, completion: done)
-            }
-        }
-        opened { [self] result in
+        let opened: @Sendable (Result<SRTConnection, SRTError>) -> Void = { [self] result in
             loop.execute { [self] in
                 guard let output = srtOutput(index), output.generation == generation, !ending else {
                     if case let .success(connection) = result { connection.close() }
@@ -69,9 +68,11 @@ extension RelaySession {
                 }
                 switch result {
                 case let .success(connection):
+                    output.listener?.close()
+                    output.listener = nil
                     output.connection = connection
                     connection.start(receive: { _ in }, closed: { [self] reason in
-                        loop.execute { [self] in srtOutputLost(index, generation, reason.description) }
+                        loop.execute { [self] in srtOutputLost(index, generation, reason.text) }
                     })
                     output.ready = true
                     output.failures = 0
@@ -81,6 +82,33 @@ extension RelaySession {
                     srtOutputLost(index, generation, "\(error)")
                 }
             }
+        }
+        if output.url.mode == .listener {
+            listen(for: output, opened)
+        } else {
+            SRTConnection.connect(to: output.url, timeout: .milliseconds(Int(networkTimeout * 1000)), completion: opened)
+        }
+    }
+
+    /// `mode=listener`: the output's own port waits for one reader (with the output's passphrase), then closes.
+    func listen(for output: SRTOutputLink, _ opened: @escaping @Sendable (Result<SRTConnection, SRTError>) -> Void) {
+        let slot = ReaderSlot()
+        do {
+            output.listener = try SRTListener(
+                host: output.url.host, port: UInt16(output.url.port), latencyMilliseconds: output.url.latencyMilliseconds ?? SRTURL.defaultLatencyMilliseconds,
+                admit: { [passphrase = output.url.passphrase] _, _ in
+                    slot.isTaken ? .refuse(reason: "this output already has its reader", code: .conflict) : .accept(passphrase: passphrase)
+                },
+                onAccept: { connection, _ in
+                    guard slot.take() else {
+                        connection.close()
+                        return
+                    }
+                    opened(.success(connection))
+                },
+                onRefused: { [report = engine.report, name = output.name] peer, reason in report("SRT reader from \(peer) refused by \(name): \(reason)") })
+        } catch {
+            opened(.failure(error))
         }
     }
 
@@ -94,9 +122,9 @@ extension RelaySession {
 
     func encode(_ message: Message, to output: SRTOutputLink) {
         guard output.ready else { return }
+        guard let type = FLVTagType(rawValue: message.typeID) else { return }
         do {
-            try output.edge.write(FLVTag(typeID: message.typeID, timestamp: Int64(message.timestamp), body: message.payload),
-                                  into: &output.pending)
+            output.pending += try output.edge.feed(FLVStreamTag(type: type, timestamp: Int64(message.timestamp), data: message.payload))
         } catch {
             srtOutputLost(output.index, output.generation, "\(error)", permanent: true)
             return
@@ -116,12 +144,13 @@ extension RelaySession {
                 output.pending.removeAll(keepingCapacity: true)
                 continue
             }
-            output.edge.flushPartialDatagram(into: &output.pending)
-            for datagram in output.pending {
+            for datagram in output.pending where !output.blocked {
                 switch connection.send(datagram) {
                 case .sent:
                     output.progress.bytes += Int64(datagram.count)
+                    output.unwritableSince = 0
                 case .wouldBlock:
+                    output.blocked = true
                     output.progress.drops += 1
                     if output.unwritableSince == 0 { output.unwritableSince = RelaySession.now() }
                     core.outputWritable(output.index, false)
@@ -135,12 +164,12 @@ extension RelaySession {
         }
     }
 
-    /// Before a read burst: which SRT outputs can take more now.
+    /// Before a read burst: an output whose send buffer was full is offered the stream again (libsrt says nothing when
+    /// the buffer drains); the core lets it start again from a keyframe, and a buffer still full drops again.
     func noteSRTWritability() {
         for output in srtOutputs where output.ready {
-            let writable = output.connection?.isWritable ?? false
-            if writable { output.unwritableSince = 0 }
-            core.outputWritable(output.index, writable)
+            output.blocked = false
+            core.outputWritable(output.index, true)
         }
     }
 
@@ -149,6 +178,8 @@ extension RelaySession {
         output.generation += 1
         output.connection?.close()
         output.connection = nil
+        output.listener?.close()
+        output.listener = nil
         output.ready = false
         output.pending.removeAll()
         output.failures += 1
@@ -174,9 +205,12 @@ extension RelaySession {
 
     /// The job ends: what is pending goes out, then each connection closes.
     func closeSRTOutputs() {
+        for output in srtOutputs where output.ready { output.pending += output.edge.flush() }
         flushSRTOutputs()
         for output in srtOutputs {
             output.retry?.cancel()
+            output.listener?.close()
+            output.listener = nil
             if output.ready {
                 output.progress.status = .finished
             } else if output.progress.status != .failed {
@@ -189,10 +223,12 @@ extension RelaySession {
     }
 }
 
-extension SRTURL {
-    /// The transport's options for this address.
-    var transportOptions: SRTOptions {
-        SRTOptions(host: host, port: port, streamID: streamID, passphrase: passphrase, latencyMilliseconds: latencyMilliseconds,
-                   keyLength: keyLength)
-    }
+/// The one reader a `mode=listener` output takes: the first handshake to finish wins, later ones are refused.
+final class ReaderSlot: Sendable {
+    private let taken = Atomic<Bool>(false)
+
+    var isTaken: Bool { taken.load(ordering: .acquiring) }
+
+    /// True for the first caller only.
+    func take() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
 }
