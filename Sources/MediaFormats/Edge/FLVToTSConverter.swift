@@ -42,6 +42,7 @@ public struct FLVToTSConverter: Sendable {
         /// Times the program was replaced (a codec added or changed).
         public var programChanges = 0
 
+        /// Nothing counted yet.
         public init() {}
     }
 

@@ -77,6 +77,7 @@ public struct TSToFLVConverter: Sendable {
         /// Access units still on the previous clock, completed after the new one had started: dropped.
         public var accessUnitsFromPreviousClock = 0
 
+        /// Nothing counted yet.
         public init() {}
     }
 
@@ -152,10 +153,11 @@ public struct TSToFLVConverter: Sendable {
         return output
     }
 
-    /// Takes the first video and audio streams of the program (the first program whose PMT arrives); a stream whose PID
-    /// or codec changed starts over (new sequence header, then its first keyframe).
+    /// Takes the first video and audio streams of the program (the first program whose PMT arrives, or another once a
+    /// new PAT or PMT left it without streams); a stream whose PID or codec changed starts over (new sequence header,
+    /// then its first keyframe).
     private mutating func select(_ pmt: ProgramMapTable) {
-        guard programNumber == nil || programNumber == pmt.programNumber else { return }
+        guard programNumber == nil || programNumber == pmt.programNumber || (video == nil && audio == nil) else { return }
         programNumber = pmt.programNumber
         pcrPID = pmt.pcrPID
         let videoEntry = pmt.streams.first { $0.codec.isVideo }

@@ -179,6 +179,28 @@ import Testing
         #expect(converter.statistics.ignoredAccessUnits == 1)
     }
 
+    @Test func aNewProgramInThePATIsFollowed() throws {
+        // Program 1 on PMT PID 0x1000, then (a new source behind the same SRT socket) program 2 on PMT PID 0x1001.
+        var out: [UInt8] = []
+        for (number, pmtPID) in [(UInt16(1), UInt16(0x1000)), (2, 0x1001)] {
+            var configuration = TSMuxer.Configuration(streams: [.audio(.aac)])
+            configuration.programNumber = number
+            configuration.pmtPID = pmtPID
+            var muxer = try TSMuxer(configuration: configuration)
+            // 8 frames span 150 ms: the tables go out twice, so the second PAT's counter is not taken for a duplicate.
+            for index in 0..<8 {
+                try muxer.write(.init(pid: TSMuxer.defaultAudioPID, pts: 9000 + Int64(index) * 1920, payload: [1, 2, 3, UInt8(index)],
+                                      audioSpecificConfig: S.aacConfig), into: &out)
+            }
+        }
+        let (events, converter) = E.flv(out)
+        // A sequence header (AACPacketType 0) and 8 frames from each program; the second's clock runs as the first's did
+        // (a step back of 150 ms: not a new clock).
+        let program = ["0@0"] + [0, 21, 43, 64, 85, 107, 128, 149].map { "1@\($0)" }
+        #expect(E.tags(events).map { "\($0.data[1])@\($0.timestamp)" } == program + program)
+        #expect(converter.statistics.ignoredAccessUnits == 0)
+    }
+
     @Test func resetForgetsTheStream() throws {
         let ts = try E.ts(try E.stream(video: .h264, audio: .aac, frames: 5), expectsVideo: true, expectsAudio: true).bytes
         var converter = TSToFLVConverter()
