@@ -105,9 +105,13 @@ public struct TSMuxer: Sendable {
     private var videoPreparers: [UInt16: TSVideoAccessUnitPreparer] = [:]
     private var lastTablesTime: Int64?
     private var lastPCR: Int64?
+    /// The PMT's version_number (5 bits), advanced by `replaceProgram(with:)`.
+    private let pmtVersion: UInt8
 
     /// A muxer for `configuration`; PIDs must be distinct, outside the reserved range and apart from the PMT's.
-    public init(configuration: Configuration) throws {
+    public init(configuration: Configuration) throws { try self.init(configuration: configuration, pmtVersion: 0) }
+
+    private init(configuration: Configuration, pmtVersion: UInt8) throws {
         let streams = configuration.streams
         guard !streams.isEmpty else {
             throw MediaFormatError.invalid(structure: "TS muxer configuration", reason: "no elementary streams")
@@ -130,8 +134,9 @@ public struct TSMuxer: Sendable {
         pat = ProgramAssociationTable(
             transportStreamID: configuration.transportStreamID,
             programs: [.init(programNumber: configuration.programNumber, pid: configuration.pmtPID)]).section
+        self.pmtVersion = pmtVersion
         pmt = try ProgramMapTable(
-            programNumber: configuration.programNumber, pcrPID: pcrPID,
+            programNumber: configuration.programNumber, version: pmtVersion, pcrPID: pcrPID,
             streams: streams.map { ProgramMapTable.ElementaryStream(codec: $0.codec, pid: $0.pid) }).section()
         for stream in streams where stream.codec.isVideo {
             videoPreparers[stream.pid] = try TSVideoAccessUnitPreparer(codec: stream.codec, extradata: stream.extradata)
@@ -140,6 +145,17 @@ public struct TSMuxer: Sendable {
 
     /// A muxer with default PIDs and intervals for the given streams.
     public init(streams: [Stream]) throws { try self.init(configuration: Configuration(streams: streams)) }
+
+    /// Goes on with the same output but a new program (a codec added or changed): continuity counters and the PCR
+    /// carry on, and the PMT takes the next version_number (§2.4.4.9) so receivers read it again; the tables go out
+    /// before the next access unit.
+    public mutating func replaceProgram(with configuration: Configuration) throws {
+        // version_number is 5 bits: it wraps after 31.
+        var next = try TSMuxer(configuration: configuration, pmtVersion: (pmtVersion + 1) & 0x1F)
+        next.packetizer = packetizer
+        next.lastPCR = lastPCR
+        self = next
+    }
 
     /// Appends the PAT and PMT now (a receiver joining mid-stream, or a new output).
     public mutating func writeTables(into out: inout [UInt8]) throws {
