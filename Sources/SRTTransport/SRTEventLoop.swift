@@ -60,18 +60,23 @@ final class SRTEventLoop: @unchecked Sendable {
         do {
             try srtCall("srt_epoll_add_usock", srt_epoll_add_usock(eid, socket, &events))
         } catch {
-            condition.withLock { targets[socket] = nil }
+            let removed = condition.withLock { targets.removeValue(forKey: socket) }
+            // Released outside the lock: a target may hold the last reference to a connection, whose deinit locks.
+            withExtendedLifetime(removed) {}
             throw error
         }
     }
 
     /// Stops delivering to `socket`. From another thread, returns once a delivery in progress has ended.
     func unregister(_ socket: SRTSOCKET) {
-        condition.withLock {
-            targets[socket] = nil
+        let removed = condition.withLock { () -> (any SRTEventTarget)? in
+            let removed = targets.removeValue(forKey: socket)
             let onLoop = loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
             while delivering == socket && !onLoop { condition.wait() }
+            return removed
         }
+        // Released outside the lock: a target may hold the last reference to a connection, whose deinit locks.
+        withExtendedLifetime(removed) {}
         // Fails only for a socket libsrt already closed, which left every epoll then.
         _ = try? srtCall("srt_epoll_remove_usock", srt_epoll_remove_usock(eid, socket))
     }

@@ -6,7 +6,8 @@ import Synchronization
 /// handshake (a wrong passphrase), is reported to `onRefused`.
 ///
 /// Threads: `admit` runs on libsrt's receive thread of this port, inside the handshake, so it must decide at once and
-/// must not close the listener; `onAccept` and `onRefused` run on `sluice-srt`. After `close()` returns neither runs.
+/// must not close an SRT socket (libsrt's receive thread would wait on itself); `onAccept` and `onRefused` run on
+/// `sluice-srt`. After `close()` returns neither runs.
 public final class SRTListener: Sendable {
     private let core: SRTListenerCore
     private let runtime: SRTRuntime
@@ -157,11 +158,14 @@ final class SRTListenerCore: SRTEventTarget {
                     streamID = try readStreamID(of: connection)
                 } catch {
                     closeSocket(connection)
+                    onRefused(peer, "the accepted connection's streamid could not be read: \(error)")
                     continue
                 }
                 onAccept(SRTConnection(socket: connection, loop: loop, peerAddress: peer, streamID: streamID), streamID)
             } catch {
-                // SRT_EASYNCRCV: nothing more to accept; anything else ends this round too (the epoll reports again).
+                // SRT_EASYNCRCV: nothing more to accept. Anything else means the listening socket itself is broken,
+                // which the level-triggered epoll would report again at once: stop watching it rather than spin.
+                if !error.wouldBlock { loop.unregister(socket) }
                 return
             }
         }

@@ -99,3 +99,9 @@ public struct SRTStreamID: Equatable, Sendable {
         self.init(resource: String(resource), mode: mode)
     }
 }
+
+extension SRTStreamID: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The mode only: the resource carries the stream key, so interpolation never shows it.
+    public var description: String { "streamid(\(mode.rawValue), resource ***)" }
+    public var debugDescription: String { description }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An `srt://host:port?streamid=…&passphrase=…&latency=…&pbkeylen=…&mode=caller|listener` URL, parsed and
 /// bounded. Pure: no socket, no resolver. Errors and `redacted` never show the passphrase or the streamid.
 ///
@@ -91,7 +93,8 @@ public struct SRTURL: Equatable, Sendable {
             let key = pair.prefix { $0 != "=" }
             guard key.endIndex < pair.endIndex else { throw .invalidURL(reason: "query key \(SRTError.quoted(key)) has no value") }
             guard seen.insert(key).inserted else { throw .invalidURL(reason: "query key \(SRTError.quoted(key)) appears twice") }
-            guard let value = Self.percentDecoded(pair[pair.index(after: key.endIndex)...]) else {
+            // Foundation's decoding: nil for a malformed escape or bytes that are not UTF-8.
+            guard let value = String(pair[pair.index(after: key.endIndex)...]).removingPercentEncoding else {
                 throw .invalidURL(reason: "the value of \(SRTError.quoted(key)) has a malformed %-escape")
             }
             switch key {
@@ -147,30 +150,6 @@ public struct SRTURL: Equatable, Sendable {
         if keyLength != 0 { query.append("pbkeylen=\(keyLength)") }
         if mode != .caller { query.append("mode=\(mode.rawValue)") }
         return "srt://\(hostPart):\(port)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
-    }
-
-    /// `%XX` decoded as UTF-8; nil for a malformed escape or bytes that are not UTF-8.
-    static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
 

@@ -86,6 +86,28 @@ struct SRTListenerTests {
         #expect(ingest.refused.count == 0)
     }
 
+    @Test("an IPv6 listener and caller carry data too")
+    func ipv6() async throws {
+        let received = ByteSink()
+        let accepted = Inbox<SRTConnection>()
+        let listener = try SRTListener(host: "::1", port: 0, admit: { _, _ in .accept(passphrase: nil) }, onAccept: { connection, _ in
+            connection.start(receive: received.append, closed: { _ in })
+            accepted.append(connection)
+        }, onRefused: { _, _ in })
+        defer {
+            for connection in accepted.all { connection.close() }
+            listener.close()
+        }
+        let caller = try await SRTTestPeers.connect(try SRTURL(parsing: "srt://[::1]:\(listener.boundPort)?streamid=publish:live/k")).get()
+        defer { caller.close() }
+        #expect(caller.peerAddress == "[::1]:\(listener.boundPort)")
+        let bytes = SRTTestPeers.pattern(SRTConnection.messageSize * 20, seed: 6)
+        try await SRTTestPeers.sendPaced(bytes, on: caller)
+        #expect(await eventually(timeout: .seconds(10)) { received.count >= bytes.count })
+        #expect(received.all == bytes)
+        #expect(accepted.all.first?.peerAddress.hasPrefix("[::1]:") == true)
+    }
+
     @Test("a wrong passphrase is refused: the caller hears why and the listener reports it within a second")
     func wrongPassphrase() async throws {
         let logged = Inbox<SRTLogMessage>()

@@ -24,7 +24,9 @@ struct SRTStreamIDTests {
 
     @Test("both conventions give the resource, mode, user and session", arguments: valid)
     func parsesValid(_ c: Valid) throws {
-        #expect(try SRTStreamID(parsing: c.text) == c.expected)
+        let id = try SRTStreamID(parsing: c.text)
+        #expect(id == c.expected)
+        #expect(!"\(id)".contains("KEY") && !String(reflecting: id).contains("KEY"))
     }
 
     struct Invalid: CustomTestStringConvertible, Sendable {
