@@ -100,9 +100,8 @@ final class SRTEventLoop: @unchecked Sendable {
     }
 
     private func run() {
-        // Set from the thread itself: set before `start()`, Foundation does not pass it on to the kernel's name,
-        // which ps and /proc show.
-        Thread.current.name = Self.threadName
+        // A failure leaves the inherited name, which costs only the name.
+        _ = sluice_name_this_thread(Self.threadName)
         condition.withLock { loopThread = pthread_self() }
         var reads = [SRTSOCKET](repeating: SRT_INVALID_SOCK, count: Self.eventsPerWait)
         var writes = [SRTSOCKET](repeating: SRT_INVALID_SOCK, count: Self.eventsPerWait)
