@@ -1,39 +1,44 @@
-/// An SRT address as a job names it: `srt://HOST:PORT?streamid=…&passphrase=…&latency=…&pbkeylen=…&mode=…`, the
-/// query keys FFmpeg's and srt-live-transmit's URLs use for the same options.
+import Foundation
+
+/// An `srt://host:port?streamid=…&passphrase=…&latency=…&pbkeylen=…&mode=caller|listener` URL, parsed and
+/// bounded. Pure: no socket, no resolver. Errors and `redacted` never show the passphrase or the streamid.
 ///
-/// Parsed once here, so the validator refuses a bad one by name before a job runs and the relay engine takes the
-/// fields as they are. Errors name the key that was wrong, never the value of a secret one (`streamid`, `passphrase`).
-public struct SRTURL: Sendable, Equatable {
-    /// Who opens the connection: `caller` connects to HOST:PORT; `listener` waits on it for one peer.
-    public enum Mode: String, Sendable, Equatable, CaseIterable {
+/// `#` is an ordinary character here, not a fragment: peers write access-control streamids (`#!::r=…`) into the
+/// query unescaped, as ffmpeg and srt-live-transmit accept them. Values may be percent-encoded.
+public struct SRTURL: Equatable, Sendable {
+    /// Which side of the handshake this end takes.
+    public enum Mode: String, Equatable, Sendable {
         case caller, listener
     }
 
+    /// The host to call, or the address to listen on (empty for a listener: every address).
     public var host: String
-    public var port: Int
-    /// What the peer is asked for (a caller) or must ask for (a listen job); the routing key on a shared port.
+    /// The UDP port; 0 only for a listener (an ephemeral port).
+    public var port: UInt16
+    /// The streamid sent in the handshake (SRTO_STREAMID), at most `maximumStreamIDLength` bytes.
     public var streamID: String?
-    /// AES key material for the connection; nil sends in the clear.
+    /// The encryption passphrase (SRTO_PASSPHRASE), `passphraseLengths` characters.
     public var passphrase: String?
-    /// The receiver's buffer against loss and jitter (SRTO_LATENCY); nil takes libsrt's default (120 ms).
-    public var latencyMilliseconds: Int?
-    /// AES key length in bytes (16, 24 or 32; 0 lets the sender choose); nil: libsrt's default.
-    public var keyLength: Int?
+    /// The receiver's buffering latency (SRTO_LATENCY), `latencyRange` milliseconds.
+    public var latencyMilliseconds: Int
+    /// The AES key length in bytes (SRTO_PBKEYLEN), one of `keyLengths`; 0 lets libsrt choose (16, or the caller's).
+    public var keyLength: Int
+    /// Caller (the default) or listener.
     public var mode: Mode
 
-    /// libsrt's own bounds for SRTO_PASSPHRASE.
-    public static let passphraseLength = 10...79
-    /// 20 ms is below any link's useful buffer; 8 s is beyond what a live restream can wait.
+    /// libsrt's bounds on a passphrase (SRTO_PASSPHRASE).
+    public static let passphraseLengths = 10...79
+    /// The latencies a job may ask for: below 20 ms retransmission cannot work; above 8 s is a file transfer.
     public static let latencyRange = 20...8000
-    /// SRTO_PBKEYLEN: 0 (the sender decides) or an AES key length in bytes.
+    /// libsrt's default receiver latency.
+    public static let defaultLatencyMilliseconds = 120
+    /// The key lengths SRTO_PBKEYLEN takes (0: libsrt's default).
     public static let keyLengths: Set<Int> = [0, 16, 24, 32]
-    /// Query keys this URL takes: the option names FFmpeg's srt:// URLs use.
-    public static let queryKeys = ["streamid", "passphrase", "latency", "pbkeylen", "mode"]
-    /// Query keys whose values are secrets: masked in every listing.
-    public static let secretKeys: Set<String> = ["streamid", "passphrase"]
+    /// libsrt's limit on SRTO_STREAMID.
+    public static let maximumStreamIDLength = 512
 
-    public init(host: String, port: Int, streamID: String? = nil, passphrase: String? = nil, latencyMilliseconds: Int? = nil,
-                keyLength: Int? = nil, mode: Mode = .caller) {
+    public init(host: String, port: UInt16, streamID: String? = nil, passphrase: String? = nil,
+                latencyMilliseconds: Int = SRTURL.defaultLatencyMilliseconds, keyLength: Int = 0, mode: Mode = .caller) {
         self.host = host
         self.port = port
         self.streamID = streamID
@@ -43,126 +48,113 @@ public struct SRTURL: Sendable, Equatable {
         self.mode = mode
     }
 
-    /// - Parameter url: `srt://HOST:PORT` with an optional query; `#` in a streamid (`#!::r=…`) is the streamid's
-    ///   own, not a fragment, and values may be percent-encoded.
-    public init(parsing url: String) throws(SRTURLError) {
-        guard url.count > 6, url.prefix(6).lowercased() == "srt://" else { throw .notSRT }
-        let rest = url.dropFirst(6)
-        let query = rest.firstIndex(of: "?")
-        let authority = rest[..<(query ?? rest.endIndex)]
-        guard !authority.contains("@") else { throw .credentials }
-        guard !authority.contains("/") else { throw .path }
-        (host, port) = try SRTURL.hostAndPort(authority)
-        mode = .caller
-        guard let query else { return }
-        var seen: Set<String> = []
-        for pair in rest[rest.index(after: query)...].split(separator: "&", omittingEmptySubsequences: true) {
-            let equals = pair.firstIndex(of: "=")
-            let key = String(pair[..<(equals ?? pair.endIndex)]).lowercased()
-            guard SRTURL.queryKeys.contains(key) else { throw .unknownKey(String(pair[..<(equals ?? pair.endIndex)])) }
-            guard seen.insert(key).inserted else { throw .repeatedKey(key) }
-            guard let equals else { throw .missingValue(key) }
-            guard let value = SRTURL.percentDecoded(pair[pair.index(after: equals)...]), !value.isEmpty else { throw .missingValue(key) }
-            try set(key, value)
+    /// Parses and checks an `srt://` URL.
+    /// - Parameter text: the URL as a job gives it.
+    /// - Throws: `SRTAddressError.invalidURL` naming the part that was wrong (never its secret value).
+    public init(parsing text: String) throws(SRTAddressError) {
+        guard text.lowercased().hasPrefix("srt://") else { throw .invalidURL(reason: "the scheme must be srt://") }
+        let rest = text.dropFirst("srt://".count)
+        let authority = rest.prefix { $0 != "?" }
+        let (host, port) = try Self.parseAuthority(authority)
+        self.init(host: host, port: port)
+        if authority.endIndex < rest.endIndex {
+            try applyQuery(rest[rest.index(after: authority.endIndex)...])
         }
+        try validate()
     }
 
-    private mutating func set(_ key: String, _ value: String) throws(SRTURLError) {
-        switch key {
-        case "streamid":
-            // libsrt's limit for SRTO_STREAMID.
-            guard value.utf8.count <= 512 else { throw .streamIDTooLong(value.utf8.count) }
-            streamID = value
-        case "passphrase":
-            guard SRTURL.passphraseLength.contains(value.count) else { throw .passphraseLength(value.count) }
-            passphrase = value
-        case "latency":
-            guard let number = Int(value), SRTURL.latencyRange.contains(number) else { throw .latency(value) }
-            latencyMilliseconds = number
-        case "pbkeylen":
-            guard let number = Int(value), SRTURL.keyLengths.contains(number) else { throw .keyLength(value) }
-            keyLength = number
-        default:
-            guard let given = Mode(rawValue: value.lowercased()) else { throw .mode(value) }
-            mode = given
+    /// `host:port`, `[v6]:port` or `:port`.
+    private static func parseAuthority(_ authority: Substring) throws(SRTAddressError) -> (String, UInt16) {
+        guard !authority.contains("@"), !authority.contains("/") else {
+            throw .invalidURL(reason: "only host:port may follow srt:// (no user, no path)")
         }
-    }
-
-    private static func hostAndPort(_ authority: Substring) throws(SRTURLError) -> (String, Int) {
-        let host: Substring, portText: Substring
+        let host: Substring
+        let portText: Substring
         if authority.hasPrefix("[") {
-            // An IPv6 literal: [::1]:9000.
-            guard let close = authority.firstIndex(of: "]"), authority[authority.index(after: close)...].hasPrefix(":") else { throw .port }
+            guard let close = authority.firstIndex(of: "]") else { throw .invalidURL(reason: "unclosed [ in the host") }
             host = authority[authority.index(after: authority.startIndex)..<close]
-            portText = authority[authority.index(close, offsetBy: 2)...]
+            let after = authority[authority.index(after: close)...]
+            guard after.hasPrefix(":") else { throw .invalidURL(reason: "the port is missing") }
+            portText = after.dropFirst()
         } else {
-            guard let colon = authority.lastIndex(of: ":") else { throw .port }
+            guard let colon = authority.lastIndex(of: ":") else { throw .invalidURL(reason: "the port is missing") }
             host = authority[..<colon]
             portText = authority[authority.index(after: colon)...]
+            guard !host.contains(":") else { throw .invalidURL(reason: "an IPv6 host must be in brackets") }
         }
-        guard let port = Int(portText), (1...65535).contains(port) else { throw .port }
-        guard !host.isEmpty else { throw .host }
+        guard let port = UInt16(portText) else { throw .invalidURL(reason: "the port '\(portText)' is not 0-65535") }
         return (String(host), port)
     }
 
-    /// `%XX` escapes decoded; nil for a broken escape or bytes that are not UTF-8.
-    static func percentDecoded(_ text: Substring) -> String? {
-        guard text.contains("%") else { return String(text) }
-        var bytes: [UInt8] = []
-        var utf8 = text.utf8[...]
-        while let byte = utf8.popFirst() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(value)
-            utf8 = utf8.dropFirst(2)
+    /// Applies `key=value&…`: every key once, each known by name.
+    private mutating func applyQuery(_ query: Substring) throws(SRTAddressError) {
+        var seen: Set<Substring> = []
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let key = pair.prefix { $0 != "=" }
+            guard key.endIndex < pair.endIndex else { throw .invalidURL(reason: "query key \(SRTAddressError.quoted(key)) has no value") }
+            guard seen.insert(key).inserted else { throw .invalidURL(reason: "query key \(SRTAddressError.quoted(key)) appears twice") }
+            // Foundation's decoding: nil for a malformed escape or bytes that are not UTF-8.
+            guard let value = String(pair[pair.index(after: key.endIndex)...]).removingPercentEncoding else {
+                throw .invalidURL(reason: "the value of \(SRTAddressError.quoted(key)) has a malformed %-escape")
+            }
+            switch key {
+            case "streamid": streamID = value
+            case "passphrase": passphrase = value
+            case "latency":
+                guard let milliseconds = Int(value) else { throw .invalidURL(reason: "latency '\(value)' is not a number of milliseconds") }
+                latencyMilliseconds = milliseconds
+            case "pbkeylen":
+                guard let length = Int(value) else { throw .invalidURL(reason: "pbkeylen '\(value)' is not a number") }
+                keyLength = length
+            case "mode":
+                guard let mode = Mode(rawValue: value) else { throw .invalidURL(reason: "mode '\(value)' is not caller or listener") }
+                self.mode = mode
+            default:
+                throw .invalidURL(reason: "unknown query key \(SRTAddressError.quoted(key)) (known: streamid, passphrase, latency, pbkeylen, mode)")
+            }
         }
-        return String(validating: bytes, as: UTF8.self)
     }
 
-    /// `srt://HOST:PORT?streamid=***&passphrase=***&latency=200`: the options a listing may show, secrets masked.
+    /// The bounds every URL holds to, however it was made.
+    public func validate() throws(SRTAddressError) {
+        if mode == .caller {
+            guard !host.isEmpty else { throw .invalidURL(reason: "a caller needs a host") }
+            guard port != 0 else { throw .invalidURL(reason: "a caller needs a port other than 0") }
+        }
+        guard Self.latencyRange.contains(latencyMilliseconds) else {
+            throw .invalidURL(reason: "latency \(latencyMilliseconds) ms is outside \(Self.latencyRange.lowerBound)-\(Self.latencyRange.upperBound) ms")
+        }
+        guard Self.keyLengths.contains(keyLength) else { throw .invalidURL(reason: "pbkeylen \(keyLength) is not 0, 16, 24 or 32") }
+        if let passphrase {
+            guard Self.passphraseLengths.contains(passphrase.count) else {
+                throw .invalidURL(reason: "the passphrase must be \(Self.passphraseLengths.lowerBound)-\(Self.passphraseLengths.upperBound) characters (it has \(passphrase.count))")
+            }
+        } else if keyLength != 0 {
+            throw .invalidURL(reason: "pbkeylen needs a passphrase")
+        }
+        if let streamID {
+            guard !streamID.isEmpty else { throw .invalidURL(reason: "the streamid is empty") }
+            guard streamID.utf8.count <= Self.maximumStreamIDLength else {
+                throw .invalidURL(reason: "the streamid is longer than \(Self.maximumStreamIDLength) bytes")
+            }
+        }
+    }
+
+    /// The URL with the passphrase and streamid values shown as `***`: what logs, events and listings show.
     public var redacted: String {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
         var query: [String] = []
-        if streamID != nil { query.append("streamid=\(Redaction.mask)") }
-        if passphrase != nil { query.append("passphrase=\(Redaction.mask)") }
-        if let latencyMilliseconds { query.append("latency=\(latencyMilliseconds)") }
-        if let keyLength { query.append("pbkeylen=\(keyLength)") }
-        if mode == .listener { query.append("mode=listener") }
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "srt://\(shownHost):\(port)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        if streamID != nil { query.append("streamid=***") }
+        if passphrase != nil { query.append("passphrase=***") }
+        if latencyMilliseconds != Self.defaultLatencyMilliseconds { query.append("latency=\(latencyMilliseconds)") }
+        if keyLength != 0 { query.append("pbkeylen=\(keyLength)") }
+        if mode != .caller { query.append("mode=\(mode.rawValue)") }
+        return "srt://\(hostPart):\(port)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 }
 
-/// Why a string is not an SRT URL a job can use; the text never quotes a secret value.
-public enum SRTURLError: Error, Sendable, Equatable, CustomStringConvertible {
-    case notSRT
-    case credentials
-    case path
-    case host
-    case port
-    case unknownKey(String)
-    case repeatedKey(String)
-    case missingValue(String)
-    case streamIDTooLong(Int)
-    case passphraseLength(Int)
-    case latency(String)
-    case keyLength(String)
-    case mode(String)
-
-    public var description: String {
-        switch self {
-        case .notSRT: "is not an srt:// URL"
-        case .credentials: "an SRT URL carries no user or password before the host; use passphrase= (and streamid=)"
-        case .path: "an SRT URL has no path: name the stream with streamid= (srt://HOST:PORT?streamid=…)"
-        case .host: "names no host"
-        case .port: "needs a port from 1 to 65535 (srt://HOST:PORT)"
-        case let .unknownKey(key): "SRT option \"\(SpecValidator.shortened(key))\" is not known; use \(SRTURL.queryKeys.joined(separator: ", "))"
-        case let .repeatedKey(key): "SRT option \(key) is given twice"
-        case let .missingValue(key): "SRT option \(key) has no value"
-        case let .streamIDTooLong(length): "the SRT streamid is \(length) bytes; at most 512"
-        case let .passphraseLength(length): "the SRT passphrase must be \(SRTURL.passphraseLength.lowerBound) to \(SRTURL.passphraseLength.upperBound) characters, got \(length)"
-        case let .latency(value): "SRT latency must be whole milliseconds from \(SRTURL.latencyRange.lowerBound) to \(SRTURL.latencyRange.upperBound), got \"\(SpecValidator.shortened(value))\""
-        case let .keyLength(value): "SRT pbkeylen must be 0, 16, 24 or 32, got \"\(SpecValidator.shortened(value))\""
-        case let .mode(value): "SRT mode must be caller or listener, got \"\(SpecValidator.shortened(value))\""
-        }
-    }
+extension SRTURL: CustomStringConvertible, CustomDebugStringConvertible {
+    /// Redacted, so string interpolation never leaks a secret.
+    public var description: String { redacted }
+    public var debugDescription: String { redacted }
 }

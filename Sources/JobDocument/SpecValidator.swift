@@ -152,7 +152,7 @@ struct SpecValidator {
             return false
         }
         if scheme == "srt" {
-            do throws(SRTURLError) { _ = try SRTURL(parsing: url) } catch {
+            do throws(SRTAddressError) { try SpecValidator.checkSRTAddress(url) } catch {
                 problem(path, error.description)
                 return false
             }
@@ -288,7 +288,7 @@ struct SpecValidator {
             let isSRT = scheme == "srt"
             let isNetwork = scheme == "rtmp" || scheme == "rtmps" || isSRT
             if isSRT {
-                do throws(SRTURLError) { _ = try SRTURL(parsing: url) } catch {
+                do throws(SRTAddressError) { try SpecValidator.checkSRTAddress(url) } catch {
                     problem("\(path).url", error.description)
                     continue
                 }
@@ -381,9 +381,26 @@ extension SpecValidator {
         if url.mode == .listener {
             problem("input.url", "an SRT input waits for its publisher with \"listen\": true (the worker's shared SRT port), not mode=listener")
         }
-        if input.listen, url.streamID == nil {
+        guard input.listen else { return }
+        guard let streamID = url.streamID else {
             problem("input.url", "a listening SRT input needs the streamid its publisher sends: srt://HOST:PORT?streamid=publish:live/KEY")
+            return
         }
+        do throws(SRTAddressError) {
+            guard try SRTStreamID(parsing: streamID).mode == .publish else {
+                problem("input.url", "a listening SRT input's streamid names a publish (publish:live/KEY or #!::r=live/KEY,m=publish), not a read")
+                return
+            }
+        } catch {
+            problem("input.url", error.description)
+        }
+    }
+
+    /// An SRT URL a job can use: one that parses, with a port a peer can reach (0 picks none).
+    static func checkSRTAddress(_ text: String) throws(SRTAddressError) {
+        let url = try SRTURL(parsing: text)
+        guard url.port != 0 else { throw .invalidURL(reason: "a job's SRT URL needs a port from 1 to 65535") }
+        guard !url.host.isEmpty else { throw .invalidURL(reason: "a job's SRT URL needs a host (0.0.0.0 listens on every address)") }
     }
 
     /// A listener checks the publisher's application and stream key against its URL, so both must be

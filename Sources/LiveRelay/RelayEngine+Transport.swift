@@ -3,6 +3,7 @@
 // like a live copy job's, so reconnects, drop-to-keyframe, late joiners, RTMPS verification and the shared ingest
 // port are the same.
 import Foundation
+import JobDocument
 import MediaJob
 import NIOCore
 

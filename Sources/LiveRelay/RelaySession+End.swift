@@ -20,8 +20,7 @@ extension RelaySession {
         publisher.channel = nil
         if let route = publisher.route { engine.ingest.unregister(route) }
         closeSRTSource()
-        closeSRTOutputs()
-        var closing: [EventLoopFuture<Void>] = []
+        var closing = closeSRTOutputs()
         for output in outputs {
             output.retry?.cancel()
             output.readyTimeout?.cancel()

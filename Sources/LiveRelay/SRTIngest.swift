@@ -43,7 +43,7 @@ final class SRTIngestRegistry: @unchecked Sendable {
     /// Claims the streamid of `url` on its host:port for `session`, opening the port if no job listens on it yet.
     func register(_ url: SRTURL, session: RelaySession) -> Result<SRTIngestRoute, MediaJobError> {
         let key = SRTIngestRegistry.key(url)
-        guard let streamID = url.streamID, let wanted = SRTStreamID(parsing: streamID), wanted.mode == .publish else {
+        guard let streamID = url.streamID, let wanted = try? SRTStreamID(parsing: streamID), wanted.mode == .publish else {
             return .failure(.liveInput(name: session.options.inputName,
                                        reason: "the streamid must name what the publisher sends (publish:live/KEY or #!::r=live/KEY,m=publish)"))
         }
@@ -75,7 +75,7 @@ final class SRTIngestRegistry: @unchecked Sendable {
     private func open(key: String, url: SRTURL) -> String? {
         do {
             let listener = try SRTListener(
-                host: url.host, port: url.port,
+                host: url.host, port: url.port, latencyMilliseconds: url.latencyMilliseconds,
                 admit: { [self] streamID, peer in admit(key: key, streamID: streamID, peer: peer) },
                 onAccept: { [self] connection, streamID in accepted(key: key, connection: connection, streamID: streamID) },
                 onRefused: { [report] peer, reason in report("SRT publisher from \(peer) refused on \(key): \(reason)") })
@@ -98,14 +98,14 @@ final class SRTIngestRegistry: @unchecked Sendable {
         case let .success(route): return .accept(passphrase: route.passphrase)
         case let .failure(refusal):
             report("SRT publisher from \(peer) refused on \(key): \(refusal.reason)")
-            return .refuse(reason: refusal.reason)
+            return .refuse(reason: refusal.reason, code: refusal.code)
         }
     }
 
     /// The route a streamid names, compared in constant time against every route (the time taken does not say which
     /// key came close).
     private func routeLocked(key: String, streamID: String) -> Result<SRTIngestRoute, SRTRefusal> {
-        guard let asked = SRTStreamID(parsing: streamID) else { return .failure(.badStreamID) }
+        guard let asked = try? SRTStreamID(parsing: streamID) else { return .failure(.badStreamID) }
         guard asked.mode == .publish else { return .failure(.notPublishing) }
         var match: SRTIngestRoute?
         for route in listeners[key]?.routes ?? [] where constantTimeEquals(route.resource, asked.resource) { match = route }
@@ -172,6 +172,16 @@ enum SRTRefusal: Error {
         case .notPublishing: "the streamid asks to read; this port takes publishers only"
         case .unknownStreamID: "the streamid names no job waiting on this port"
         case .taken: "another publisher already sends this streamid"
+        }
+    }
+
+    /// What the refused caller reads (libsrt's access-control codes: 1000 plus an HTTP status).
+    var code: SRTRefusalCode {
+        switch self {
+        case .badStreamID: .badRequest
+        case .notPublishing: .forbidden
+        case .unknownStreamID: .notFound
+        case .taken: .conflict
         }
     }
 }

@@ -95,7 +95,7 @@ extension RelaySession {
         let slot = ReaderSlot()
         do {
             output.listener = try SRTListener(
-                host: output.url.host, port: UInt16(output.url.port), latencyMilliseconds: output.url.latencyMilliseconds ?? SRTURL.defaultLatencyMilliseconds,
+                host: output.url.host, port: output.url.port, latencyMilliseconds: output.url.latencyMilliseconds,
                 admit: { [passphrase = output.url.passphrase] _, _ in
                     slot.isTaken ? .refuse(reason: "this output already has its reader", code: .conflict) : .accept(passphrase: passphrase)
                 },
@@ -203,10 +203,13 @@ extension RelaySession {
         }
     }
 
-    /// The job ends: what is pending goes out, then each connection closes.
-    func closeSRTOutputs() {
+    /// The job ends: what is pending goes out, and each connection closes once its peer acknowledged everything sent
+    /// (closing at once would drop the send buffer's last packets: libsrt does not linger in live mode), or after
+    /// `drainLimit`. The futures complete when the connections are closed.
+    func closeSRTOutputs() -> [EventLoopFuture<Void>] {
         for output in srtOutputs where output.ready { output.pending += output.edge.flush() }
         flushSRTOutputs()
+        var closing: [EventLoopFuture<Void>] = []
         for output in srtOutputs {
             output.retry?.cancel()
             output.listener?.close()
@@ -217,9 +220,26 @@ extension RelaySession {
                 output.progress.status = .failed
                 if output.progress.lastError == nil { output.progress.lastError = "the job ended before the output connected" }
             }
-            output.connection?.close()
+            guard let connection = output.connection else { continue }
             output.connection = nil
+            let closed = loop.makePromise(of: Void.self)
+            drain(connection, until: NIODeadline.now() + RelaySession.drainLimit, closed: closed)
+            closing.append(closed.futureResult)
         }
+        return closing
+    }
+
+    /// How long a finished SRT output may take to have its last packets acknowledged.
+    static let drainLimit = TimeAmount.seconds(2)
+
+    private func drain(_ connection: SRTConnection, until deadline: NIODeadline, closed: EventLoopPromise<Void>) {
+        let unacknowledged = (try? connection.statistics().unacknowledgedPackets) ?? 0
+        guard unacknowledged > 0, NIODeadline.now() < deadline else {
+            connection.close()
+            closed.succeed()
+            return
+        }
+        loop.scheduleTask(in: .milliseconds(20)) { [self] in drain(connection, until: deadline, closed: closed) }
     }
 }
 

@@ -1,3 +1,4 @@
+import JobDocument
 import CSRT
 
 /// The one checker every libsrt call passes through (STYLE 6): libsrt returns SRT_ERROR (-1) or

@@ -1,5 +1,6 @@
 import CSRT
 import Foundation
+import JobDocument
 
 extension SRTConnection {
     /// How long a caller waits for the handshake by default (libsrt's own default too).
@@ -25,7 +26,7 @@ extension SRTConnection {
             return
         }
         do throws(SRTError) {
-            try url.validate()
+            do throws(SRTAddressError) { try url.validate() } catch { throw .invalidURL(reason: "\(error)") }
             guard url.mode == .caller else { throw .invalidURL(reason: "connect needs a caller URL (mode=caller)") }
         } catch {
             runtime.loop.post(owner: nil) { completion(.failure(error)) }

@@ -35,11 +35,3 @@ public enum SRTError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
-
-extension SRTError {
-    /// A key or keyword fit to quote in an error: short and lower-case letters only, else a stand-in, because a
-    /// malformed URL or streamid may have the stream key where a key was expected.
-    static func quoted(_ word: Substring) -> String {
-        word.count <= 16 && word.allSatisfy({ $0 >= "a" && $0 <= "z" }) ? "'\(word)'" : "(not shown)"
-    }
-}

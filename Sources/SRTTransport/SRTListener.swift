@@ -1,3 +1,4 @@
+import JobDocument
 import CSRT
 import Synchronization
 

@@ -2,38 +2,10 @@ import Foundation
 import Testing
 @testable import JobDocument
 
-@Suite("SRT URLs")
+/// SRT in job documents: what the validator takes and refuses, and what listings show (the URL and streamid
+/// grammars themselves: SRTURLParsingTests, SRTStreamIDTests).
+@Suite("SRT in job documents")
 struct SRTURLTests {
-    @Test("options are read as FFmpeg's srt:// URLs name them", arguments: [
-        ("srt://10.0.0.5:9000", SRTURL(host: "10.0.0.5", port: 9000)),
-        ("SRT://h:1?latency=200&pbkeylen=16", SRTURL(host: "h", port: 1, latencyMilliseconds: 200, keyLength: 16)),
-        ("srt://h:9000?streamid=publish:live/k&passphrase=0123456789", SRTURL(host: "h", port: 9000, streamID: "publish:live/k", passphrase: "0123456789")),
-        // The access-control syntax starts with '#', which is the streamid's own here, not a fragment.
-        ("srt://h:9000?streamid=#!::r=live/k,m=publish", SRTURL(host: "h", port: 9000, streamID: "#!::r=live/k,m=publish")),
-        ("srt://h:9000?streamid=%23!::r=live/k%2Cm=publish", SRTURL(host: "h", port: 9000, streamID: "#!::r=live/k,m=publish")),
-        ("srt://[::1]:9000?mode=listener", SRTURL(host: "::1", port: 9000, mode: .listener)),
-        ("srt://h:9000?mode=Caller&", SRTURL(host: "h", port: 9000)),
-    ])
-    func parses(_ text: String, _ expected: SRTURL) throws {
-        #expect(try SRTURL(parsing: text) == expected)
-    }
-
-    @Test("a bad URL is refused naming what was wrong, never quoting a secret", arguments: [
-        ("rtmp://h:1/a/b", SRTURLError.notSRT),
-        ("srt://h", .port), ("srt://h:0", .port), ("srt://h:70000", .port), ("srt://:9000", .host),
-        ("srt://user:pw@h:9000", .credentials), ("srt://h:9000/live/k", .path),
-        ("srt://h:9000?token=x", .unknownKey("token")), ("srt://h:9000?latency=100&latency=200", .repeatedKey("latency")),
-        ("srt://h:9000?streamid", .missingValue("streamid")), ("srt://h:9000?passphrase=", .missingValue("passphrase")),
-        ("srt://h:9000?passphrase=short", .passphraseLength(5)),
-        ("srt://h:9000?latency=5", .latency("5")), ("srt://h:9000?latency=1.5", .latency("1.5")),
-        ("srt://h:9000?pbkeylen=8", .keyLength("8")), ("srt://h:9000?mode=rendezvous", .mode("rendezvous")),
-        ("srt://h:9000?streamid=%zz", .missingValue("streamid")),
-    ])
-    func refuses(_ text: String, _ expected: SRTURLError) {
-        #expect(throws: expected) { try SRTURL(parsing: text) }
-        #expect(!expected.description.contains("short"))
-    }
-
     @Test("listings show the options' names and hide streamid and passphrase")
     func redacts() {
         let url = "srt://h:9000?streamid=publish:live/SECRETKEY&passphrase=SECRETPASS1&latency=200"
@@ -50,19 +22,29 @@ struct SRTURLTests {
         #expect(pull.outputs[0].format == .mpegts && pull.outputs[0].isSRT && pull.outputs[0].isNetwork)
         #expect(pull.outputs[0].redactedURL == "srt://d:9001?passphrase=***")
         #expect(!pull.redactedDocument.jsonText().contains("0123456789"))
-        let listen = try JobSpec.parse(Data(#"{"id":"b","input":{"url":"srt://0.0.0.0:9000?streamid=publish:live/k","listen":true},"outputs":["rtmp://d/live/x"]}"#.utf8))
+        let listen = try JobSpec.parse(Data(#"{"id":"b","input":{"url":"srt://0.0.0.0:9000?streamid=%23!::r=live/k,m=publish","listen":true},"outputs":["rtmp://d/live/x"]}"#.utf8))
         #expect(listen.input.listen && listen.input.isSRT)
     }
 
-    @Test("SRT jobs that cannot work are refused by key path", arguments: [
+    @Test("SRT jobs that cannot work are refused by key path, never quoting a secret", arguments: [
         (#"{"id":"a","input":{"url":"srt://0.0.0.0:9000","listen":true},"outputs":["o.flv"]}"#,
          ["input.url: a listening SRT input needs the streamid its publisher sends: srt://HOST:PORT?streamid=publish:live/KEY"]),
+        (#"{"id":"a","input":{"url":"srt://0.0.0.0:9000?streamid=read:live/SECRET","listen":true},"outputs":["o.flv"]}"#,
+         ["input.url: a listening SRT input's streamid names a publish (publish:live/KEY or #!::r=live/KEY,m=publish), not a read"]),
+        (#"{"id":"a","input":{"url":"srt://0.0.0.0:9000?streamid=play:live/SECRET","listen":true},"outputs":["o.flv"]}"#,
+         ["input.url: invalid SRT streamid: the action before ':' is not publish or read"]),
         (#"{"id":"a","input":"srt://0.0.0.0:9000?mode=listener","outputs":["o.flv"]}"#,
          [#"input.url: an SRT input waits for its publisher with "listen": true (the worker's shared SRT port), not mode=listener"#]),
         (#"{"id":"a","input":"srt://h:9000?passphrase=SECRET","outputs":["o.flv"]}"#,
-         ["input: the SRT passphrase must be 10 to 79 characters, got 6"]),
+         ["input: invalid SRT URL: the passphrase must be 10-79 characters (it has 6)"]),
+        (#"{"id":"a","input":{"url":"srt://h:0?streamid=publish:k","listen":true},"outputs":["o.flv"]}"#,
+         ["input.url: invalid SRT URL: a caller needs a port other than 0"]),
+        (#"{"id":"a","input":"o.mp4","outputs":["srt://0.0.0.0:0?mode=listener"]}"#,
+         ["outputs[0].url: invalid SRT URL: a job's SRT URL needs a port from 1 to 65535"]),
         (#"{"id":"a","input":"o.mp4","outputs":[{"url":"srt://h:9000","format":"flv"}]}"#,
          ["outputs[0].format: SRT outputs carry MPEG-TS, not flv"]),
+        (#"{"id":"a","input":"o.mp4","outputs":["srt://h:9000?SECRETKEY=1"]}"#,
+         ["outputs[0].url: invalid SRT URL: unknown query key (not shown) (known: streamid, passphrase, latency, pbkeylen, mode)"]),
         (#"{"id":"a","input":{"url":"srt://h:9000","video_track":1},"outputs":["o.flv"]}"#,
          ["input.video_track: needs an RTMP input (rtmp:// or rtmps://): tracks are Enhanced RTMP multitrack ids"]),
     ])

@@ -1,3 +1,4 @@
+import JobDocument
 import Foundation
 import SluiceTestSupport
 import Synchronization

@@ -35,12 +35,13 @@ public final class UDPImpairment: @unchecked Sendable {
         self.delay = delay
         loss = lossPercent / 100
         random = SeededGenerator(seed: seed)
-        downstream = try Self.socket(port: 0)
+        let listening = try Self.socket(port: 0)
+        downstream = listening
         upstream = try Self.socket(port: 0)
         upstreamAddress = Self.address(port: upstreamPort)
         var bound = Self.address(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(downstream, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) } }
         port = Int(UInt16(bigEndian: bound.sin_port))
         let thread = Thread { [self] in run() }
         thread.name = "udp-impairment"

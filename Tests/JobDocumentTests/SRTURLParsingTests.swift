@@ -1,8 +1,8 @@
 import Testing
-import SRTTransport
+@testable import JobDocument
 
 /// `srt://` URLs as jobs, ffmpeg and srt-live-transmit write them; one table for the valid and one for the refused.
-struct SRTURLTests {
+struct SRTURLParsingTests {
     static let secretPassphrase = "s3cret-passphrase"
     static let secretStream = "live/SECRETKEY"
 
@@ -86,7 +86,7 @@ struct SRTURLTests {
         #expect {
             try SRTURL(parsing: c.text)
         } throws: { error in
-            guard case let .invalidURL(reason) = error as? SRTError else { return false }
+            guard case let .invalidURL(reason) = error as? SRTAddressError else { return false }
             return reason.contains(c.reason)
         }
     }

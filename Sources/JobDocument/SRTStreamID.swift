@@ -36,8 +36,8 @@ public struct SRTStreamID: Equatable, Sendable {
     static let accessControlPrefix = "#!::"
 
     /// Parses a streamid in either convention.
-    /// - Throws: `SRTError.invalidStreamID` naming the key or rule (never the resource).
-    public init(parsing text: String) throws(SRTError) {
+    /// - Throws: `SRTAddressError.invalidStreamID` naming the key or rule (never the resource).
+    public init(parsing text: String) throws(SRTAddressError) {
         guard !text.isEmpty else { throw .invalidStreamID(reason: "empty") }
         guard text.utf8.count <= SRTURL.maximumStreamIDLength else {
             throw .invalidStreamID(reason: "longer than \(SRTURL.maximumStreamIDLength) bytes")
@@ -53,25 +53,25 @@ public struct SRTStreamID: Equatable, Sendable {
     }
 
     /// `key=value,key=value` after `#!::`.
-    private init(accessControl body: Substring) throws(SRTError) {
+    private init(accessControl body: Substring) throws(SRTAddressError) {
         var values: [Substring: Substring] = [:]
         for pair in body.split(separator: ",", omittingEmptySubsequences: false) {
             let key = pair.prefix { $0 != "=" }
             guard key.endIndex < pair.endIndex else { throw .invalidStreamID(reason: "an entry is not key=value") }
             let value = pair[pair.index(after: key.endIndex)...]
-            guard Self.accessControlKeys.contains(key) else { throw .invalidStreamID(reason: "unknown key \(SRTError.quoted(key)) (known: r, m, u, s, h, t)") }
+            guard Self.accessControlKeys.contains(key) else { throw .invalidStreamID(reason: "unknown key \(SRTAddressError.quoted(key)) (known: r, m, u, s, h, t)") }
             guard !value.isEmpty else { throw .invalidStreamID(reason: "key '\(key)' has an empty value") }
             guard values.updateValue(value, forKey: key) == nil else { throw .invalidStreamID(reason: "key '\(key)' appears twice") }
         }
         guard let resource = values["r"] else { throw .invalidStreamID(reason: "no resource (key 'r')") }
         if let type = values["t"], type != "stream" {
-            throw .invalidStreamID(reason: "type t=\(SRTError.quoted(type)) is not supported (only stream)")
+            throw .invalidStreamID(reason: "type t=\(SRTAddressError.quoted(type)) is not supported (only stream)")
         }
         let mode: Mode
         switch values["m"] {
         case nil, "request": mode = .request
         case "publish": mode = .publish
-        case let other?: throw .invalidStreamID(reason: "mode m=\(SRTError.quoted(other)) is not request or publish")
+        case let other?: throw .invalidStreamID(reason: "mode m=\(SRTAddressError.quoted(other)) is not request or publish")
         }
         self.init(resource: String(resource), mode: mode, user: values["u"].map(String.init),
                   session: values["s"].map(String.init), host: values["h"].map(String.init))
@@ -81,7 +81,7 @@ public struct SRTStreamID: Equatable, Sendable {
     static let accessControlKeys: Set<Substring> = ["r", "m", "u", "s", "h", "t"]
 
     /// `publish:RESOURCE`, `read:RESOURCE` or a bare `RESOURCE`.
-    private init(short text: Substring) throws(SRTError) {
+    private init(short text: Substring) throws(SRTAddressError) {
         guard let colon = text.firstIndex(of: ":") else {
             self.init(resource: String(text), mode: .request)
             return

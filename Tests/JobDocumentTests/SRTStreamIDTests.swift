@@ -1,5 +1,5 @@
 import Testing
-import SRTTransport
+@testable import JobDocument
 
 /// Streamids in both conventions peers use, with the malformed ones a listener must refuse.
 struct SRTStreamIDTests {
@@ -61,7 +61,7 @@ struct SRTStreamIDTests {
         #expect {
             try SRTStreamID(parsing: c.text)
         } throws: { error in
-            guard case let .invalidStreamID(reason) = error as? SRTError else { return false }
+            guard case let .invalidStreamID(reason) = error as? SRTAddressError else { return false }
             return reason.contains(c.reason) && !reason.contains("KEY") && !reason.contains("live/")
         }
     }
