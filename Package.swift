@@ -43,6 +43,11 @@ let package = Package(
         // librabbitmq 0.11 from the system, plus a shim for its variadic login.
         .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
         .target(name: "JobQueue", dependencies: ["CRabbitMQ"], swiftSettings: swiftSettings),
+        // libsrt 1.5.1 from the system (Debian's GnuTLS build, the one libavformat59 links); the shim gathers headers.
+        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
+        // The SRT transport: listener, caller and connection on one `sluice-srt` epoll thread; of Sluice it knows only the
+        // job document's SRT address types (SRTURL, SRTStreamID), parsed once there.
+        .target(name: "SRTTransport", dependencies: ["CSRT", "JobDocument"], swiftSettings: swiftSettings),
         // A job's media as both engines see it: the JobEngine protocol, the options, progress, result and errors, the
         // interrupter, the timeline splicer, the live transport's protocols, and the output files (parts, fsync,
         // rename). No FFmpeg, no network, so the relay engine links neither libav nor the codec engine.
@@ -55,7 +60,7 @@ let package = Package(
         // live copy jobs on a fixed number of event-loop threads whatever the number of streams.
         .target(
             name: "LiveRelay",
-            dependencies: ["RTMP", "MediaFormats", "MediaJob",
+            dependencies: ["RTMP", "MediaFormats", "MediaJob", "JobDocument", "SRTTransport",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: swiftSettings
@@ -103,6 +108,8 @@ let package = Package(
                                                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        // The SRT transport on loopback against itself, ffmpeg and srt-live-transmit.
+        .testTarget(name: "SRTTransportTests", dependencies: ["SRTTransport", "JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaJob", "MediaEngine", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),

@@ -37,7 +37,7 @@ extension SpecValidator {
         }
         // A slate fills the gaps of a live input; a file input has none.
         if let input, !input.isNetwork {
-            problem("fallback", "needs a live input (rtmp:// or rtmps://): a file input never drops")
+            problem("fallback", "needs a live input (rtmp://, rtmps:// or srt://): a file input never drops")
         }
         return spec
     }

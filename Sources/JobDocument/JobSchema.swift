@@ -19,12 +19,12 @@ public enum JobSchema {
                     "type": "string", "pattern": .string("^\(JobSpec.idPattern)$"),
                 ]),
                 "input": .object([
-                    "description": "A path, file:// URL, rtmp:// or rtmps:// URL, or an object.",
+                    "description": "A path, file:// URL, rtmp://, rtmps:// or srt:// URL, or an object.",
                     "oneOf": [
                         ref("inputURL"),
                         closedObject(required: ["url"], [
                             "url": ref("inputURL"),
-                            "listen": .object(["type": "boolean", "default": false, "description": "Be the RTMP server for one publisher on the URL's host and port: rtmp://HOST:PORT/APP/STREAM_KEY, or rtmps:// with TLS under the worker's certificate (SLUICE_RTMPS_CERT_FILE, SLUICE_RTMPS_KEY_FILE). A publisher asking for another application or key is disconnected."]),
+                            "listen": .object(["type": "boolean", "default": false, "description": "Be the RTMP server for one publisher on the URL's host and port: rtmp://HOST:PORT/APP/STREAM_KEY, or rtmps:// with TLS under the worker's certificate (SLUICE_RTMPS_CERT_FILE, SLUICE_RTMPS_KEY_FILE). A publisher asking for another application or key is disconnected. With srt://HOST:PORT?streamid=publish:live/KEY (and passphrase=…), wait on the worker's shared SRT port for the publisher sending that streamid; others are refused in the handshake."]),
                             "timeout_s": number(JobLimits.inputTimeout, default: .number(InputSpec.defaultTimeoutSeconds), "Bounds connecting (listening: waiting for the publisher) and any stall in reading; a live input that drops is reconnected until this long passes without data."),
                             "fps": number(JobLimits.inputFPS, "Timing for raw Annex B input that carries none."),
                             "realtime": .object(["type": "boolean", "description": "Read at 1x. Default: true when the input is a file and an output is RTMP."]),
@@ -123,11 +123,11 @@ public enum JobSchema {
         return .object(object)
     }
 
-    /// A URL string: not empty, bounded, and no scheme other than file://, rtmp:// or rtmps://.
+    /// A URL string: not empty, bounded, and no scheme other than file://, rtmp://, rtmps:// or srt://.
     private static func url(_ limit: TextLimit) -> JSONValue {
         .object([
             "type": "string", "minLength": 1, "maxLength": .number(Double(limit.maxLength)),
-            "not": .object(["pattern": "^(?![Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://)[A-Za-z][A-Za-z0-9+.-]*://"]),
+            "not": .object(["pattern": "^(?![Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://|[Ss][Rr][Tt]://)[A-Za-z][A-Za-z0-9+.-]*://"]),
         ])
     }
 }

@@ -56,8 +56,18 @@ public struct InputSpec: Sendable, Equatable {
     public var videoTrack: Int?
     /// The audio track, as `videoTrack` for video.
     public var audioTrack: Int?
-    public var isNetwork: Bool { url.lowercased().hasPrefix("rtmp://") || url.lowercased().hasPrefix("rtmps://") }
+    /// A live input or output: RTMP, RTMPS or SRT.
+    public var isNetwork: Bool { Self.isNetwork(url) }
+    /// An SRT input (a caller, or a listen job on the worker's shared SRT port).
+    public var isSRT: Bool { Self.isSRT(url) }
     public static let defaultTimeoutSeconds = 10.0
+
+    static func isNetwork(_ url: String) -> Bool {
+        let lower = url.lowercased()
+        return lower.hasPrefix("rtmp://") || lower.hasPrefix("rtmps://") || lower.hasPrefix("srt://")
+    }
+
+    static func isSRT(_ url: String) -> Bool { url.lowercased().hasPrefix("srt://") }
 }
 
 public enum StreamMode: String, Sendable, Equatable, CaseIterable {
@@ -148,7 +158,9 @@ public struct OutputSpec: Sendable, Equatable {
     public var segmentSeconds: Double?
     /// HLS: segments a live playlist keeps; 0 keeps every one (`window`).
     public var window: Int?
-    public var isNetwork: Bool { InputSpec(url: url, listen: false, timeoutSeconds: 0).isNetwork }
+    public var isNetwork: Bool { InputSpec.isNetwork(url) }
+    /// An SRT output (MPEG-TS to a caller's peer, or to the one reader of a listener).
+    public var isSRT: Bool { InputSpec.isSRT(url) }
     /// The URL with stream key and credentials masked.
     public var redactedURL: String { Redaction.redact(url: url) }
 }

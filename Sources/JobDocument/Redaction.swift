@@ -1,14 +1,18 @@
 import Foundation
 
 /// Removes secrets from URLs before they reach logs, events, listings or error text: RTMP credentials,
-/// the stream key (everything after the application name) and query strings (tokens).
+/// the stream key (everything after the application name), query strings (tokens), and SRT streamids and passphrases.
 public enum Redaction {
     public static let mask = "***"
 
-    /// `rtmp://user:pass@host:1935/live/KEY?token=x` → `rtmp://host:1935/live/***`; other text is returned as is.
+    /// `rtmp://user:pass@host:1935/live/KEY?token=x` → `rtmp://host:1935/live/***`;
+    /// `srt://host:9000?streamid=live/KEY&passphrase=…` → `srt://host:9000?streamid=***&passphrase=***`; other text is
+    /// returned as is.
     public static func redact(url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }
         let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        // SRT keeps its options' names (and the harmless values) in view; streamid and passphrase are masked.
+        if scheme == "srt", let srt = try? SRTURL(parsing: url) { return srt.redacted }
         var rest = Substring(url[schemeEnd.upperBound...])
         if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<query] }
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex

@@ -98,8 +98,8 @@ struct SpecValidator {
         }
         let overridden = outputs.contains { $0.video != nil || $0.audio != nil }
         if video.mode == .drop && audio.mode == .drop && !overridden { problem("", "video and audio are both dropped: nothing to do") }
-        if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp:// or rtmps:// URL") }
-        if let input, input.listen, input.isNetwork { checkListenURL(input.url) }
+        if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp://, rtmps:// or srt:// URL") }
+        if let input, input.isSRT { checkSRTInput(input) } else if let input, input.listen, input.isNetwork { checkListenURL(input.url) }
 
         guard let id, let input, problems.isEmpty else { return nil }
         return JobSpec(
@@ -131,8 +131,8 @@ struct SpecValidator {
             let spec = InputSpec(url: url, listen: listen, timeoutSeconds: timeout, fps: fps, realtime: realtime,
                                  videoTrack: videoTrack, audioTrack: audioTrack)
             // A file's streams are libavformat's; tracks are Enhanced RTMP's.
-            for (track, key) in [(videoTrack, "video_track"), (audioTrack, "audio_track")] where track != nil && !spec.isNetwork {
-                problem("input.\(key)", "needs a live input (rtmp:// or rtmps://): tracks are Enhanced RTMP multitrack ids")
+            for (track, key) in [(videoTrack, "video_track"), (audioTrack, "audio_track")] where track != nil && (!spec.isNetwork || spec.isSRT) {
+                problem("input.\(key)", "needs an RTMP input (rtmp:// or rtmps://): tracks are Enhanced RTMP multitrack ids")
             }
             return spec
         case let other?:
@@ -146,9 +146,16 @@ struct SpecValidator {
             problem(path, "must not be empty")
             return false
         }
-        if let scheme = SpecValidator.scheme(of: url), !["file", "rtmp", "rtmps"].contains(scheme) {
-            problem(path, "protocol \(quoted(scheme + "://")) is not allowed; use a file path, file://, rtmp:// or rtmps://")
+        let scheme = SpecValidator.scheme(of: url)
+        if let scheme, !SpecValidator.inputSchemes.contains(scheme) {
+            problem(path, "protocol \(quoted(scheme + "://")) is not allowed; use a file path, file://, rtmp://, rtmps:// or srt://")
             return false
+        }
+        if scheme == "srt" {
+            do throws(SRTAddressError) { try SpecValidator.checkSRTAddress(url) } catch {
+                problem(path, error.description)
+                return false
+            }
         }
         return true
     }
@@ -274,14 +281,23 @@ struct SpecValidator {
                 continue
             }
             let scheme = SpecValidator.scheme(of: url)
-            if let scheme, !["file", "rtmp", "rtmps"].contains(scheme) {
-                problem("\(path).url", "protocol \(quoted(scheme + "://")) is not allowed; use a path, file://, rtmp:// or rtmps://")
+            if let scheme, !SpecValidator.inputSchemes.contains(scheme) {
+                problem("\(path).url", "protocol \(quoted(scheme + "://")) is not allowed; use a path, file://, rtmp://, rtmps:// or srt://")
                 continue
             }
-            let isNetwork = scheme == "rtmp" || scheme == "rtmps"
+            let isSRT = scheme == "srt"
+            let isNetwork = scheme == "rtmp" || scheme == "rtmps" || isSRT
+            if isSRT {
+                do throws(SRTAddressError) { try SpecValidator.checkSRTAddress(url) } catch {
+                    problem("\(path).url", error.description)
+                    continue
+                }
+            }
             if formatGiven && format == nil { continue }
             if format == nil {
-                if isNetwork {
+                if isSRT {
+                    format = .mpegts
+                } else if isNetwork {
                     format = .flv
                 } else {
                     let ext = SpecValidator.pathExtension(of: url)
@@ -292,7 +308,11 @@ struct SpecValidator {
                     }
                 }
             }
-            if isNetwork && format != .flv {
+            if isSRT && format != .mpegts {
+                problem("\(path).format", "SRT outputs carry MPEG-TS, not \(format?.rawValue ?? "?")")
+                continue
+            }
+            if isNetwork && !isSRT && format != .flv {
                 problem("\(path).format", "RTMP outputs carry FLV, not \(format?.rawValue ?? "?")")
                 continue
             }
@@ -351,6 +371,38 @@ struct SpecValidator {
 }
 
 extension SpecValidator {
+    /// The URL schemes a job may name: files, and the live protocols the relay engine speaks.
+    static let inputSchemes: Set<String> = ["file", "rtmp", "rtmps", "srt"]
+
+    /// An SRT input pulls as a caller, or (`listen`) waits on the worker's shared SRT port for the publisher whose
+    /// streamid it names; `mode=listener` on a port of the job's own is not how a job listens.
+    mutating func checkSRTInput(_ input: InputSpec) {
+        guard let url = try? SRTURL(parsing: input.url) else { return }
+        if url.mode == .listener {
+            problem("input.url", "an SRT input waits for its publisher with \"listen\": true (the worker's shared SRT port), not mode=listener")
+        }
+        guard input.listen else { return }
+        guard let streamID = url.streamID else {
+            problem("input.url", "a listening SRT input needs the streamid its publisher sends: srt://HOST:PORT?streamid=publish:live/KEY")
+            return
+        }
+        do throws(SRTAddressError) {
+            guard try SRTStreamID(parsing: streamID).mode == .publish else {
+                problem("input.url", "a listening SRT input's streamid names a publish (publish:live/KEY or #!::r=live/KEY,m=publish), not a read")
+                return
+            }
+        } catch {
+            problem("input.url", error.description)
+        }
+    }
+
+    /// An SRT URL a job can use: one that parses, with a port a peer can reach (0 picks none).
+    static func checkSRTAddress(_ text: String) throws(SRTAddressError) {
+        let url = try SRTURL(parsing: text)
+        guard url.port != 0 else { throw .invalidURL(reason: "a job's SRT URL needs a port from 1 to 65535") }
+        guard !url.host.isEmpty else { throw .invalidURL(reason: "a job's SRT URL needs a host (0.0.0.0 listens on every address)") }
+    }
+
     /// A listener checks the publisher's application and stream key against its URL, so both must be
     /// there: `rtmp(s)://HOST:PORT/APP/KEY` (FFmpeg compares the key with the URL's last path segment).
     mutating func checkListenURL(_ url: String) {

@@ -3,6 +3,7 @@
 // like a live copy job's, so reconnects, drop-to-keyframe, late joiners, RTMPS verification and the shared ingest
 // port are the same.
 import Foundation
+import JobDocument
 import MediaJob
 import NIOCore
 
@@ -10,15 +11,16 @@ extension RelayEngine: LiveTransport {
     public func publish(to destination: LiveDestination, options: MediaJobOptions) -> any LivePublication {
         var relay = options
         // The codec job already copied, encoded and cut its stream: the session relays it as it is.
-        relay.outputs = [OutputDescription(target: .network(url: destination.url), kind: .flv, name: destination.name)]
+        let isSRT = (try? SRTURL(parsing: destination.url)) != nil
+        relay.outputs = [OutputDescription(target: .network(url: destination.url), kind: isSRT ? .mpegts : .flv, name: destination.name)]
         relay.video = .copy
         relay.audio = .copy
         relay.maxDuration = nil
         relay.inputName = destination.name
         let publication = EnginePublication()
         let loop = group.next()
-        guard RTMPEndpoint(parsing: destination.url) != nil, !isShutDown else {
-            let reason = isShutDown ? "the relay engine is shutting down" : "not an rtmp:// or rtmps:// URL"
+        guard RTMPEndpoint(parsing: destination.url) != nil || isSRT, !isShutDown else {
+            let reason = isShutDown ? "the relay engine is shutting down" : "not an rtmp://, rtmps:// or srt:// URL"
             publication.ended(.failure(.openOutput(index: destination.index, name: destination.name,
                                                    OutputError.unsupported(output: destination.name, reason: reason))))
             return publication
@@ -39,12 +41,12 @@ extension RelayEngine: LiveTransport {
         relay.maxDuration = nil
         let subscription = EngineSubscription()
         let loop = group.next()
-        guard let input = RTMPEndpoint(parsing: options.inputURL), !isShutDown else {
-            let reason = isShutDown ? "the relay engine is shutting down" : "not an rtmp:// or rtmps:// URL"
+        guard let source = RelayEngine.source(options), !isShutDown else {
+            let reason = isShutDown ? "the relay engine is shutting down" : "not an rtmp://, rtmps:// or srt:// URL"
             loop.execute { consumer.end(.liveInput(name: options.inputName, reason: reason)) }
             return subscription
         }
-        let session = launch(relay, source: options.listens ? .listen(input) : .pull(input), on: loop, interrupter: interrupter,
+        let session = launch(relay, source: source, on: loop, interrupter: interrupter,
                              tap: consumer, progress: { subscription.update($0) }) { result in
             switch result {
             case .success: consumer.end(nil)

@@ -1,12 +1,13 @@
 import Foundation
+import JobDocument
 import MediaJob
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// The event-driven relay engine: live copy jobs (an RTMP pull or listen, RTMP/RTMPS outputs) relayed on a
-/// fixed set of event-loop threads, whatever the number of streams.
+/// The event-driven relay engine: live copy jobs (an RTMP or SRT pull or listen; RTMP/RTMPS and SRT outputs, FLV
+/// archives) relayed on a fixed set of event-loop threads, whatever the number of streams.
 ///
 /// Each job is a `RelaySession` pinned to one event loop with its source and outputs; listen jobs on one
 /// host:port share one ingest listener (`IngestRegistry`).
@@ -16,6 +17,8 @@ public final class RelayEngine: JobEngine {
 
     let group: MultiThreadedEventLoopGroup
     let ingest: IngestRegistry
+    /// The shared SRT ports of SRT listen jobs.
+    let srtIngest: SRTIngestRegistry
     /// Blocking file work (creating, writing, renaming FLV files) off the event loops.
     let pool: NIOThreadPool
     private let caFile: String?
@@ -40,6 +43,7 @@ public final class RelayEngine: JobEngine {
         self.report = report
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(threads, 1))
         ingest = IngestRegistry(group: group, certificate: ingestCertificate)
+        srtIngest = SRTIngestRegistry(report: report)
         pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
         caFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
@@ -47,6 +51,7 @@ public final class RelayEngine: JobEngine {
 
     deinit {
         ingest.closeAll()
+        srtIngest.closeAll()
         group.shutdownGracefully { _ in }
         pool.shutdownGracefully { _ in }
     }
@@ -58,23 +63,31 @@ public final class RelayEngine: JobEngine {
     var isShutDown: Bool { shutDown.load(ordering: .acquiring) }
 
     /// Ingest ports listening now.
-    public var listeningPorts: Int { ingest.listeningPorts }
+    public var listeningPorts: Int { ingest.listeningPorts + srtIngest.listeningPorts }
 
-    /// Whether this engine runs these job options: a live rtmp(s) pull or listen, video and audio
-    /// copied or dropped alike for every output, and every output FLV: a publish to rtmp:// or rtmps://, or a file.
+    /// Whether this engine runs these job options: a live rtmp(s) or srt pull or listen, video and audio
+    /// copied or dropped alike for every output, and every output a publish to rtmp:// or rtmps:// (FLV), to srt://
+    /// (MPEG-TS), or an FLV file.
     public static func supports(_ options: MediaJobOptions) -> Bool {
-        guard options.liveInput, RTMPEndpoint(parsing: options.inputURL) != nil else { return false }
+        guard options.liveInput, source(options) != nil else { return false }
         guard options.video == .copy || options.video == .drop, options.audio == .copy || options.audio == .drop,
               options.video == .copy || options.audio == .copy else { return false }
         // Outputs with renditions of their own (an audio-only output, a ladder rung) go through the codec stage.
         guard !options.outputs.isEmpty, !options.hasRenditions else { return false }
         return options.outputs.allSatisfy { output in
-            guard output.kind == .flv else { return false }
             switch output.target {
-            case let .network(url): return RTMPEndpoint(parsing: url) != nil
-            case .file: return true
+            case let .network(url):
+                return output.kind == .flv ? RTMPEndpoint(parsing: url) != nil : output.kind == .mpegts && (try? SRTURL(parsing: url)) != nil
+            case .file: return output.kind == .flv
             }
         }
+    }
+
+    /// Where a live job's input comes from: an RTMP or SRT URL, pulled or listened for; nil for any other.
+    static func source(_ options: MediaJobOptions) -> RelaySession.Source? {
+        if let endpoint = RTMPEndpoint(parsing: options.inputURL) { return options.listens ? .listen(endpoint) : .pull(endpoint) }
+        if let url = try? SRTURL(parsing: options.inputURL) { return options.listens ? .srtListen(url) : .srtPull(url) }
+        return nil
     }
 
     /// Whether this engine runs these options (`supports`).
@@ -93,7 +106,7 @@ public final class RelayEngine: JobEngine {
                       progress: @escaping @Sendable (MediaJobProgress) -> Void,
                       completion: @escaping @Sendable (Result<MediaJobResult, MediaJobError>) -> Void) {
         let loop = group.next()
-        guard RelayEngine.supports(options), let input = RTMPEndpoint(parsing: options.inputURL) else {
+        guard RelayEngine.supports(options), let source = RelayEngine.source(options) else {
             loop.execute { completion(.failure(.liveInput(name: options.inputName, reason: "not a live copy job the relay engine runs"))) }
             return
         }
@@ -102,7 +115,7 @@ public final class RelayEngine: JobEngine {
             return
         }
         let key = ObjectIdentifier(interrupter)
-        let session = launch(options, source: options.listens ? .listen(input) : .pull(input), on: loop, interrupter: interrupter,
+        let session = launch(options, source: source, on: loop, interrupter: interrupter,
                              progress: progress) { [editableRuns] result in
             editableRuns.ended(key)
             completion(result)
@@ -119,10 +132,15 @@ public final class RelayEngine: JobEngine {
                 completion: @escaping @Sendable (Result<MediaJobResult, MediaJobError>) -> Void) -> RelaySession {
         var outputs: [(Int, String, RTMPEndpoint)] = []
         var files: [(Int, String, String)] = []
+        var srt: [(Int, String, SRTURL)] = []
         for (index, output) in options.outputs.enumerated() {
             switch output.target {
             case let .network(url):
-                if let endpoint = RTMPEndpoint(parsing: url) { outputs.append((index, output.name, endpoint)) }
+                if let endpoint = RTMPEndpoint(parsing: url) {
+                    outputs.append((index, output.name, endpoint))
+                } else if let url = try? SRTURL(parsing: url) {
+                    srt.append((index, output.name, url))
+                }
             case let .file(path):
                 files.append((index, output.name, path))
             }
@@ -131,7 +149,7 @@ public final class RelayEngine: JobEngine {
                                    interrupter: interrupter, progress: progress, completion: completion)
         session.tap = tap.map(RelaySession.CodecTap.init)
         runs.add(1, ordering: .relaxed)
-        loop.execute { [self, outputs, files] in
+        loop.execute { [self, outputs, files, srt] in
             if case let .listen(input) = source {
                 switch ingest.register(input, session: session) {
                 case let .success(route): session.publisher.route = route
@@ -141,7 +159,16 @@ public final class RelayEngine: JobEngine {
                     return
                 }
             }
-            session.begin(outputs: outputs, files: files)
+            if case let .srtListen(input) = source {
+                switch srtIngest.register(input, session: session) {
+                case let .success(route): session.srt.route = route
+                case let .failure(error):
+                    session.begin(outputs: [])
+                    session.fail(error)
+                    return
+                }
+            }
+            session.begin(outputs: outputs, files: files, srt: srt)
         }
         return session
     }
@@ -150,6 +177,7 @@ public final class RelayEngine: JobEngine {
     public func shutdown() {
         guard !shutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         ingest.closeAll()
+        srtIngest.closeAll()
     }
 
     func sessionEnded() { runs.subtract(1, ordering: .relaxed) }

@@ -19,7 +19,8 @@ extension RelaySession {
         publisher.channel?.close(promise: nil)
         publisher.channel = nil
         if let route = publisher.route { engine.ingest.unregister(route) }
-        var closing: [EventLoopFuture<Void>] = []
+        closeSRTSource()
+        var closing = closeSRTOutputs()
         for output in outputs {
             output.retry?.cancel()
             output.readyTimeout?.cancel()

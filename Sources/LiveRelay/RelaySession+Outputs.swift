@@ -22,13 +22,18 @@ extension RelaySession {
         for action in actions {
             switch action {
             case let .send(message, index):
-                guard let output = output(index), let handler = output.handler else { continue }
-                encode(message, to: output, handler: handler)
+                if let output = output(index) {
+                    guard let handler = output.handler else { continue }
+                    encode(message, to: output, handler: handler)
+                } else if let output = srtOutput(index) {
+                    encode(message, to: output)
+                }
             case let .archive(message, index):
                 guard let file = fileOutputs.first(where: { $0.index == index }), file.failure == nil else { continue }
                 append(message, to: file)
             case let .dropped(index):
                 output(index)?.progress.drops += 1
+                srtOutput(index)?.progress.drops += 1
             }
         }
     }
@@ -42,6 +47,7 @@ extension RelaySession {
         for output in outputs where output.ready {
             core.outputWritable(output.index, output.handler?.isWritable ?? false)
         }
+        noteSRTWritability()
     }
 
     /// A ready output starts from the kept key frame instead of waiting for the next one.
@@ -74,6 +80,7 @@ extension RelaySession {
 
     func flushOutputs(receivedAt: UInt64 = 0) {
         for file in fileOutputs { file.flush() }
+        flushSRTOutputs()
         let now = RelaySession.measuresLatency ? RelaySession.now() : 0
         for output in outputs {
             guard let pending = output.pending, let handler = output.handler else { continue }
@@ -147,7 +154,8 @@ extension RelaySession {
             core.outputGone(index, failed: true)
             // A codec the destination refused does not end a job that still archives the stream (the archive is whole);
             // destinations that all gave up reconnecting do.
-            if outputs.allSatisfy({ $0.progress.status == .failed }), !permanent || fileOutputs.isEmpty {
+            if outputs.allSatisfy({ $0.progress.status == .failed }), srtOutputs.allSatisfy({ $0.progress.status == .failed }),
+               !permanent || fileOutputs.isEmpty {
                 finish(.failure(.allOutputsFailed(name: options.inputName, lastError: error)))
             }
             return

@@ -1,4 +1,5 @@
 import Foundation
+import JobDocument
 import MediaJob
 import NIOCore
 import NIOPosix
@@ -15,6 +16,10 @@ final class RelaySession: @unchecked Sendable {
     enum Source {
         case pull(RTMPEndpoint)
         case listen(RTMPEndpoint)
+        /// An SRT caller reading the input's TS.
+        case srtPull(SRTURL)
+        /// The publisher sending the URL's streamid to the worker's shared SRT port.
+        case srtListen(SRTURL)
         /// The codec engine's output: tags handed in through `inject` from its thread.
         case external
     }
@@ -32,6 +37,8 @@ final class RelaySession: @unchecked Sendable {
     /// RTMP outputs removed while the job ran (an output edit): closed, reported with their last counters.
     var removedOutputs: [OutputLink] = []
     var fileOutputs: [FileOutputLink] = []
+    /// SRT outputs: MPEG-TS made at the edge, on SRT connections.
+    var srtOutputs: [SRTOutputLink] = []
     var timeline = LiveTimeline()
     /// What each output and archive gets of the stream: decided there, applied here (`apply`).
     var core = RelayCore(maxGOPBytes: RelaySession.maxGOPBytes)
@@ -61,6 +68,8 @@ final class RelaySession: @unchecked Sendable {
     var pullSource = PullSource()
     /// The publisher the ingest listener routed here (a listen source).
     var publisher = ListenSource()
+    /// The SRT connection of an SRT source (a pull or a routed publisher) and its TS edge.
+    var srt = SRTSource()
 
     init(engine: RelayEngine, loop: any EventLoop, options: MediaJobOptions, source: Source, interrupter: Interrupter,
          progress: @escaping @Sendable (MediaJobProgress) -> Void,
@@ -91,17 +100,22 @@ final class RelaySession: @unchecked Sendable {
     // MARK: Start
 
     /// On `loop`: opens every output and the source, and starts the housekeeping tick.
-    func begin(outputs endpoints: [(Int, String, RTMPEndpoint)], files: [(Int, String, String)] = []) {
+    func begin(outputs endpoints: [(Int, String, RTMPEndpoint)], files: [(Int, String, String)] = [],
+               srt srtEndpoints: [(Int, String, SRTURL)] = []) {
         loop.preconditionInEventLoop()
         outputs = endpoints.map { OutputLink(index: $0.0, name: $0.1, endpoint: $0.2) }
+        srtOutputs = srtEndpoints.map { SRTOutputLink(index: $0.0, name: $0.1, url: $0.2, hasVideo: options.video != .drop, hasAudio: options.audio != .drop) }
         fileOutputs = files.map { index, name, path in
             FileOutputLink(index: index, name: name, path: path, root: options.fileRoots?.output, owner: options.partOwner,
                            hasAudio: options.audio != .drop, hasVideo: options.video != .drop, pool: engine.pool, loop: loop)
         }
         for output in outputs { core.addOutput(output.index) }
+        for output in srtOutputs { core.addOutput(output.index) }
         for file in fileOutputs { core.addArchive(file.index) }
         for output in outputs { connect(output) }
+        for output in srtOutputs { connect(output) }
         if case .pull = source { connectSource() }
+        if case .srtPull = source { connectSRTSource() }
         armFallback()
         // Cancel, stalls and dead destinations are looked at 4 times a second: each tick wakes the event loop, and
         // with hundreds of sessions per loop the ticks are a visible share of its wake-ups.
@@ -153,6 +167,14 @@ final class RelaySession: @unchecked Sendable {
             pullSource.stalledClose = true
             handler.channel?.close(promise: nil)
         }
+        if case .srtPull = source, connectionQuiet >= inputTimeout / 2, srt.connection != nil, !pullSource.stalledClose, input.everData || quiet >= networkTimeout {
+            pullSource.stalledClose = true
+            srtSourceClosed(pullSource.generation, reason: nil)
+        }
+        for output in srtOutputs where output.ready && output.unwritableSince != 0 && Double(now &- output.unwritableSince) / 1e9 >= networkTimeout {
+            output.unwritableSince = 0
+            srtOutputLost(output.index, output.generation, "the destination accepted no data for \(networkTimeout.formatted(.number.grouping(.never))) s")
+        }
         // A destination that takes nothing for the network timeout is lost (a dead peer behind a full window).
         for output in outputs where output.ready {
             guard let handler = output.handler, !handler.isWritable else {
@@ -176,6 +198,7 @@ final class RelaySession: @unchecked Sendable {
         var snapshot = progress
         snapshot.elapsed = Double(RelaySession.now() &- started) / 1e9
         snapshot.outputs = (outputs.map { ($0.index, $0.progress) } + fileOutputs.map { ($0.index, $0.progress) }
+                            + srtOutputs.map { ($0.index, $0.progress) }
                             + removedOutputs.map { ($0.index, $0.progress) })
             .sorted { $0.0 < $1.0 }.map(\.1)
         snapshot.inputReconnects = max(input.connections - 1, 0)

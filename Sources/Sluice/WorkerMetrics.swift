@@ -265,15 +265,16 @@ public final class WorkerMetrics: @unchecked Sendable {
         }
     }
 
-    /// `rtmp` for network outputs, else the file format.
+    /// `rtmp` or `srt` for network outputs, else the file format.
     static func kind(of output: OutputSpec) -> String {
-        output.isNetwork ? "rtmp" : output.format.rawValue
+        output.isSRT ? "srt" : output.isNetwork ? "rtmp" : output.format.rawValue
     }
 
     /// The same from a stored row (whose URL is redacted but keeps its scheme).
     static func kind(of output: OutputRecord) -> String {
         let url = output.url.lowercased()
         if url.hasPrefix("rtmp://") || url.hasPrefix("rtmps://") { return "rtmp" }
+        if url.hasPrefix("srt://") { return "srt" }
         return output.format ?? "unknown"
     }
 }

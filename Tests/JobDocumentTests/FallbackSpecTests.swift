@@ -36,7 +36,7 @@ struct FallbackSpecTests {
         #expect(url.count == 1 && url[0].hasPrefix("fallback.slate: must be a file path") && !url[0].contains("SECRETKEY"), "\(url)")
         #expect(Self.problems("{\(base), \"fallback\": {\"slate\": \"\"}}") == ["fallback.slate: must name an image or video file, got an empty string"])
         #expect(Self.problems(#"{"id": "f", "input": "in.mp4", "outputs": ["o.flv"], "fallback": {}}"#)
-                == ["fallback: needs a live input (rtmp:// or rtmps://): a file input never drops"])
+                == ["fallback: needs a live input (rtmp://, rtmps:// or srt://): a file input never drops"])
     }
 
     @Test("the schema and the limits table carry the fallback's bounds")

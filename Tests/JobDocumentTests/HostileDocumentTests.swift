@@ -91,7 +91,7 @@ struct HostileDocumentTests {
              problems: ["outputs: must hold 1 to 16 outputs, got 17"]),
         Case(name: "input a number", json: job(input: "5"), problems: ["input: must be a URL string or an object, got a number"]),
         Case(name: "a track of a file input", json: job(input: #"{"url": "a.mp4", "video_track": 1}"#),
-             problems: ["input.video_track: needs a live input (rtmp:// or rtmps://): tracks are Enhanced RTMP multitrack ids"]),
+             problems: ["input.video_track: needs an RTMP input (rtmp:// or rtmps://): tracks are Enhanced RTMP multitrack ids"]),
         Case(name: "outputs an object", json: job(outputs: "{}"), problems: ["outputs: must be an array, got an object"]),
         Case(name: "video an array", json: job(#", "video": []"#), problems: ["video: must be an object, got an array"]),
         Case(name: "reconnect a string", json: job(#", "reconnect": "x""#), problems: ["reconnect: must be an object, got a string"]),

@@ -28,11 +28,11 @@ niced() {
 # side (Swift Testing) on a cooperative pool as wide as the cores, which a test that waits on a child or a socket
 # holds; more processes than cores keep the waiting ones from holding up the rest. The units that took longest last
 # time start first ($test_times). SLUICE_TEST_JOBS sets how many run at once.
-integration_targets="LiveRelayTests SluiceTests WorkerTests JobQueueTests SluiceHTTPTests"
+integration_targets="LiveRelayTests SluiceTests WorkerTests JobQueueTests SluiceHTTPTests SRTTransportTests"
 test_jobs=${SLUICE_TEST_JOBS:-4}
 test_times="$root/.build/test-times"
 # The targets whose suites start processes, servers or timers: what `--stress` runs.
-stress_targets="LiveRelayTests SluiceTests WorkerTests JobQueueTests SluiceHTTPTests MediaEngineTests JobStoreTests"
+stress_targets="LiveRelayTests SluiceTests WorkerTests JobQueueTests SluiceHTTPTests MediaEngineTests JobStoreTests SRTTransportTests"
 
 # The private services (scripts/lib/test-services.d/), their settings kept in $work/services.env for the shell
 # that started them in the background; each start script leaves a stop-* hook in $work.

@@ -1,0 +1,143 @@
+import Foundation
+import SluiceTestSupport
+import MediaJob
+import Synchronization
+import Testing
+@testable import LiveRelay
+
+/// SRT on the relay engine: Debian's ffmpeg (built with libsrt) publishing TS to a listen job on the shared SRT port,
+/// and listening for an SRT output; nginx-rtmp and FLV archives on the other side; ffmpeg's framemd5 as the referee.
+@Suite("SRT on the relay engine", .serialized, .enabled(if: Live.isAvailable, Live.unavailableReason))
+struct SRTRelayTests {
+    static let reports = Mutex<[String]>([])
+    static let engine = RelayEngine(threads: 2, report: { line in SRTRelayTests.reports.withLock { $0.append(line) } })
+    static let passphrase = "correct-horse-battery"
+
+    /// ffmpeg sending `file` as TS over SRT (its own `latency` option counts microseconds).
+    static func publishSRT(_ file: String, to url: String) throws -> Child {
+        try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", file, "-c", "copy",
+                                      "-f", "mpegts", url])
+    }
+
+    static func srtURL(port: Int, streamID: String, passphrase: String? = SRTRelayTests.passphrase) -> String {
+        "srt://127.0.0.1:\(port)?streamid=\(streamID)" + (passphrase.map { "&passphrase=\($0)" } ?? "")
+    }
+
+    @Test("an SRT publisher with a passphrase reaches nginx-rtmp and an FLV archive frame for frame")
+    func listenToRTMPAndArchive() throws {
+        let source = try Live.fixture(seconds: 5)
+        let port = try Live.freePort()
+        let root = Live.scratch("srt-listen")
+        let output = try Live.stream("fromsrt")
+        let player = try Live.play(output, into: root + "/played.flv")
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
+        var options = Live.options(input: Self.srtURL(port: port, streamID: "publish:live/cam1"), listen: true, outputs: [output],
+                                   timeout: 8, maxDuration: 3)
+        options.outputs.append(OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: "archive.flv"))
+        options.fileRoots = FileRoots(input: root, output: root)
+        let job = RunningJob(Self.engine, options)
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let publisher = try Self.publishSRT(source, to: Self.srtURL(port: port, streamID: "publish:live/cam1"))
+        let result = try #require(job.wait(seconds: 25), "the job did not end").get()
+        publisher.end()
+        #expect(result.reachedMaxDuration)
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        let published = try Live.frames(source, "v")
+        let archived = try Live.frames(root + "/out/archive.flv", "v")
+        #expect(archived.count >= 80 && archived.count <= 92, "archived \(archived.count) frames")
+        #expect(Array(archived.dropLast(2)) == Array(published.prefix(archived.count - 2)), "the archive is not the published frames from the first on")
+        let played = try Live.frames(root + "/played.flv", "v")
+        #expect(played.count >= 80 && published.containsContiguous(Array(played.dropLast(2))), "played \(played.count) frames, not a run of the published ones")
+        let audio = try Live.frames(root + "/out/archive.flv", "a")
+        let publishedAudio = try Live.frames(source, "a")
+        #expect(audio.count > 100 && publishedAudio.containsContiguous(Array(audio.dropFirst(1).dropLast(2))), "archived audio is not the published audio")
+        #expect(Live.wait(seconds: 3) { Self.engine.listeningPorts == 0 }, "the SRT port stayed open after its last job")
+    }
+
+    @Test("through 40 ms of delay and 2 % loss each way, the archive still holds every published frame")
+    func lossyPath() throws {
+        let source = try Live.fixture(seconds: 6)
+        let port = try Live.freePort()
+        let root = Live.scratch("srt-lossy")
+        let output = try Live.stream("lossy")
+        let player = try Live.play(output, into: root + "/played.flv")
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
+        var options = Live.options(input: Self.srtURL(port: port, streamID: "publish:live/far") + "&latency=400", listen: true,
+                                   outputs: [output], timeout: 10, maxDuration: 4)
+        options.outputs.append(OutputDescription(target: .file(path: root + "/out/far.flv"), kind: .flv, name: "far.flv"))
+        options.fileRoots = FileRoots(input: root, output: root)
+        let job = RunningJob(Self.engine, options)
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let path = try UDPImpairment(to: port, delay: 0.04, lossPercent: 2)
+        defer { path.stop() }
+        let publisher = try Self.publishSRT(source, to: Self.srtURL(port: path.port, streamID: "publish:live/far") + "&latency=400000")
+        let result = try #require(job.wait(seconds: 30), "the job did not end").get()
+        publisher.end()
+        #expect(result.reachedMaxDuration)
+        #expect(path.dropped >= 3 && path.forwarded > 200, "the path lost \(path.dropped) datagrams and forwarded \(path.forwarded)")
+        let published = try Live.frames(source, "v")
+        let archived = try Live.frames(root + "/out/far.flv", "v")
+        #expect(archived.count >= 110, "archived \(archived.count) frames")
+        #expect(Array(archived.dropLast(2)) == Array(published.prefix(archived.count - 2)), "frames were lost or damaged on the way")
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", root + "/played.flv", "-f", "null", "-"])
+        #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the player's copy does not decode cleanly: \(decode.stderr)")
+    }
+
+    @Test("a wrong passphrase and an unknown streamid are refused in the handshake, named in the log, and the job still takes its publisher")
+    func refusals() throws {
+        let source = try Live.fixture(seconds: 4)
+        let port = try Live.freePort()
+        let root = Live.scratch("srt-refuse")
+        var options = Live.options(input: Self.srtURL(port: port, streamID: "publish:live/cam2"), listen: true, outputs: [], timeout: 15, maxDuration: 1)
+        options.outputs = [OutputDescription(target: .file(path: root + "/a.flv"), kind: .flv, name: "a.flv")]
+        options.fileRoots = FileRoots(input: root, output: root)
+        Self.reports.withLock { $0.removeAll() }
+        let job = RunningJob(Self.engine, options)
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        for (url, named) in [(Self.srtURL(port: port, streamID: "publish:live/cam2", passphrase: "not-the-passphrase"), "passphrase"),
+                             (Self.srtURL(port: port, streamID: "publish:live/guess"), "streamid names no job")] {
+            let started = Date()
+            let intruder = try Self.publishSRT(source, to: url)
+            #expect(intruder.wait(seconds: 10) != 0, "the intruder was not refused")
+            #expect(Live.wait(seconds: 1) { Self.reports.withLock { $0.contains { $0.contains(named) } } },
+                    "no report naming \(named): \(Self.reports.withLock { $0 })")
+            #expect(Date().timeIntervalSince(started) < 10)
+        }
+        #expect(job.latestProgress.map { $0.bytesIn == 0 && $0.videoFrames == 0 } ?? true, "a refused publisher changed the job")
+        let reports = Self.reports.withLock { $0 }
+        #expect(!reports.joined().contains("cam2") && !reports.joined().contains("guess") && !reports.joined().contains("passphrase=\(Self.passphrase)"))
+        let publisher = try Self.publishSRT(source, to: Self.srtURL(port: port, streamID: "publish:live/cam2"))
+        let result = try #require(job.wait(seconds: 20), "the job did not end").get()
+        publisher.end()
+        #expect(result.reachedMaxDuration && result.progress.videoFrames > 20)
+    }
+
+    @Test("RTMP in, SRT out to ffmpeg listening: the TS decodes without an error or a continuity gap, every frame there")
+    func rtmpToSRT() throws {
+        let source = try Live.fixture(seconds: 5)
+        let input = try Live.stream("tosrt")
+        let port = try Live.freePort()
+        let root = Live.scratch("srt-out")
+        let receiver = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "warning",
+                                                     "-i", "srt://127.0.0.1:\(port)?mode=listener&passphrase=\(Self.passphrase)",
+                                                     "-c", "copy", "-f", "mpegts", "-y", root + "/received.ts"])
+        usleep(300_000)
+        let publisher = try Live.publish(source, to: input)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
+        var options = Live.options(input: input, outputs: [], maxDuration: 3)
+        options.outputs = [OutputDescription(target: .network(url: Self.srtURL(port: port, streamID: "read:live/x")), kind: .mpegts, name: "srt")]
+        let job = RunningJob(Self.engine, options)
+        let result = try #require(job.wait(seconds: 25), "the job did not end").get()
+        publisher.wait(seconds: 10)
+        #expect(receiver.wait(seconds: 15) == 0, "receiver: \(receiver.stderr)")
+        #expect(!receiver.stderr.lowercased().contains("continuity"), "receiver: \(receiver.stderr)")
+        let received = try Live.frames(root + "/received.ts", "v")
+        let published = try Live.frames(source, "v")
+        let sent = result.progress.outputs.first?.videoFrames ?? 0
+        // Decoders hold back the last B-frame references at the cut: the run is compared without the last two.
+        #expect(received.count >= 80 && abs(received.count - sent) <= 2, "received \(received.count) frames of \(sent) sent")
+        #expect(published.containsContiguous(Array(received.dropLast(2))), "the received frames are not a run of the published ones")
+        #expect(result.progress.outputs.first?.status == .finished)
+    }
+}

@@ -1,0 +1,106 @@
+# Sourced by scripts/bench: `scripts/bench srt [N]`, N SRT → RTMP restreams (default 50) through one `sluice worker`
+# against one `ffmpeg -i srt://…?mode=listener -c copy -f flv rtmp://…` per stream, in the same run.
+#
+# A private nginx-rtmp and RabbitMQ. N looping 720p30 ~3 Mb/s H.264 + AAC publishers (Debian's ffmpeg, -re
+# -stream_loop -1 -c copy -f mpegts srt://…) send to the phase's SRT listeners; their own CPU is not counted.
+#  A. One `sluice worker` runs N SRT listen jobs on one shared UDP port, routed by streamid publish:live/iN, each
+#     publishing to live/out-iN on nginx-rtmp.
+#  B. N `ffmpeg -i srt://127.0.0.1:PORTi?mode=listener -c copy -f flv live/ff-iN` processes, one port each.
+# Each phase: a warm-up until every output flows (at most SLUICE_BENCH_SRT_WARMUP_S, default 40), then a window of
+# SLUICE_BENCH_SRT_WINDOW_S (default 30), measured by scripts/lib/restream-measure.py.
+bench_srt() {
+  local streams=${1:-50}
+  case $streams in *[!0-9]* | '') echo "usage: scripts/bench srt [N]" >&2; return 2 ;; esac
+  local warmup="${SLUICE_BENCH_SRT_WARMUP_S:-40}" window="${SLUICE_BENCH_SRT_WINDOW_S:-30}"
+  local dir media
+  dir="$(pwd)/$work/srt"
+  rm -rf "$dir"
+  mkdir -p "$dir/jobs"
+  chmod 755 "$dir"
+  media="$work/density-720p30.mp4"
+  if [ ! -s "$media" ]; then
+    echo "bench: generating $media (20 s 720p30 ~3 Mb/s H.264, GOP 2 s + AAC 128k)" >&2
+    ffmpeg -hide_banner -loglevel error -y -f lavfi -i "testsrc2=size=1280x720:rate=30" \
+      -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 20 \
+      -c:v libx264 -preset veryfast -b:v 3000k -maxrate 3000k -bufsize 6000k -g 60 -pix_fmt yuv420p \
+      -c:a aac -b:a 128k -ac 2 -shortest "$media"
+  fi
+  local rtmp_port amqp_port srt_port url amqp
+  rtmp_port=$(scripts/lib/free-port 20000 40000)
+  srt_port=$(scripts/lib/free-port 40001 50000)
+  amqp_port=$(scripts/lib/rabbitmq.sh free-port)
+  srt_pids=()
+  # shellcheck disable=SC2064
+  trap "kill \${srt_pids[*]} 2>/dev/null; scripts/lib/nginx-rtmp.sh stop '$dir/nginx-rtmp' '$rtmp_port' >/dev/null 2>&1; scripts/lib/rabbitmq.sh stop '$dir/rabbitmq' '$amqp_port' >/dev/null 2>&1; true" EXIT
+  scripts/lib/nginx-rtmp.sh start "$dir/nginx-rtmp" "$rtmp_port" > "$dir/rtmp-url"
+  url=$(head -n 1 "$dir/rtmp-url")
+  scripts/lib/rabbitmq.sh start "$dir/rabbitmq" "$amqp_port" > "$dir/amqp-url"
+  amqp=$(head -n 1 "$dir/amqp-url")
+  local stat="$dir/nginx-rtmp/stat.sock" i
+
+  echo "== srt: $streams SRT -> RTMP restreams of $(basename "$media") (720p30 ~3 Mb/s): one sluice worker (one shared SRT port) vs one ffmpeg per stream"
+  # Phase A: one worker, N listen jobs on one port.
+  local slots=(--concurrency "$streams")
+  if "$bin/sluice" worker --help 2>&1 | grep -q -- '--live-slots'; then slots=(--live-slots "$streams"); fi
+  "$bin/sluice" worker --db "$dir/srt.sqlite" --amqp-url "$amqp" "${slots[@]}" --worker-id srt-bench \
+    --input-root "$dir" --output-root "$dir" --grace-s 1 --log-format text 2> "$dir/worker.log" &
+  local worker=$!
+  srt_pids+=("$worker")
+  sleep 1
+  for i in $(seq 1 "$streams"); do
+    cat > "$dir/jobs/i$i.json" <<JSON
+{"id": "srt-i$i", "input": {"url": "srt://127.0.0.1:$srt_port?streamid=publish:live/i$i", "listen": true, "timeout_s": 60}, "outputs": ["$url/out-i$i"], "max_duration_s": $((warmup + window + 120))}
+JSON
+    "$bin/sluice" enqueue --amqp-url "$amqp" "$dir/jobs/i$i.json" >/dev/null 2>>"$dir/enqueue.log" || { echo "bench: enqueue of job $i failed" >&2; return 1; }
+  done
+  sleep 3
+  local publishers=()
+  for i in $(seq 1 "$streams"); do
+    ffmpeg -hide_banner -nostdin -loglevel error -re -stream_loop -1 -i "$media" -c copy -f mpegts \
+      "srt://127.0.0.1:$srt_port?streamid=publish:live/i$i" 2> "$dir/publisher-a-$i.log" &
+    publishers+=($!)
+    srt_pids+=($!)
+  done
+  python3 scripts/lib/restream-measure.py "$stat" out- "$streams" "$warmup" "$window" "sluice worker" "$worker" > "$dir/phase-a.json" \
+    || { echo "bench: measuring phase A failed" >&2; return 1; }
+  kill "${publishers[@]}" 2>/dev/null || true
+  kill -TERM "$worker" 2>/dev/null || true
+  wait "$worker" "${publishers[@]}" 2>/dev/null || true
+
+  # Phase B: one ffmpeg listener per stream.
+  local relays=() ports=()
+  for i in $(seq 1 "$streams"); do
+    local port
+    port=$(scripts/lib/free-port 50001 60000)
+    ports+=("$port")
+    ffmpeg -hide_banner -nostdin -loglevel error -i "srt://127.0.0.1:$port?mode=listener" -c copy -f flv "$url/ff-i$i" 2> "$dir/relay-$i.log" &
+    relays+=($!)
+    srt_pids+=($!)
+  done
+  sleep 2
+  for i in $(seq 1 "$streams"); do
+    ffmpeg -hide_banner -nostdin -loglevel error -re -stream_loop -1 -i "$media" -c copy -f mpegts \
+      "srt://127.0.0.1:${ports[$((i - 1))]}" 2> "$dir/publisher-b-$i.log" &
+    srt_pids+=($!)
+  done
+  python3 scripts/lib/restream-measure.py "$stat" ff- "$streams" "$warmup" "$window" "ffmpeg srt -> flv" "${relays[@]}" > "$dir/phase-b.json" \
+    || { echo "bench: measuring phase B failed" >&2; return 1; }
+  kill "${srt_pids[@]}" 2>/dev/null || true
+  wait "${srt_pids[@]}" 2>/dev/null || true
+
+  python3 - "$dir/phase-a.json" "$dir/phase-b.json" "$streams" "$window" <<'PY'
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+streams, window = int(sys.argv[3]), sys.argv[4]
+print(f"{streams} SRT inputs -> 1 RTMP output each, {window} s window after warm-up (publishers' CPU not counted)")
+print("| | CPU (% of a core) | RSS | threads | flowing outputs | processes | output Mb/s |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+for p in (a, b):
+    print(f"| {p['name']} | {p['cpu']:.1f} % | {p['rss_kib'] / 1024:.0f} MiB | {p['threads']} | {p['flowing']} / {p['expected']} | {p['processes']} | {p['mbits']:.0f} |")
+ratio = a["cpu"] / b["cpu"] if b["cpu"] else float("nan")
+print(f"sluice / ffmpeg: CPU {ratio:.2f}x (goal <= 0.5x), RSS {a['rss_kib'] / max(b['rss_kib'], 1):.2f}x")
+PY
+  scripts/lib/nginx-rtmp.sh stop "$dir/nginx-rtmp" "$rtmp_port" >/dev/null 2>&1 || true
+  scripts/lib/rabbitmq.sh stop "$dir/rabbitmq" "$amqp_port" >/dev/null 2>&1 || true
+  trap - EXIT
+}
