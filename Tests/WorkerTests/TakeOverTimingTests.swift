@@ -1,6 +1,7 @@
 import Foundation
 import JobQueue
 import JobStore
+@testable import Sluice
 import SluiceTestSupport
 import Testing
 
@@ -101,5 +102,16 @@ extension DestinationWatch {
     /// The last sample in which one of `ids` (the stopped holder's publishers) still publishes.
     func lastSample(with ids: [String]) -> ContinuousClock.Instant? {
         samples.last { $0.ids.contains { ids.contains($0) } }?.at
+    }
+}
+
+/// How long a handed-over job waits for the previous holder's lease between tries.
+@Suite("Hand-over lease waits")
+struct LeaseWaitDelayTests {
+    @Test("0.2 s at first, doubling to 1 s; every allowed wait together still gives the previous holder about half a minute")
+    func delays() {
+        #expect((0..<5).map(Worker.leaseWaitDelay) == [.milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
+        let total = (0..<DeliveryLineage.maxLeaseWaits).map(Worker.leaseWaitDelay).reduce(.zero, +)
+        #expect(total >= .seconds(25) && total <= .seconds(30), "\(total)")
     }
 }
