@@ -3,8 +3,8 @@
 //
 // Fencing: another worker can take a job over only once the broker has dropped the holder's consumer *and* a claim
 // left in the lease queue has expired. A claim that came back proves the broker heard this worker when it was
-// published, and a broker drops a connection it hears from only after the heartbeat timeout; a claim expires
-// `orphanAfter` after it was published. So a lease is kept until its held claim's publication plus the larger of
+// published, and a broker drops a connection it stops hearing from no sooner than one heartbeat timeout later; a
+// claim expires `orphanAfter` after it was published. So a lease is kept until its held claim's publication plus the larger of
 // the two while connected (the broker may be cut off from us but cannot have dropped us sooner), and plus
 // `orphanAfter` alone once the connection is known lost (the broker may have dropped it at that moment), less the
 // safety margin either way.

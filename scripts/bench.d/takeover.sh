@@ -1,4 +1,4 @@
-# Sourced by scripts/bench: `scripts/bench takeover [RUNS]` (default 5). How long a live restream is gone from its
+# Sourced by scripts/bench: `scripts/bench takeover [RUNS [kill|term]]` (default 5 runs of each). How long a live restream is gone from its
 # destination when the worker that runs it goes: two `sluice worker`s (default lease timing) on a private RabbitMQ,
 # a looping 1x publisher into a private nginx-rtmp, one restream job to another stream name. Once the destination has
 # flowed for 3-4 s (a random point in the lease's renewal), the holder gets kill -9 (RUNS times) or SIGTERM (RUNS
@@ -6,7 +6,7 @@
 # Prints each time-to-flowing and the median of each. Each run has a vhost of its own, so nothing of one reaches the next.
 # Then the broker's side of leases: 100 and 300 holders renewing claims as a worker does, claims/s and the broker's CPU.
 bench_takeover() {
-  local runs="${1:-5}"
+  local runs="${1:-5}" modes="${2:-kill term}"
   local dir
   dir=$(bench_broker_folder takeover)
   mkdir -p "$dir/out"
@@ -23,9 +23,9 @@ bench_takeover() {
   trap "scripts/lib/rabbitmq.sh stop '$dir/rabbitmq' $amqp_port >/dev/null 2>&1 || true; scripts/lib/nginx-rtmp.sh stop '$dir/nginx' $rtmp_port >/dev/null 2>&1 || true" EXIT
   echo "== takeover: a restream's holder killed (kill -9) or stopped (SIGTERM), $runs runs each: time until the destination flows again"
   /usr/bin/python3 - "$(head -n 1 "$dir/amqp-url")" "$(head -n 1 "$dir/rtmp-url")" "$dir/nginx/stat.sock" "$dir/rabbitmq/rabbitmqctl" \
-    "$bin/sluice" "$dir" "$clip" "$runs" <<'PY'
+    "$bin/sluice" "$dir" "$clip" "$runs" "$modes" <<'PY'
 import os, random, signal, socket, sqlite3, statistics, subprocess, sys, time
-amqp, rtmp, stat_sock, ctl, sluice, folder, clip, runs = sys.argv[1:9]
+amqp, rtmp, stat_sock, ctl, sluice, folder, clip, runs, modes = sys.argv[1:10]
 runs = int(runs)
 
 def stat():
@@ -117,6 +117,8 @@ def run(mode, index):
         subprocess.run([ctl, "delete_vhost", vhost], capture_output=True)
 
 for mode, label in (("kill", "kill -9"), ("term", "SIGTERM")):
+    if mode not in modes.split():
+        continue
     times = []
     for index in range(1, runs + 1):
         times.append(run(mode, index))
