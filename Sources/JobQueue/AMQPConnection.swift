@@ -237,6 +237,20 @@ final class AMQPConnection {
         try AMQPCheck.status(status, "amqp_basic_publish")
     }
 
+    // MARK: Timing
+
+    /// The heartbeat timeout negotiated at login (zero: heartbeats off): the broker drops this connection no sooner
+    /// than this long after it last heard from it.
+    var heartbeat: Duration {
+        .seconds(max(amqp_get_heartbeat(state), 0))
+    }
+
+    /// Bounds every later synchronous call (declares, consume, cancel, delete) by `timeout`.
+    func setRPCTimeout(_ timeout: Duration) throws(AMQPError) {
+        var limit = timeval(timeout)
+        try AMQPCheck.status(amqp_set_rpc_timeout(state, &limit), "amqp_set_rpc_timeout")
+    }
+
     // MARK: Reading
 
     /// True when librabbitmq already holds input, so waiting on the socket would be wrong.

@@ -128,8 +128,19 @@ extension BrokerConnection {
 
     /// After a reconnect: take every lease again, or learn that another worker has taken the job over.
     func reattachLeases(_ connection: AMQPConnection) throws(AMQPError) {
-        try applyLeases(leaseBook.connectionRestored(now: .now), connection: connection)
+        try applyLeases(leaseBook.connectionRestored(now: .now, heartbeat: connection.heartbeat), connection: connection)
     }
+
+    /// How long a blocking call (a connect, a login, an RPC) may take now: the configured `limit`, cut to what is
+    /// left before the first lease lapses, so that a broker that stops answering mid-call cannot hold up a fence.
+    /// Never below `minimumBlockingCall`: the fence then follows the call's failure.
+    func blockingCallLimit(_ limit: Duration) -> Duration {
+        guard let deadline = leaseBook.earliestDeadline else { return limit }
+        return min(limit, max(deadline - .now, Self.minimumBlockingCall))
+    }
+
+    /// The shortest bound `blockingCallLimit` sets: a call on a loopback broker takes a few milliseconds.
+    static let minimumBlockingCall = Duration.milliseconds(250)
 
     /// Performs the book's actions in order. Once the connection fails under one, the I/O of the rest is skipped
     /// (deletes are kept for the next connection) but every caller and job is still told; then the error is thrown.

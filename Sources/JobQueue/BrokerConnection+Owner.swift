@@ -43,8 +43,13 @@ extension BrokerConnection {
     }
 
     func connect(attempt: Int) -> ConnectionLifecycle.Action {
+        // A lease that lapsed during the backoff is given up before a connect that may block for its timeouts.
+        fenceLeases()
+        var bounded = configuration
+        bounded.connectTimeout = blockingCallLimit(configuration.connectTimeout)
+        bounded.rpcTimeout = blockingCallLimit(configuration.rpcTimeout)
         do throws(AMQPError) {
-            let connection = try AMQPConnection(configuration: configuration)
+            let connection = try AMQPConnection(configuration: bounded)
             for declaration in TopologyDeclaration.declarations(for: configuration) {
                 try connection.declare(declaration)
             }
@@ -100,6 +105,7 @@ extension BrokerConnection {
             guard let connection else { return lifecycle.connectionLost() }
             if lock.withLock({ shared.closeRequested }) { return lifecycle.close() }
             do throws(AMQPError) {
+                try connection.setRPCTimeout(blockingCallLimit(configuration.rpcTimeout))
                 try execute(mailbox.drain(), on: connection, generation: generation)
                 if !connection.hasBufferedInput {
                     mailbox.wait(socket: connection.socketDescriptor, timeout: configuration.pollInterval)

@@ -1,16 +1,18 @@
 // docs/ARCHITECTURE.md §5 (leases): one running copy of a job, for any length of job, whatever the broker's
-// consumer_timeout, with take-over when the worker that runs it dies.
+// consumer_timeout, with take-over within seconds when the worker that runs it dies.
 //
 // The job message is acked as soon as the job's lease is taken, so no delivery ever stays unacked for long.
 // The lease is a durable queue per job, `sluice.lease.<id>`, consumed *exclusively* by the worker that runs
 // the job: a second exclusive consumer is refused (403) by the broker, on any connection, so two workers can
 // never both hold it. The queue carries a *claim*: a persistent copy of the job, held unacked by its holder
 // for at most `renewInterval`, then replaced by a fresh copy (publish the new one, ack the old one once it
-// has arrived). Each claim carries a per-message TTL of `orphanAfter`; while it is held it cannot expire.
-// When the holder's connection dies (kill -9, OOM, host loss), the broker returns the claim to the queue,
-// where nobody consumes it; it expires and dead-letters into `sluice.jobs`, and any worker takes the job
-// over from it. Only RabbitMQ 3.x primitives available in 3.10 are used: exclusive consumers, per-message
-// TTL, dead-lettering, publisher confirms.
+// has arrived). Each claim carries a short per-message TTL, `orphanAfter`; while it is held it cannot expire.
+// When the holder's connection dies (kill -9, OOM, host loss), the broker returns the claim to the queue with
+// its original expiry, where nobody consumes it; it expires at most `orphanAfter` after it was published and
+// dead-letters into `sluice.jobs`, and any worker takes the job over from it. A holder cut off from the broker
+// cannot be dropped by it before the heartbeat timeout, so it keeps its jobs that long after its last claim came
+// back, and no longer (`LeaseBook`). Only RabbitMQ 3.x primitives available in 3.10 are used: exclusive
+// consumers, per-message TTL, dead-lettering, publisher confirms, heartbeats.
 
 /// Names, headers and timing of job leases.
 public enum JobLease {
@@ -63,20 +65,29 @@ public enum JobLease {
     ]
 }
 
-/// How often a lease is renewed and how long a claim outlives its holder.
+/// How often a lease is renewed and how long a claim outlives its holder's connection.
 public struct LeaseTiming: Sendable, Equatable {
-    /// A held claim is replaced after this long (kept far below any broker's consumer_timeout).
+    /// A held claim is replaced after this long: a dead holder's job is taken over between `orphanAfter` less this
+    /// and `orphanAfter` after it died (and it is kept far below any broker's consumer_timeout).
     public var renewInterval: Duration
-    /// A claim's TTL: after its holder dies, the job is taken over at most this long after its last renewal.
+    /// A claim's TTL: once its holder's connection is gone, the job is taken over at most this long after the
+    /// claim was published. A reconnect within it keeps the lease.
     public var orphanAfter: Duration
-    /// The holder gives a lease up this long before its claim could expire without contact with the broker.
+    /// The holder gives a lease up this long before another worker could take its job over.
     public var safetyMargin: Duration
 
-    /// Defaults: renew every 3.75 s, take over at most 15 s after the last renewal.
-    public init(renewInterval: Duration = .milliseconds(3750), orphanAfter: Duration = .seconds(15)) {
+    /// Defaults: renew every second, take over at most 3 s after the last renewal (after the broker dropped the
+    /// holder's connection).
+    public init(renewInterval: Duration = .seconds(1), orphanAfter: Duration = .seconds(3)) {
         self.renewInterval = renewInterval
         self.orphanAfter = max(orphanAfter, renewInterval * 2)
-        safetyMargin = min(.seconds(3), self.orphanAfter / 4)
+        safetyMargin = min(.seconds(1), self.orphanAfter / 6)
+    }
+
+    /// The timing `sluice worker --lease-orphan-s` sets: claims renewed every third of their TTL.
+    /// - Parameter orphanAfter: the claim TTL.
+    public init(orphanAfter: Duration) {
+        self.init(renewInterval: orphanAfter / 3, orphanAfter: orphanAfter)
     }
 }
 

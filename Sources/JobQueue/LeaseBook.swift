@@ -1,5 +1,13 @@
 // docs/ARCHITECTURE.md §5 (leases; see `JobLease`): the bookkeeping of the leases a worker holds, as a state
 // machine with no I/O and no clock, so take-over, renewal, fencing and release are tested without a broker.
+//
+// Fencing: another worker can take a job over only once the broker has dropped the holder's consumer *and* a claim
+// left in the lease queue has expired. A claim that came back proves the broker heard this worker when it was
+// published, and a broker drops a connection it stops hearing from no sooner than one heartbeat timeout later; a
+// claim expires `orphanAfter` after it was published. So a lease is kept until its held claim's publication plus the larger of
+// the two while connected (the broker may be cut off from us but cannot have dropped us sooner), and plus
+// `orphanAfter` alone once the connection is known lost (the broker may have dropped it at that moment), less the
+// safety margin either way.
 
 /// The leases one worker holds: the broker connection's owner thread tells it what happened (a lease attached, a
 /// claim came back, time passed, the connection went or came back, a release) and performs the actions it returns,
@@ -8,7 +16,7 @@
 ///
 ///     acquire ─attach→ attached (acquiring) ─claim back→ held ─renew due→ publish claim …
 ///     held ─connection lost→ detached ─restored→ reattach ─refused→ lost (taken over elsewhere)
-///     any ─past validUntil→ lost (fenced)        any ─release→ queues deleted (now, or after the reconnect)
+///     any ─past validUntil(_:)→ lost (fenced)    any ─release→ queues deleted (now, or after the reconnect)
 struct LeaseBook: Sendable {
     /// An AMQP channel number (`amqp_channel_t`).
     typealias Channel = UInt16
@@ -45,8 +53,9 @@ struct LeaseBook: Sendable {
         var heldClaim: UInt64?
         /// When the last fresh claim was published; nil: publish one at the next tending.
         var lastPublish: ContinuousClock.Instant?
-        /// Past this instant the broker may already have expired our claim: the job may be taken over elsewhere.
-        var validUntil: ContinuousClock.Instant
+        /// When the held claim was published (before it came back: when the lease was attached). The broker heard
+        /// this worker then, and the claim expires `orphanAfter` later once nobody holds it.
+        var claimSentAt: ContinuousClock.Instant
         /// The caller of `acquireLease` still waits for the first claim to come back.
         var acquiring: Bool
     }
@@ -84,6 +93,8 @@ struct LeaseBook: Sendable {
     }
 
     let timing: LeaseTiming
+    /// The heartbeat timeout negotiated on the current (or last) connection; zero: none, or not connected yet.
+    private(set) var heartbeat: Duration = .zero
     /// The lowest channel number a lease may use (those below belong to the jobs, publishes and control).
     let firstChannel: Channel
     /// The leases held, by job id.
@@ -103,6 +114,20 @@ struct LeaseBook: Sendable {
 
     /// Leases held now (for metrics).
     var count: Int { leases.count }
+
+    /// Past this instant another worker may run the lease's job: its claim may have expired in the broker.
+    func validUntil(_ lease: Lease) -> ContinuousClock.Instant {
+        // Attached: the broker drops our consumer no sooner than a heartbeat timeout after it last heard us, and
+        // the claims it then returns expire no sooner than `orphanAfter` after they were published.
+        let bound = lease.attachment == nil ? timing.orphanAfter : max(timing.orphanAfter, heartbeat)
+        return lease.claimSentAt + bound - timing.safetyMargin
+    }
+
+    /// The first instant a lease lapses (nil: none held): the owner thread bounds its blocking calls by it, so that
+    /// a broker that stops answering mid-call cannot hold a fence up.
+    var earliestDeadline: ContinuousClock.Instant? {
+        leases.values.map(validUntil).min()
+    }
 
     /// The lowest channel number no lease is attached on.
     var freeChannel: Channel {
@@ -128,8 +153,7 @@ struct LeaseBook: Sendable {
                            now: ContinuousClock.Instant) -> [Action] {
         let attachment = Attachment(channel: channel, consumerTag: consumerTag, exclusionConsumerTag: exclusionConsumerTag)
         leases[request.jobID] = Lease(request: request, token: token, attachment: attachment,
-                                      lastPublish: now, validUntil: now + timing.orphanAfter - timing.safetyMargin,
-                                      acquiring: true)
+                                      lastPublish: now, claimSentAt: now, acquiring: true)
         channels[channel] = request.jobID
         return [.publishClaim(request, token: token)]
     }
@@ -163,7 +187,8 @@ struct LeaseBook: Sendable {
         lease.heldClaim = deliveryTag
         let renewedAt = Int64(headers[JobLease.renewedAtHeader] ?? "") ?? 0
         let age = Duration.milliseconds(max(0, wallClockMilliseconds - renewedAt))
-        lease.validUntil = now + timing.orphanAfter - min(age, timing.orphanAfter) - timing.safetyMargin
+        // The claim now held decides; an older one of ours redelivered after a reconnect counts from its own publication.
+        lease.claimSentAt = now - min(age, max(timing.orphanAfter, heartbeat))
         if lease.acquiring {
             lease.acquiring = false
             actions.append(.answer(jobID: jobID, .acquired))
@@ -190,17 +215,23 @@ struct LeaseBook: Sendable {
     mutating func fence(now: ContinuousClock.Instant) -> [Action] {
         var actions: [Action] = []
         for jobID in leases.keys.sorted() {
-            guard let lease = leases[jobID], now > lease.validUntil else { continue }
+            guard let lease = leases[jobID], now > validUntil(lease) else { continue }
             leases[jobID] = nil
+            // The job first: closing the channel is a call that a broker which stopped answering holds up.
+            actions.append(ending(lease, reason: lease.attachment == nil ? LeaseBook.lapsedWhileAway : LeaseBook.unanswered))
             if let channel = lease.attachment?.channel {
                 channels[channel] = nil
                 // Our consumer goes with the channel; a held claim returns to the queue and takes its course.
                 actions.append(.closeChannel(channel))
             }
-            actions.append(ending(lease, reason: "no claim of the lease came back from the broker before it could expire"))
         }
         return actions
     }
+
+    /// Why a lease attached to a live connection was fenced.
+    static let unanswered = "no claim of the lease came back from the broker before it could have handed the job to another worker"
+    /// Why a lease was fenced while its connection was down.
+    static let lapsedWhileAway = "the broker connection was lost and not restored before the lease's claim could expire"
 
     /// The job's document changed while it runs (an output edit): later claims carry `body`, and the next `renewAndFence`
     /// renews the claim at once, so a worker that takes the job over runs the edited job.
@@ -232,8 +263,8 @@ struct LeaseBook: Sendable {
 
     // MARK: The connection
 
-    /// The connection is gone: every lease is detached (its claim is back in its queue, valid until it expires);
-    /// a caller still waiting for its first claim is answered.
+    /// The connection is gone: every lease is detached (its claim may be back in its queue, expiring `orphanAfter`
+    /// after it was published, so the lease is valid that long only); a caller still waiting for its first claim is answered.
     mutating func connectionLost(reason: String) -> [Action] {
         channels.removeAll()
         var actions: [Action] = []
@@ -253,7 +284,11 @@ struct LeaseBook: Sendable {
 
     /// A new connection is up: delete what was released meanwhile, give up what lapsed, and take every other
     /// lease again (or learn that another worker has taken its job over).
-    mutating func connectionRestored(now: ContinuousClock.Instant) -> [Action] {
+    /// - Parameters:
+    ///   - now: now.
+    ///   - heartbeat: the heartbeat timeout negotiated on the new connection (zero: none).
+    mutating func connectionRestored(now: ContinuousClock.Instant, heartbeat: Duration) -> [Action] {
+        self.heartbeat = heartbeat
         var actions: [Action] = pendingDeletes.sorted().map { .deleteIfUnused(queue: $0, channel: freeChannel) }
         pendingDeletes.removeAll()
         actions += fence(now: now)

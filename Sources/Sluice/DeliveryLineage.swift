@@ -19,7 +19,7 @@ public struct DeliveryLineage: Equatable, Sendable {
     /// How often a hand-over already found the lease still held (the previous holder had not let go yet).
     public var leaseWaits: Int
 
-    /// Most times a hand-over waits for its previous holder to let the lease go (1 s apart).
+    /// Most times a hand-over waits for its previous holder to let the lease go (`Worker.leaseWaitDelay` apart).
     public static let maxLeaseWaits = 30
 
     /// Reads the lineage of a delivery.

@@ -104,14 +104,15 @@ extension Worker {
         case let .heldElsewhere(reason):
             let deliveries = job.seal(requeueLateDeliveries: false)
             if case .handedOver = job.lineage.origin, job.lineage.leaseWaits < DeliveryLineage.maxLeaseWaits {
-                // The worker that handed it over is still letting go of the lease: ask again in a second.
-                log("handed over, but its lease is still held (\(reason)); trying again in 1 s", job: spec.id)
+                // The worker that handed it over is still letting go of the lease: ask again shortly.
+                let delay = Worker.leaseWaitDelay(afterWaits: job.lineage.leaseWaits)
+                log("handed over, but its lease is still held (\(reason)); trying again in \(Worker.seconds(delay)) s", job: spec.id)
                 var waited = job.headers
                 waited[JobLease.leaseWaitsHeader] = String(job.lineage.leaseWaits + 1)
                 let headers = waited
                 blockingWait { [self] in
                     await publishThenAck(deliveries, job: spec.id) { [broker = self.broker] () throws(AMQPError) in
-                        try await broker.retry(body: job.body, priority: job.priority, headers: headers, after: .seconds(1))
+                        try await broker.retry(body: job.body, priority: job.priority, headers: headers, after: delay)
                     }
                 }
                 return false
@@ -131,6 +132,13 @@ extension Worker {
             for delivery in job.seal(requeueLateDeliveries: true) { broker.requeue(delivery) }
             return false
         }
+    }
+
+    /// How long a handed-over job waits for its lease before asking again: 0.2 s at first (the handing-over worker
+    /// deletes its lease queue moments after its hand-over is confirmed, and a live job is off the air meanwhile),
+    /// doubling to 1 s, so that `DeliveryLineage.maxLeaseWaits` waits still give that worker about half a minute.
+    static func leaseWaitDelay(afterWaits waits: Int) -> Duration {
+        min(.seconds(1), .milliseconds(200) * (1 << min(max(waits, 0), 3)))
     }
 
     /// Records how long the job had no output between its previous holder and this worker.

@@ -105,8 +105,8 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("heartbeat-s"), help: ArgumentHelp("AMQP heartbeat in seconds (env SLUICE_HEARTBEAT_S).", valueName: "s"))
     var heartbeatSeconds: Int = Int(ProcessInfo.processInfo.environment["SLUICE_HEARTBEAT_S"] ?? "") ?? 10
 
-    @Option(name: .customLong("lease-orphan-s"), help: ArgumentHelp("A job whose worker died is taken over at most this long after its lease was last renewed; renewed every quarter of it (env SLUICE_LEASE_ORPHAN_S).", valueName: "s"))
-    var leaseOrphanSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_LEASE_ORPHAN_S"] ?? "") ?? 15
+    @Option(name: .customLong("lease-orphan-s"), help: ArgumentHelp("TTL of a lease's claim: once the broker drops a worker's connection (kill -9, crash), its jobs are taken over within this long of their last renewal (every third of it); a worker that lost the broker keeps its jobs this long at most, one cut off from it its heartbeat timeout (env SLUICE_LEASE_ORPHAN_S).", valueName: "s"))
+    var leaseOrphanSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_LEASE_ORPHAN_S"] ?? "") ?? 3
 
     @Option(name: .customLong("stale-part-age-s"), help: ArgumentHelp("Temporary output files (.part) nobody has written for this long, held open by no writer and of a job whose lease nobody holds, are removed from the output root at start and every 10 minutes (env SLUICE_STALE_PART_AGE_S).", valueName: "s"))
     var stalePartAgeSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_STALE_PART_AGE_S"] ?? "") ?? 86_400
@@ -175,8 +175,7 @@ struct WorkerCommand: ParsableCommand {
         // The intake (sluice.jobs) is only triaged into the class queues: a few in flight keep it moving.
         brokerConfiguration.prefetch = 16
         brokerConfiguration.heartbeatSeconds = heartbeatSeconds
-        let orphanAfter = Duration.milliseconds(Int64(leaseOrphanSeconds * 1000))
-        brokerConfiguration.leaseTiming = LeaseTiming(renewInterval: orphanAfter / 4, orphanAfter: orphanAfter)
+        brokerConfiguration.leaseTiming = LeaseTiming(orphanAfter: .milliseconds(Int64(leaseOrphanSeconds * 1000)))
         brokerConfiguration.connectionName = "sluice-worker \(workerID)"
         let store = try database.open()
 

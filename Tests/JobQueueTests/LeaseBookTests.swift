@@ -4,7 +4,8 @@ import Testing
 /// The lease bookkeeping (docs/ARCHITECTURE.md §5) without a broker: every event the owner thread reports, and the actions it gets.
 @Suite("LeaseBook")
 struct LeaseBookTests {
-    /// Renew every second; a claim lives 8 s, and the holder lets go 2 s before that (6 s after its last claim).
+    /// Renew every second; a claim lives 8 s, and the holder lets go 1 s before that (7 s after its last claim, with
+    /// no heartbeat: the book has not seen a connection come up).
     static let timing = LeaseTiming(renewInterval: .seconds(1), orphanAfter: .seconds(8))
     let t0 = ContinuousClock.now
 
@@ -115,10 +116,9 @@ struct LeaseBookTests {
     @Test("fencing: no claim back before the margin ahead of expiry loses the lease and closes its channel")
     func fencing() {
         var book = held()
-        // Valid until t0 + 8 s − 2 s: still held at 6 s, lost just after.
-        #expect(book.fence(now: t0 + .seconds(6)) == [])
-        let lost = "no claim of the lease came back from the broker before it could expire"
-        #expect(book.fence(now: t0 + .milliseconds(6001)) == [.closeChannel(3), .lost(jobID: "job-1", reason: lost)])
+        // Valid until t0 + 8 s − 1 s: still held at 7 s, lost just after.
+        #expect(book.fence(now: t0 + .seconds(7)) == [])
+        #expect(book.fence(now: t0 + .milliseconds(7001)) == [.lost(jobID: "job-1", reason: LeaseBook.unanswered), .closeChannel(3)])
         #expect(book.count == 0)
         // Its channel is free again.
         #expect(book.acquire(Self.request("job-2")) == .attach(channel: 3))
@@ -130,15 +130,15 @@ struct LeaseBookTests {
         let request = Self.request("job-1")
         _ = book.attached(request, channel: 3, consumerTag: "ctag-1", token: "tok-1", now: t0)
         // Nothing came back in time: the caller, not the job, hears of it.
-        #expect(book.fence(now: t0 + .seconds(7))
-            == [.closeChannel(3), .answer(jobID: "job-1", .failed(reason: "no claim of the lease came back from the broker before it could expire"))])
+        #expect(book.fence(now: t0 + .seconds(8))
+            == [.answer(jobID: "job-1", .failed(reason: LeaseBook.unanswered)), .closeChannel(3)])
 
         var aged = held()
-        // Our claim came back 5 s after it was published: 8 − 5 − 2 = 1 s left.
+        // Our claim came back 5 s after it was published: 8 − 5 − 1 = 2 s left.
         _ = aged.claimArrived(on: 3, consumerTag: "ctag-1", deliveryTag: 2, headers: Self.claim("tok-1", wall: 2_000_000, ageMs: 5000),
                               wallClockMilliseconds: 2_000_000, now: t0)
-        #expect(aged.fence(now: t0 + .seconds(1)) == [])
-        #expect(aged.fence(now: t0 + .milliseconds(1001)).count == 2)
+        #expect(aged.fence(now: t0 + .seconds(2)) == [])
+        #expect(aged.fence(now: t0 + .milliseconds(2001)).count == 2)
     }
 
     @Test("release: the lease's queues (and an encode job's exclusion queue) are deleted on its channel")
@@ -175,7 +175,7 @@ struct LeaseBookTests {
         _ = book.connectionLost(reason: "gone")
         #expect(book.release(jobID: "job-2") == [])
         #expect(book.pendingDeletes == ["sluice.batch-lease.job-2"])
-        #expect(book.connectionRestored(now: t0 + .seconds(2))
+        #expect(book.connectionRestored(now: t0 + .seconds(2), heartbeat: .seconds(10))
             == [.deleteIfUnused(queue: "sluice.batch-lease.job-2", channel: 3), .reattach(Self.request("job-1"), channel: 3)])
         #expect(book.pendingDeletes.isEmpty)
         book.reattached(jobID: "job-1", channel: 3, consumerTag: "ctag-9")
@@ -193,8 +193,8 @@ struct LeaseBookTests {
         _ = book.attached(second, channel: 4, consumerTag: "ctag-2", token: "tok-2", now: t0 + .seconds(5))
         _ = book.claimArrived(on: 4, consumerTag: "ctag-2", deliveryTag: 1, headers: Self.claim("tok-2"), wallClockMilliseconds: 1_000_000, now: t0 + .seconds(5))
         _ = book.connectionLost(reason: "gone")
-        let actions = book.connectionRestored(now: t0 + .seconds(7))
-        #expect(actions == [.lost(jobID: "job-1", reason: "no claim of the lease came back from the broker before it could expire"),
+        let actions = book.connectionRestored(now: t0 + .seconds(8), heartbeat: .seconds(10))
+        #expect(actions == [.lost(jobID: "job-1", reason: LeaseBook.lapsedWhileAway),
                             .reattach(second, channel: 3)])
         #expect(book.reattachRefused(jobID: "job-2", channel: 3, refusal: "403 ACCESS_REFUSED")
             == [.lost(jobID: "job-2", reason: "another worker holds it now (403 ACCESS_REFUSED): the job was taken over while this worker was away from the broker")])
@@ -208,7 +208,7 @@ struct LeaseBookTests {
         _ = book.release(jobID: "job-1")
         book.deleteInterrupted(queues: ["sluice.lease.job-1"])
         _ = book.connectionLost(reason: "gone")
-        #expect(book.connectionRestored(now: t0) == [.deleteIfUnused(queue: "sluice.lease.job-1", channel: 3)])
+        #expect(book.connectionRestored(now: t0, heartbeat: .seconds(10)) == [.deleteIfUnused(queue: "sluice.lease.job-1", channel: 3)])
     }
 
     @Test("the broker cancelling a lease consumer, or closing its channel, loses the lease")

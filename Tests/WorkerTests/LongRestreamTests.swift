@@ -133,14 +133,14 @@ final class LongRestream: @unchecked Sendable {
         if publisher.isRunning { publisher.terminate() }
     }
 
-    /// A 50 s restream run by one of two workers for 8 s: the fixture, the worker that holds it, the other one,
+    /// A 50 s restream run by one of two workers for `settle`: the fixture, the worker that holds it, the other one,
     /// and the destination's publisher ids before the holder is stopped.
-    static func running(_ name: String) async throws -> (LongRestream, Worker, Worker, [String]) {
+    static func running(_ name: String, settle: Duration = .seconds(8)) async throws -> (LongRestream, Worker, Worker, [String]) {
         let fixture = try await LongRestream(name, seconds: 50)
         let pair = [try fixture.startWorker("w-a"), try fixture.startWorker("w-b")]
         try await fixture.enqueue()
         let (holder, other) = try await fixture.holder(of: pair)
-        try await Task.sleep(for: .seconds(8))
+        try await Task.sleep(for: settle)
         return (fixture, holder, other, try fixture.publishers(of: fixture.destination))
     }
 
@@ -149,11 +149,15 @@ final class LongRestream: @unchecked Sendable {
     func store(_ worker: String) throws -> JobStore { try JobStore(path: database(worker)) }
 
     /// Starts a worker with a database of its own and the default lease timing.
-    func startWorker(_ worker: String) throws -> Worker {
+    /// - Parameters:
+    ///   - worker: its id.
+    ///   - broker: the broker URL it uses (another way to the fixture's vhost, e.g. through a relay); nil: `amqpURL`.
+    ///   - heartbeat: its AMQP heartbeat in seconds.
+    func startWorker(_ worker: String, broker: String? = nil, heartbeat: Int = 5) throws -> Worker {
         _ = try store(worker)  // created and migrated before the worker opens it
         let process = try WorkerProcess(arguments: [
-            "worker", "--amqp-url", amqpURL, "--db", database(worker), "--input-root", folder,
-            "--output-root", folder + "/out", "--worker-id", worker, "--heartbeat-s", "5", "--progress-s", "1",
+            "worker", "--amqp-url", broker ?? amqpURL, "--db", database(worker), "--input-root", folder,
+            "--output-root", folder + "/out", "--worker-id", worker, "--heartbeat-s", String(heartbeat), "--progress-s", "1",
         ], log: folder + "/\(worker).log")
         let started = Worker(id: worker, process: process)
         lock.withLock { workers.append(started) }
@@ -207,15 +211,16 @@ final class LongRestream: @unchecked Sendable {
         return ids
     }
 
-    /// What the destination's publishers were, sampled twice a second until `done` or `timeout`.
-    func watchDestination(until timeout: Duration, done: () throws -> Bool) async throws -> DestinationWatch {
+    /// What the destination's publishers were, sampled every `interval` (twice a second) until `done` or `timeout`.
+    func watchDestination(until timeout: Duration, every interval: Duration = .milliseconds(500),
+                          done: () throws -> Bool) async throws -> DestinationWatch {
         var watch = DestinationWatch()
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             // A sample the statistics page could not answer (nginx restarted by another suite) is skipped.
             if let ids = try? publishers(of: destination) { watch.record(ids, at: .now) }
             if try done() { break }
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: interval)
         }
         return watch
     }

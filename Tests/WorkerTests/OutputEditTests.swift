@@ -121,7 +121,7 @@ struct OutputEditTests {
         let removed = try await Self.outputs(fixture, "remove", original)
         #expect(removed.status == 0, "\(removed.output)")
         try #require(await eventually(timeout: .seconds(10)) { (try? fixture.publishers(of: fixture.destination + "-c").count) == 1 })
-        // The edited job rides on the lease's claim from now on: the claim is renewed every 3.75 s.
+        // The edited job rides on the lease's claim from now on: the claim is renewed at once, then every second.
         try await Task.sleep(for: .seconds(5))
         holder.process.kill(SIGKILL)
         let killed = ContinuousClock.now

@@ -4,14 +4,10 @@
 # the ratios.
 bench_queue() {
   local dir
-  dir="$(pwd)/$work/queue"
-  rm -rf "$dir"
+  dir=$(bench_broker_folder queue)
   mkdir -p "$dir/in"
-  chmod 755 "$dir"  # the private broker runs as the rabbitmq user and keeps its files below
   local clip="$dir/in/clip-1s.mp4"
-  ffmpeg -hide_banner -loglevel error -y -f lavfi -i "testsrc2=size=640x360:rate=30" \
-    -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 1 \
-    -c:v libx264 -preset veryfast -g 30 -pix_fmt yuv420p -c:a aac -b:a 96k -shortest "$clip"
+  bench_clip 1 "$clip"
   local port
   port=$(scripts/lib/rabbitmq.sh free-port)
   echo "bench: starting a private RabbitMQ on 127.0.0.1:$port" >&2
