@@ -148,6 +148,8 @@ public struct OutputSpec: Sendable, Equatable {
     public var segmentSeconds: Double?
     /// HLS: segments a live playlist keeps; 0 keeps every one (`window`).
     public var window: Int?
+    /// HLS of a live input: publish each segment in parts of about this many seconds (`part_s`, Low-Latency HLS).
+    public var partSeconds: Double? = nil
     public var isNetwork: Bool { InputSpec(url: url, listen: false, timeoutSeconds: 0).isNetwork }
     /// The URL with stream key and credentials masked.
     public var redactedURL: String { Redaction.redact(url: url) }
