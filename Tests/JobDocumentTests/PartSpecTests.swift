@@ -6,14 +6,7 @@ import Testing
 /// a segment.
 @Suite("HLS part_s")
 struct PartSpecTests {
-    static func problems(_ text: String) -> [String] {
-        do throws(JobSpecError) {
-            _ = try JobSpec.parse(Data(text.utf8))
-            return []
-        } catch {
-            return error.problems.map { "\($0.path): \($0.message)" }
-        }
-    }
+    static func problems(_ text: String) -> [String] { specProblems(text) }
 
     static func job(input: String = "rtmp://127.0.0.1/live/k", _ output: String) -> String {
         #"{"id": "p", "input": "\#(input)", "outputs": [\#(output)]}"#

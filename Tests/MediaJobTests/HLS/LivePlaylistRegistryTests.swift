@@ -34,6 +34,24 @@ struct LivePlaylistRegistryTests {
         return LivePlaylistState(playlist: update.playlist, folder: "/tmp/cam", playlistName: "index.m3u8")
     }
 
+    /// A registry with `parts` parts of a live output published.
+    struct Live {
+        let clock = ManualClock()
+        let registry: LivePlaylistRegistry
+        var window: HLSSlidingWindow
+        var count = 0
+
+        init(parts: Int) throws {
+            registry = LivePlaylistRegistry(clock: clock)
+            window = try LivePlaylistRegistryTests.window()
+            for _ in 0..<parts { try publish() }
+        }
+
+        mutating func publish() throws { registry.publish(try next(), for: LivePlaylistRegistryTests.key) }
+
+        mutating func next() throws -> LivePlaylistState { try LivePlaylistRegistryTests.step(&window, &count) }
+    }
+
     static func waitUntil(_ condition: @escaping () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(20)
         while !condition() {
@@ -45,18 +63,15 @@ struct LivePlaylistRegistryTests {
 
     @Test("a request for the next part waits, stays parked through a publish that lacks it, and returns with the publish that lists it")
     func blockingReloadWakes() async throws {
-        let clock = ManualClock()
-        let registry = LivePlaylistRegistry(clock: clock)
-        var window = try Self.window()
-        var count = 0
-        for _ in 0..<4 { registry.publish(try Self.step(&window, &count), for: Self.key) }
+        var live = try Live(parts: 4)
+        let (clock, registry) = (live.clock, live.registry)
         // Segment 0 complete, part 0 of segment 1 published; ask for part 2 of segment 1.
         let request = Task { await registry.playlist(for: Self.key, directives: .init(mediaSequenceNumber: 1, partIndex: 2)) }
         #expect(await Self.waitUntil { registry.waitingCount == 1 && clock.sleeping == 1 })
-        registry.publish(try Self.step(&window, &count), for: Self.key)
+        try live.publish()
         try await Task.sleep(for: .milliseconds(50))
         #expect(registry.waitingCount == 1, "woken by a playlist without the part")
-        let listing = try Self.step(&window, &count)
+        let listing = try live.next()
         registry.publish(listing, for: Self.key)
         guard case let .playlist(state, form) = await request.value else {
             Issue.record("expected the playlist, got \(await request.value)")
@@ -69,11 +84,8 @@ struct LivePlaylistRegistryTests {
 
     @Test("a part that does not come within three target durations is a timeout; not before")
     func timeout() async throws {
-        let clock = ManualClock()
-        let registry = LivePlaylistRegistry(clock: clock)
-        var window = try Self.window()
-        var count = 0
-        registry.publish(try Self.step(&window, &count), for: Self.key)
+        let live = try Live(parts: 1)
+        let (clock, registry) = (live.clock, live.registry)
         let request = Task { await registry.playlist(for: Self.key, directives: .init(mediaSequenceNumber: 0, partIndex: 2)) }
         #expect(await Self.waitUntil { clock.sleeping == 1 })
         clock.advance(by: .milliseconds(2900))
@@ -86,10 +98,7 @@ struct LivePlaylistRegistryTests {
 
     @Test("answered at once: a part already listed, a delta update, a request too far ahead (400), an unknown output (404)")
     func immediate() async throws {
-        let registry = LivePlaylistRegistry(clock: ManualClock())
-        var window = try Self.window()
-        var count = 0
-        for _ in 0..<30 { registry.publish(try Self.step(&window, &count), for: Self.key) }
+        let registry = try Live(parts: 30).registry
         guard case let .playlist(state, form) = await registry.playlist(for: Self.key, directives: .init(mediaSequenceNumber: 5, partIndex: 1, skip: .yes)) else {
             Issue.record("no playlist")
             return
@@ -107,10 +116,7 @@ struct LivePlaylistRegistryTests {
 
     @Test("an output that ends answers its waiting requests 404 and is no longer served")
     func retire() async throws {
-        let registry = LivePlaylistRegistry(clock: ManualClock())
-        var window = try Self.window()
-        var count = 0
-        registry.publish(try Self.step(&window, &count), for: Self.key)
+        let registry = try Live(parts: 1).registry
         let request = Task { await registry.playlist(for: Self.key, directives: .init(mediaSequenceNumber: 0, partIndex: 2)) }
         #expect(await Self.waitUntil { registry.waitingCount == 1 })
         registry.retire(Self.key)
@@ -120,25 +126,20 @@ struct LivePlaylistRegistryTests {
 
     @Test("the hinted next part waits for its bytes; other names are answered at once")
     func preloadHint() async throws {
-        let registry = LivePlaylistRegistry(clock: ManualClock())
-        var window = try Self.window()
-        var count = 0
-        registry.publish(try Self.step(&window, &count), for: Self.key)
+        var live = try Live(parts: 1)
+        let registry = live.registry
         #expect(registry.current(Self.key)?.playlist.preloadHint?.uri == "index-0.1.m4s")
         #expect(await registry.resource(named: "index-0.0.m4s", for: Self.key) != nil)
         let request = Task { await registry.resource(named: "index-0.1.m4s", for: Self.key) }
         #expect(await Self.waitUntil { registry.waitingCount == 1 })
-        registry.publish(try Self.step(&window, &count), for: Self.key)
+        try live.publish()
         #expect(await request.value?.lists("index-0.1.m4s") == true)
     }
 
     @Test("a cancelled request leaves nothing parked")
     func cancelled() async throws {
-        let clock = ManualClock()
-        let registry = LivePlaylistRegistry(clock: clock)
-        var window = try Self.window()
-        var count = 0
-        registry.publish(try Self.step(&window, &count), for: Self.key)
+        let live = try Live(parts: 1)
+        let (clock, registry) = (live.clock, live.registry)
         let request = Task { await registry.playlist(for: Self.key, directives: .init(mediaSequenceNumber: 1)) }
         #expect(await Self.waitUntil { registry.waitingCount == 1 && clock.sleeping == 1 })
         request.cancel()
