@@ -93,6 +93,16 @@ struct LowLatencyHLSWorkerTests {
             }
         }
 
+        // A segment still listing its parts is those parts joined, byte for byte; its first part starts at a keyframe.
+        let listing = try HLSMediaPlaylist(parsing: try await Self.get(url).text)
+        let withParts = try #require(listing.segments.last { !$0.parts.isEmpty }, "no completed segment lists its parts: \(listing)")
+        var joined = Data()
+        for part in withParts.parts { joined.append(try await Self.get("\(http)/hls/\(id)/0/\(part.uri)").body) }
+        let segment = try await Self.get("\(http)/hls/\(id)/0/\(withParts.uri)")
+        #expect(segment.status == 200 && !segment.body.isEmpty && segment.body == joined, "\(withParts.uri): \(segment.body.count) bytes, parts \(joined.count)")
+        #expect(withParts.parts.first?.independent == true && withParts.parts.count >= 2, "\(withParts.parts)")
+        #expect(withParts.parts.allSatisfy { $0.duration <= listing.partTarget ?? 0 }, "\(withParts.parts)")
+
         // ffprobe and ffmpeg read the live playlist over HTTP (they ignore the Low-Latency tags, as §6.3.1 lets them).
         let probed = try await Subprocess.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", url])
         #expect(probed.status == 0 && probed.output.contains("h264") && probed.output.contains("aac"), "\(probed.output)")
