@@ -154,6 +154,8 @@ public final class LivePlaylistRegistry: Sendable {
             return table.nextID
         }
         let clock = self.clock
+        // A cancel that came after the event leaves the id marked; nothing parks under it again.
+        defer { table.withLock { _ = $0.cancelled.remove(id) } }
         return await withTaskGroup(of: LivePlaylistState??.self) { group in
             group.addTask { await self.park(id, key, ready) }
             group.addTask {
