@@ -82,7 +82,7 @@ let package = Package(
         // The worker's HTTP side (/metrics, /healthz, the admin page): only the executable links Hummingbird.
         .target(
             name: "SluiceHTTP",
-            dependencies: ["Sluice", "JobDocument", "JobStore", .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: ["Sluice", "JobDocument", "JobStore", "MediaJob", "MediaFormats", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
@@ -114,9 +114,9 @@ let package = Package(
         .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaJob", "MediaEngine", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The queue worker end to end: the real `sluice worker` binary against the private broker.
-        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "MediaJob", "MediaEngine", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "MediaJob", "MediaEngine", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The HTTP side in-process on seeded databases, and the admin page rendered in headless Chromium.
-        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobDocument", "JobStore", "JobQueue", "MediaJob", "MediaEngine"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobDocument", "JobStore", "JobQueue", "MediaJob", "MediaEngine", "MediaFormats"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

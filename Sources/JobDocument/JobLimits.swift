@@ -86,12 +86,18 @@ public enum JobLimits {
     public static let segment = NumberLimit("outputs[].segment_s", 1...60, unit: "seconds")
     /// Segments a live HLS playlist keeps (0: all of them, an event playlist).
     public static let window = NumberLimit("outputs[].window", 0...10_000, unit: "segments", whole: true)
+    /// Low-Latency HLS part length: under 0.2 s the playlist and request rate grow past what a part saves, and over
+    /// 1 s a part is no shorter than the shortest segment.
+    public static let part = NumberLimit("outputs[].part_s", 0.2...1, unit: "seconds")
+    /// `segment_s` must be this close to a whole number (at least 2) of `part_s`, so segments hold whole parts.
+    public static let partsPerSegmentSlack = 0.1
+    public static let minPartsPerSegment = 2.0
 
     /// Every number, in document order (for the table in docs/JOBS.md and tests).
     public static let numbers: [NumberLimit] = [
         inputTimeout, inputFPS, inputVideoTrack, inputAudioTrack, videoBitrate, width, height, videoFPS, gop, audioBitrate, sampleRate, channels,
         maxDuration, priority, maxAttempts, reconnectAttempts, reconnectInitialDelay, reconnectMaxDelay,
-        fallbackAfter, fallbackMax, segment, window,
+        fallbackAfter, fallbackMax, segment, window, part,
     ]
     public static let texts: [TextLimit] = [id, inputURL, device, outputURL, slate]
 

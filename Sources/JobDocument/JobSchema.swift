@@ -47,6 +47,7 @@ public enum JobSchema {
                             "audio": .object(["$ref": "#/$defs/audio", "description": "This output's own audio treatment, replacing the job's audio object for it."]),
                             "segment_s": number(JobLimits.segment, default: .number(OutputSpec.defaultSegmentSeconds), "HLS only: segments are cut at the first keyframe at or after each multiple of this."),
                             "window": number(JobLimits.window, default: 0, "HLS only: segments a live playlist keeps; 0 keeps every one."),
+                            "part_s": number(JobLimits.part, "HLS of a live input only: Low-Latency HLS, each segment also published in parts of this length as it is written. segment_s must be a whole number (at least 2) of parts, within 0.1 of a part."),
                         ]),
                     ]]),
                 ]),

@@ -158,6 +158,8 @@ public struct OutputSpec: Sendable, Equatable {
     public var segmentSeconds: Double?
     /// HLS: segments a live playlist keeps; 0 keeps every one (`window`).
     public var window: Int?
+    /// HLS of a live input: publish each segment in parts of about this many seconds (`part_s`, Low-Latency HLS).
+    public var partSeconds: Double? = nil
     public var isNetwork: Bool { InputSpec.isNetwork(url) }
     /// An SRT output (MPEG-TS to a caller's peer, or to the one reader of a listener).
     public var isSRT: Bool { InputSpec.isSRT(url) }

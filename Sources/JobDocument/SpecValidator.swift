@@ -98,6 +98,10 @@ struct SpecValidator {
         }
         let overridden = outputs.contains { $0.video != nil || $0.audio != nil }
         if video.mode == .drop && audio.mode == .drop && !overridden { problem("", "video and audio are both dropped: nothing to do") }
+        // A file input's playlist is VOD, written once at the end: there is no live edge for parts to bring closer.
+        for (index, output) in outputs.enumerated() where output.partSeconds != nil {
+            if let input, !input.isNetwork { problem("outputs[\(index)].part_s", "needs a live input (rtmp://, rtmps:// or srt://); a file input's HLS is VOD, which has no parts") }
+        }
         if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp://, rtmps:// or srt:// URL") }
         if let input, input.isSRT { checkSRTInput(input) } else if let input, input.listen, input.isNetwork { checkListenURL(input.url) }
 
@@ -257,6 +261,7 @@ struct SpecValidator {
             var audio: AudioSpec?
             var segment: Double?
             var window: Int?
+            var part: Double?
             switch item {
             case let .string(text):
                 guard checkLength(text, JobLimits.outputURL, path: "\(path).url") else { continue }
@@ -270,6 +275,7 @@ struct SpecValidator {
                 if let value = fields.take("audio") { audio = audioSpec(value, path: "\(path).audio") }
                 segment = fields.number(JobLimits.segment, into: &self)
                 window = fields.integer(JobLimits.window, into: &self)
+                part = fields.number(JobLimits.part, into: &self)
                 fields.reportUnknown(into: &self)
             default:
                 problem(path, "must be a URL string or an object, got \(item.typeName)")
@@ -325,8 +331,20 @@ struct SpecValidator {
                 problem(path, "segment_s and window apply to HLS outputs (.m3u8) only")
                 continue
             }
+            if format != .hls, part != nil {
+                problem("\(path).part_s", "applies to HLS outputs (.m3u8) only")
+                continue
+            }
+            if let part {
+                let ratio = (segment ?? OutputSpec.defaultSegmentSeconds) / part
+                if ratio.rounded() < JobLimits.minPartsPerSegment || abs(ratio - ratio.rounded()) > JobLimits.partsPerSegmentSlack {
+                    problem("\(path).part_s", "segment_s (\(JobLimits.format(segment ?? OutputSpec.defaultSegmentSeconds))) must be a whole number of parts, at least 2: \(JobLimits.format(part)) s parts make \(JobLimits.format((ratio * 100).rounded() / 100))")
+                    continue
+                }
+            }
             if let format {
-                outputs.append(OutputSpec(url: url, format: format, video: video, audio: audio, segmentSeconds: segment, window: window))
+                outputs.append(OutputSpec(url: url, format: format, video: video, audio: audio, segmentSeconds: segment, window: window,
+                                          partSeconds: part))
             }
         }
         return outputs

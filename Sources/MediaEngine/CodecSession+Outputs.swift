@@ -24,7 +24,7 @@ extension CodecSession {
                 }
                 let sink: any PacketSink
                 do {
-                    sink = try makeSink(description, video: videoConfiguration(ofOutput: index), audio: audioConfiguration(ofOutput: index))
+                    sink = try makeSink(description, index: index, video: videoConfiguration(ofOutput: index), audio: audioConfiguration(ofOutput: index))
                 } catch {
                     throw MediaJobError.openOutput(index: index, name: description.name, error)
                 }
@@ -67,7 +67,7 @@ extension CodecSession {
                                    publication: transport.publish(to: destination, options: options))
     }
 
-    func makeSink(_ description: OutputDescription, video videoConfiguration: VideoConfiguration?,
+    func makeSink(_ description: OutputDescription, index: Int, video videoConfiguration: VideoConfiguration?,
                   audio audioConfiguration: AudioConfiguration?) throws -> any PacketSink {
         let name = description.name
         let root = options.fileRoots?.output, owner = options.partOwner
@@ -86,8 +86,11 @@ extension CodecSession {
             guard let settings = description.hls else {
                 throw OutputError.unsupported(output: name, reason: "an HLS output needs its segment settings")
             }
+            let live = options.livePlaylists.flatMap { registry in
+                options.jobID.map { (registry: registry, key: LivePlaylistKey(jobID: $0, output: index)) }
+            }
             make = { try HLSSink(file: $0, name: name, root: root, owner: owner, settings: settings,
-                                 video: videoConfiguration, audio: audioConfiguration) }
+                                 video: videoConfiguration, audio: audioConfiguration, live: live) }
         case .flv, .mp4, .mpegts, .hls:
             throw OutputError.missingStream(output: name, kind: "audio or video")
         case .annexB:

@@ -3,7 +3,8 @@ import MediaJob
 
 /// A job's packets as fragmented MP4, for `.mp4` files and HLS segments: one track per configuration (H.264 in
 /// Annex B is made length-prefixed and waits for its SPS and PPS), samples in each track's timescale, and a fragment
-/// cut at the first keyframe of the leading track (video, else audio) at or after each multiple of the fragment length.
+/// cut at the first keyframe of the leading track (video, else audio) at or after each multiple of the fragment length;
+/// or, for Low-Latency HLS, cut into parts and segments by `HLSPartBoundaryPolicy`.
 /// One configuration per track: a change mid-stream is refused by name.
 struct FragmentedMP4Stream {
     /// A completed fragment and where it lies on the leading track's timeline.
@@ -12,6 +13,16 @@ struct FragmentedMP4Stream {
         /// Seconds from the start of the stream.
         var start: Double
         var duration: Double
+        /// Its first sample of the leading track is a sync sample (always, unless cut into parts).
+        var independent = true
+        /// It is the last fragment of a segment (always, unless cut into parts).
+        var endsSegment = true
+    }
+
+    /// How a Low-Latency HLS stream is cut: segments of `segmentMilliseconds`, each into `partsPerSegment` parts.
+    struct PartCutting {
+        var segmentMilliseconds: Int64
+        var partsPerSegment: Int
     }
 
     /// Video packets dropped because no SPS/PPS (or no keyframe) had been seen yet.
@@ -21,6 +32,11 @@ struct FragmentedMP4Stream {
     private let audio: AudioConfiguration?
     private let fragmentMilliseconds: Int64
     private let writesSegmentType: Bool
+    private let partCutting: PartCutting?
+    /// Set with `partCutting` once the leading track's timescale is known.
+    private var parts: HLSPartBoundaryPolicy?
+    /// The next fragment starts a segment (its `styp`).
+    private var startsSegment = true
     /// Nil until every track's configuration is known.
     private var fragmenter: MP4Fragmenter?
     private var timestamps: [MP4TimestampConverter] = []
@@ -41,13 +57,15 @@ struct FragmentedMP4Stream {
     private var lastLeading: (decodeTime: Int64, step: Int64)?
 
     init(name: String, video: VideoConfiguration?, audio: AudioConfiguration?,
-         fragmentMilliseconds: Int64 = FragmentBoundaryPolicy.defaultMilliseconds, writesSegmentType: Bool = false) throws {
+         fragmentMilliseconds: Int64 = FragmentBoundaryPolicy.defaultMilliseconds, writesSegmentType: Bool = false,
+         partCutting: PartCutting? = nil) throws {
         guard video != nil || audio != nil else { throw OutputError.missingStream(output: name, kind: "audio or video") }
         self.name = name
         self.video = video
         self.audio = audio
         self.fragmentMilliseconds = fragmentMilliseconds
         self.writesSegmentType = writesSegmentType
+        self.partCutting = partCutting
         if case let .annexB(extradata) = video?.bitstream { annexBToAVCC = try AnnexBToAVCCConverter(extradata: extradata) }
     }
 
@@ -75,6 +93,11 @@ struct FragmentedMP4Stream {
             tracks.append(try MP4Track(id: UInt32(tracks.count + 1), codec: .aac(audio.audioSpecificConfig)))
         }
         let fragmenter = try MP4Fragmenter(tracks: tracks, fragmentMilliseconds: fragmentMilliseconds, writesSegmentType: writesSegmentType)
+        if let partCutting {
+            let timescale = Int64(tracks[fragmenter.leadingTrack].timescale)
+            parts = try HLSPartBoundaryPolicy(segmentDuration: partCutting.segmentMilliseconds.multipliedSaturating(by: timescale) / 1000,
+                                              partsPerSegment: partCutting.partsPerSegment)
+        }
         timestamps = tracks.map(MP4TimestampConverter.init(track:))
         started = Array(repeating: false, count: tracks.count)
         leadingTrack = fragmenter.leadingTrack
@@ -82,9 +105,9 @@ struct FragmentedMP4Stream {
         return try fragmenter.initSegment()
     }
 
-    /// One packet. Returns the init segment when this packet completed the configuration, and the fragment this
-    /// packet's sample closed (it starts the next one).
-    mutating func append(_ packet: MediaPacket) throws -> (initSegment: [UInt8]?, fragment: Fragment?) {
+    /// One packet. Returns the init segment when this packet completed the configuration, and the fragments this
+    /// packet's sample closed, oldest first (it starts the next one).
+    mutating func append(_ packet: MediaPacket) throws -> (initSegment: [UInt8]?, fragments: [Fragment]) {
         try refuseChanges(packet)
         var payload = packet.data[...]
         var isSync = packet.kind == .audio || packet.isKeyframe
@@ -100,31 +123,43 @@ struct FragmentedMP4Stream {
         if fragmenter == nil { initSegment = try self.initSegment() }
         guard var fragmenter, let track = packet.kind == .video ? videoTrack : audioTrack else {
             if packet.kind == .video { skippedBeforeConfiguration += 1 }
-            return (initSegment, nil)
+            return (initSegment, [])
         }
         // The first video sample must be one a decoder can start at.
         if packet.kind == .video, !isSync, !started[track] {
             skippedBeforeConfiguration += 1
-            return (initSegment, nil)
+            return (initSegment, [])
         }
         let origin = self.origin ?? min(packet.dts, 0)
         self.origin = origin
         let decodeTime = max(0, timestamps[track].decodeTime(microseconds: packet.dts.subtractingSaturating(origin)))
         let offset = timestamps[track].ticks(microseconds: packet.pts.subtractingSaturating(packet.dts))
         let sample = MP4Sample(decodeTime: decodeTime, compositionOffset: Int32(clamping: offset), isSync: isSync, payload: payload)
-        let bytes = try fragmenter.append(sample, track: track)
-        self.fragmenter = fragmenter
-        var fragment: Fragment?
-        if track == leadingTrack {
-            if !started[track] { fragmentStart = decodeTime }
-            if let bytes {
-                fragment = closedFragment(bytes, end: decodeTime)
-                fragmentStart = decodeTime
+        var fragments: [Fragment] = []
+        if var parts {
+            try fragmenter.add(sample, track: track)
+            if track == leadingTrack {
+                if !started[track] { fragmentStart = decodeTime }
+                for cut in parts.cuts(decodeTime: decodeTime, isSync: isSync) {
+                    guard let bytes = try fragmenter.cut(before: cut.before, segmentType: startsSegment) else { continue }
+                    var fragment = closedFragment(bytes, end: cut.before)
+                    (fragment.independent, fragment.endsSegment) = (cut.independent, cut.endsSegment)
+                    fragments.append(fragment)
+                    fragmentStart = cut.before
+                    startsSegment = cut.endsSegment
+                }
             }
+            self.parts = parts
+        } else if let bytes = try fragmenter.append(sample, track: track), track == leadingTrack {
+            fragments.append(closedFragment(bytes, end: decodeTime))
+        }
+        self.fragmenter = fragmenter
+        if track == leadingTrack {
+            if !started[track] || (parts == nil && !fragments.isEmpty) { fragmentStart = decodeTime }
             lastLeading = (decodeTime, lastLeading.map { decodeTime - $0.decodeTime } ?? 0)
         }
         started[track] = true
-        return (initSegment, fragment)
+        return (initSegment, fragments)
     }
 
     /// The end of the stream: what is left as a last fragment (nil when nothing is). Throws when no configuration
@@ -133,10 +168,14 @@ struct FragmentedMP4Stream {
         guard var fragmenter else {
             throw OutputError.unsupported(output: name, reason: "no SPS and PPS arrived before the end, so no MP4 could be written")
         }
-        let bytes = try fragmenter.finish()
+        let bytes = try fragmenter.finish(segmentType: parts == nil ? nil : startsSegment)
         self.fragmenter = fragmenter
         let end = lastLeading.map { $0.decodeTime + $0.step } ?? fragmentStart
-        return bytes.map { closedFragment($0, end: end) }
+        return bytes.map {
+            var fragment = closedFragment($0, end: end)
+            fragment.independent = parts?.openPartIsIndependent ?? true
+            return fragment
+        }
     }
 
     private func closedFragment(_ bytes: [UInt8], end: Int64) -> Fragment {

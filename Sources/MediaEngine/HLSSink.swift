@@ -8,6 +8,11 @@ import MediaJob
 /// sliding window of `window` segments, or all of them); a file input's is written once, at the end (VOD). The final
 /// playlist, with EXT-X-ENDLIST, is the output's file: published with the job's success. A failed job removes what
 /// the output wrote.
+///
+/// With `part_s` (Low-Latency HLS, live inputs) each segment is also published as it is written, part by part
+/// (`index-00012.3.m4s`, one fMP4 fragment each, `HLSPartBoundaryPolicy`), and the playlist is replaced after every
+/// part. Every playlist written is also published to the job's `LivePlaylistRegistry`, which the worker's HTTP
+/// server serves with blocking reload.
 final class HLSSink: PacketSink {
     let file: FileWriter
     let wantsVideo: Bool
@@ -22,28 +27,46 @@ final class HLSSink: PacketSink {
     private let stem: String
     private let root: String?
     private let owner: PartOwner?
+    private let live: (registry: LivePlaylistRegistry, key: LivePlaylistKey)?
     private var sequence = 0
     private var segmentBytes: Int64 = 0
+    /// Low-Latency HLS: the segment being written, part by part, and its next part's index.
+    private var openSegment: [UInt8] = []
+    private var openParts: [HLSPartialSegment] = []
+    private var openDuration = 0.0
     /// Segments and the init segment published so far (removed again when the job fails).
     private var published: [String] = []
     /// A live playlist was published under the output's name before its end.
     private var publishedPlaylist = false
 
+    /// - Parameter live: where to publish each playlist for the HTTP server (live inputs only), and under which key.
     init(file: FileWriter, name: String, root: String?, owner: PartOwner?, settings: HLSSettings,
-         video: VideoConfiguration?, audio: AudioConfiguration?) throws {
+         video: VideoConfiguration?, audio: AudioConfiguration?,
+         live: (registry: LivePlaylistRegistry, key: LivePlaylistKey)? = nil) throws {
         self.file = file
         self.name = name
         self.settings = settings
         self.root = root
         self.owner = owner
+        self.live = settings.isVOD ? nil : live
         folder = PathText.parent(file.path)
         let last = PathText.lastComponent(file.path)
         stem = last.hasSuffix(".m3u8") ? String(last.dropLast(".m3u8".count)) : last
-        stream = try FragmentedMP4Stream(name: name, video: video, audio: audio,
-                                         fragmentMilliseconds: Int64((settings.segmentSeconds * 1000).rounded()), writesSegmentType: true)
+        let segmentMilliseconds = Int64((settings.segmentSeconds * 1000).rounded())
+        var partCutting: FragmentedMP4Stream.PartCutting?
+        var partTarget: Double?
+        if let partSeconds = settings.partSeconds, !settings.isVOD {
+            let parts = HLSPartBoundaryPolicy.partsPerSegment(segmentSeconds: settings.segmentSeconds, partSeconds: partSeconds)
+            partCutting = .init(segmentMilliseconds: segmentMilliseconds, partsPerSegment: parts)
+            // Segments hold whole parts: the target is the segment divided by their number (0.333333 for 0.33 in 1 s).
+            partTarget = settings.segmentSeconds / Double(parts)
+        }
+        stream = try FragmentedMP4Stream(name: name, video: video, audio: audio, fragmentMilliseconds: segmentMilliseconds,
+                                         writesSegmentType: true, partCutting: partCutting)
         let mode: HLSSlidingWindow.Mode = settings.isVOD ? .vod : settings.window > 0 ? .live(window: settings.window) : .event
         window = try HLSSlidingWindow(configuration: HLSSlidingWindow.Configuration(
-            mode: mode, targetDuration: Int(settings.segmentSeconds.rounded(.up)), mapURI: stem + "-init.mp4"))
+            mode: mode, targetDuration: Int(settings.segmentSeconds.rounded(.up)), partTarget: partTarget,
+            mapURI: stem + "-init.mp4", offersDeltaUpdates: partTarget != nil))
         wantsVideo = video != nil
         wantsAudio = audio != nil
     }
@@ -53,22 +76,35 @@ final class HLSSink: PacketSink {
     }
 
     func write(_ packet: MediaPacket) throws {
-        let (initSegment, fragment) = try stream.append(packet)
+        let (initSegment, fragments) = try stream.append(packet)
         if let initSegment { try publish(initSegment, as: stem + "-init.mp4") }
-        if let fragment { try addSegment(fragment) }
+        for fragment in fragments { try add(fragment) }
     }
 
     func finish() throws {
-        if let fragment = try stream.finish() { try addSegment(fragment) }
-        let update = window.finish()
+        if var fragment = try stream.finish() {
+            fragment.endsSegment = true
+            try add(fragment)
+        }
+        var update = window.finish()
         // Segments that left a live window wait for clients still reading an older playlist; at the end the last
-        // playlist is all that is served, so they go now.
-        try remove(update.deletable + window.heldURIs)
+        // playlist is all that is served, so they go now, and so do the parts: the recording is its segments.
+        var leftovers = update.deletable + window.heldURIs
+        for index in update.playlist.segments.indices {
+            leftovers += update.playlist.segments[index].parts.map(\.uri)
+            update.playlist.segments[index].parts = []
+        }
+        try remove(leftovers)
         try file.write(Array(update.playlist.render().utf8))
         try file.close()
+        if let live {
+            live.registry.publish(state(update.playlist), for: live.key)
+            live.registry.retire(live.key)
+        }
     }
 
     func abandon() {
+        if let live { live.registry.retire(live.key) }
         file.discard()
         // What a failed job wrote must not look like a recording: its segments, its init segment, its playlist.
         var leftovers = published
@@ -77,17 +113,50 @@ final class HLSSink: PacketSink {
         published = []
     }
 
-    private func addSegment(_ fragment: FragmentedMP4Stream.Fragment) throws {
+    private func add(_ fragment: FragmentedMP4Stream.Fragment) throws {
+        guard settings.partSeconds != nil, !settings.isVOD else { return try addSegment(fragment.bytes, duration: fragment.duration) }
+        let uri = partURI(sequence, openParts.count)
+        try publish(fragment.bytes, as: uri)
+        openSegment += fragment.bytes
+        openDuration += fragment.duration
+        // A part is over the target only when one sample is (a gap in the input's timestamps, or the last sample's
+        // guessed duration): it is listed at the target rather than fail a live job; the segment keeps the real sum.
+        let listed = min(fragment.duration, window.configuration.partTarget ?? fragment.duration)
+        openParts.append(HLSPartialSegment(duration: listed, uri: uri, independent: fragment.independent))
+        guard fragment.endsSegment else {
+            let update = try window.appendPart(openParts[openParts.count - 1], nextPartURI: partURI(sequence, openParts.count))
+            return try publishPlaylist(update)
+        }
+        let (bytes, duration, parts) = (openSegment, openDuration, openParts)
+        (openSegment, openDuration, openParts) = ([], 0, [])
+        try addSegment(bytes, duration: duration, parts: parts)
+    }
+
+    private func addSegment(_ bytes: [UInt8], duration: Double, parts: [HLSPartialSegment] = []) throws {
         let uri = stem + "-" + String(format: "%05d", sequence) + ".m4s"
         sequence += 1
-        try publish(fragment.bytes, as: uri)
-        segmentBytes += Int64(fragment.bytes.count)
-        let update = try window.appendSegment(HLSMediaSegment(duration: fragment.duration, uri: uri))
+        try publish(bytes, as: uri)
+        segmentBytes += Int64(bytes.count)
+        let hint = settings.partSeconds == nil ? nil : partURI(sequence, 0)
+        let update = try window.appendSegment(HLSMediaSegment(duration: duration, uri: uri, parts: parts), nextPartURI: hint)
         guard !settings.isVOD else { return }
-        // The playlist names the segment only once the segment is on disk, and is replaced whole.
+        try publishPlaylist(update)
+    }
+
+    /// The playlist names a segment or part only once its bytes are on disk, and is replaced whole.
+    private func publishPlaylist(_ update: HLSSlidingWindow.Update) throws {
         try OutputFile.publishWhole(Array(update.playlist.render().utf8), path: file.path, root: root, owner: owner)
         publishedPlaylist = true
+        if let live { live.registry.publish(state(update.playlist), for: live.key) }
         try remove(update.deletable)
+    }
+
+    private func state(_ playlist: HLSMediaPlaylist) -> LivePlaylistState {
+        LivePlaylistState(playlist: playlist, folder: folder, playlistName: PathText.lastComponent(file.path))
+    }
+
+    private func partURI(_ segment: Int, _ part: Int) -> String {
+        stem + "-" + String(format: "%05d", segment) + "." + String(part) + ".m4s"
     }
 
     private func publish(_ bytes: [UInt8], as uri: String) throws {
@@ -96,9 +165,9 @@ final class HLSSink: PacketSink {
     }
 
     private func remove(_ uris: [String]) throws {
-        for uri in uris {
-            try OutputFile.removePublished(path: folder + "/" + uri, root: root)
-            published.removeAll { $0 == uri }
-        }
+        guard !uris.isEmpty else { return }
+        let gone = Set(uris)
+        for uri in uris { try OutputFile.removePublished(path: folder + "/" + uri, root: root) }
+        published.removeAll { gone.contains($0) }
     }
 }

@@ -23,9 +23,9 @@ final class MP4Sink: PacketSink {
     }
 
     func write(_ packet: MediaPacket) throws {
-        let (initSegment, fragment) = try stream.append(packet)
+        let (initSegment, fragments) = try stream.append(packet)
         if let initSegment { try file.write(initSegment) }
-        if let fragment { try file.write(fragment.bytes) }
+        for fragment in fragments { try file.write(fragment.bytes) }
     }
 
     func finish() throws {

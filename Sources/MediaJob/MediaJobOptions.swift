@@ -26,11 +26,14 @@ public struct HLSSettings: Sendable, Equatable {
     public var window: Int
     /// True for a file input: the playlist is VOD, written once at the end.
     public var isVOD: Bool
+    /// Low-Latency HLS (live inputs): each segment is published in parts of about this many seconds as it is written.
+    public var partSeconds: Double?
 
-    public init(segmentSeconds: Double, window: Int, isVOD: Bool) {
+    public init(segmentSeconds: Double, window: Int, isVOD: Bool, partSeconds: Double? = nil) {
         self.segmentSeconds = segmentSeconds
         self.window = window
         self.isVOD = isVOD
+        self.partSeconds = partSeconds
     }
 }
 
@@ -103,6 +106,11 @@ public struct MediaJobOptions: Sendable {
     public var videoTrack: UInt8?
     /// The audio track a live job carries, as `videoTrack` is for video.
     public var audioTrack: UInt8?
+    /// Where live HLS outputs publish each playlist they write, keyed by `jobID` and output index (the worker's HTTP
+    /// server serves them from there); nil: they only write files.
+    public var livePlaylists: LivePlaylistRegistry?
+    /// The job's id, naming its live playlists in `livePlaylists`.
+    public var jobID: String?
 
     /// A live input that waits for a publisher (the shared ingest listener) instead of pulling.
     public var listens: Bool { inputOptions["listen"] == "1" }

@@ -81,7 +81,7 @@ public struct JobPlan: Sendable {
             }
             let hls = output.format == .hls
                 ? HLSSettings(segmentSeconds: output.segmentSeconds ?? OutputSpec.defaultSegmentSeconds, window: output.window ?? 0,
-                              isVOD: isFileInput)
+                              isVOD: isFileInput, partSeconds: output.partSeconds)
                 : nil
             if output.isNetwork {
                 options.outputs.append(OutputDescription(target: .network(url: output.url), kind: kind, name: output.redactedURL,

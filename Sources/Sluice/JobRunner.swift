@@ -64,8 +64,13 @@ public final class JobRunner: Sendable {
     /// Where attempts' progress is written (one serial queue, whatever the number of jobs).
     let progressQueue = DispatchQueue(label: "sluice-job-progress")
 
+    /// Where live HLS outputs publish their playlists for the worker's HTTP server; nil: nowhere.
+    public let livePlaylists: LivePlaylistRegistry?
+
     public init(store: JobStore, workerID: String, paths: PathPolicy, storeInterval: Double = 2,
+                livePlaylists: LivePlaylistRegistry? = nil,
                 onTransition: @escaping @Sendable (CommittedTransition) -> Void = { _ in }) {
+        self.livePlaylists = livePlaylists
         self.store = store
         self.workerID = workerID
         self.paths = paths
@@ -197,7 +202,10 @@ public final class JobRunner: Sendable {
                 thread.start()
             }
         })
-        JobRunner.engine(for: plan.options, relay: relay).start(plan.options, interrupter: interrupter, callbacks: callbacks)
+        var options = plan.options
+        options.livePlaylists = livePlaylists
+        options.jobID = spec.id
+        JobRunner.engine(for: options, relay: relay).start(options, interrupter: interrupter, callbacks: callbacks)
         return .started
     }
 

@@ -69,7 +69,8 @@ public final class Worker: @unchecked Sendable {
                                     workerID: configuration.workerID)
         self.events = events
         runner = JobRunner(store: store, workerID: configuration.workerID, paths: configuration.paths,
-                           storeInterval: configuration.storeInterval, onTransition: { events.transitioned($0) })
+                           storeInterval: configuration.storeInterval, livePlaylists: configuration.livePlaylists,
+                           onTransition: { events.transitioned($0) })
         book = SlotBook(capacity: Dictionary(uniqueKeysWithValues: JobClass.allCases.map { ($0, configuration.slots($0)) }))
         for jobClass in JobClass.allCases { metrics?.slots(jobClass, capacity: configuration.slots(jobClass), busy: 0) }
     }

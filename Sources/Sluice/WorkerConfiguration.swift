@@ -3,6 +3,7 @@ import Foundation
 import JobQueue
 import NIOCore
 import JobDocument
+import MediaJob
 
 /// What a worker needs besides its broker connection and store.
 public struct WorkerConfiguration: Sendable {
@@ -45,6 +46,8 @@ public struct WorkerConfiguration: Sendable {
     /// A temporary output file nobody has written for this long, held by no writer and of a job whose lease nobody
     /// holds, is removed by the worker's sweep (`StalePartSweep`).
     public var stalePartAge: Duration = StalePartSweep.defaultAge
+    /// Where live HLS outputs publish their playlists (the HTTP server's `/hls/` routes); nil without `--http`.
+    public var livePlaylists: LivePlaylistRegistry?
 
     /// Live slots when none are given: a relay engine relays hundreds of restreams on a few event-loop threads,
     /// and a restream costs little CPU (copy, no decode), so a worker takes many; batch jobs decode and encode.

@@ -188,6 +188,9 @@ struct WorkerCommand: ParsableCommand {
         configuration.retryBackoff = RetryBackoff(base: base, cap: max(base, .seconds(300)))
         configuration.progressEventInterval = progressSeconds
         configuration.stalePartAge = .milliseconds(ClockConversion.milliseconds(stalePartAgeSeconds))
+        // Live HLS outputs publish their playlists here for the HTTP server, which is the only reader.
+        let livePlaylists = ListenAddress(parsing: http) == nil ? nil : LivePlaylistRegistry()
+        configuration.livePlaylists = livePlaylists
         let connection = BrokerConnection(configuration: brokerConfiguration, logger: { log($0) })
         let registry = MetricsRegistry()
         let metrics = WorkerMetrics(factory: registry.factory)
@@ -201,8 +204,8 @@ struct WorkerCommand: ParsableCommand {
             server = try ServiceLoop.start(
                 AdminServer(address: address, store: store, registry: registry, metrics: metrics,
                             brokerStatus: { ServiceLoop.status(of: connection) }, logger: log.logger,
-                            freeSpaceFloors: freeSpaceFloors(database: store.path)),
-                serving: "/metrics, /healthz and the admin page", log: log)
+                            freeSpaceFloors: freeSpaceFloors(database: store.path), livePlaylists: livePlaylists),
+                serving: "/metrics, /healthz, the admin page and live HLS (/hls/)", log: log)
         }
         // The worker stops within the grace plus its overrun by itself; the watchdog is for a bound that did not hold.
         let stopWithin = configuration.grace + configuration.stopOverrun + Self.watchdogMargin

@@ -1,10 +1,11 @@
-// The worker's HTTP server — /metrics, /healthz, the admin page at / and /jobs/ID.
+// The worker's HTTP server — /metrics, /healthz, the admin page at / and /jobs/ID, live HLS at /hls/ (LiveHLSRoutes).
 // Handlers run on Swift's cooperative pool, so store reads hop to a serial queue of their own and the write
 // probe to its own thread: nothing here blocks a pool thread or runs media work.
 import Foundation
 import Hummingbird
 import JobStore
 import Logging
+import MediaJob
 import NIOCore
 import ServiceLifecycle
 import Sluice
@@ -20,6 +21,7 @@ public final class AdminServer: @unchecked Sendable {
     private let health: HealthCheck
     private let logger: Logger
     private let now: @Sendable () -> Date
+    private let livePlaylists: LivePlaylistRegistry?
 
     private let lock = NSLock()
     private var task: Task<Void, Never>?
@@ -45,10 +47,12 @@ public final class AdminServer: @unchecked Sendable {
     ///   - healthDeadline: how long `/healthz` waits for the database's write lock.
     ///   - now: the clock for ages on the admin page.
     ///   - freeSpaceFloors: volumes `/healthz` wants to keep space free.
+    ///   - livePlaylists: the running jobs' live HLS outputs, served under `/hls/`; nil serves none.
     public init(address: ListenAddress, store: JobStore, registry: MetricsRegistry, metrics: WorkerMetrics?,
                 brokerStatus: @escaping @Sendable () -> BrokerStatus, logger: Logger,
                 healthDeadline: Duration = .seconds(2), now: @escaping @Sendable () -> Date = { Date() },
-                freeSpaceFloors: [FreeSpaceFloor] = []) {
+                freeSpaceFloors: [FreeSpaceFloor] = [], livePlaylists: LivePlaylistRegistry? = nil) {
+        self.livePlaylists = livePlaylists
         self.address = address
         self.store = store
         self.registry = registry
@@ -134,6 +138,7 @@ public final class AdminServer: @unchecked Sendable {
                 NotFoundPage.html(id: id)
             }
         }
+        if let livePlaylists { LiveHLSRoutes(registry: livePlaylists).add(to: router) }
         return router
     }
 

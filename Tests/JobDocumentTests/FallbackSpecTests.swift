@@ -5,14 +5,7 @@ import Testing
 /// The job option `fallback`: a slate through input outages.
 @Suite("Job spec: fallback")
 struct FallbackSpecTests {
-    static func problems(_ text: String) -> [String] {
-        do throws(JobSpecError) {
-            _ = try JobSpec.parse(Data(text.utf8))
-            return []
-        } catch {
-            return error.problems.map { "\($0.path): \($0.message)" }
-        }
-    }
+    static func problems(_ text: String) -> [String] { specProblems(text) }
 
     @Test("given in full, the values are kept; an empty object takes the defaults; absent means no fallback")
     func values() throws {

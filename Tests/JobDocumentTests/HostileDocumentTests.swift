@@ -164,6 +164,9 @@ struct HostileDocumentTests {
         case "reconnect": return job(#", "reconnect": {"\#(parts[1])": \#(value)}"#)
         // A slate fills the gaps of a live input only.
         case "fallback": return job(#", "fallback": {"\#(parts[1])": \#(value)}"#, input: #""rtmp://127.0.0.1/live/k""#)
+        // Parts are for the HLS of a live input.
+        case "outputs[]" where parts[1] == "part_s":
+            return job(input: #""rtmp://127.0.0.1/live/k""#, outputs: #"[{"url": "o.m3u8", "part_s": \#(value)}]"#)
         // Segment settings belong to HLS outputs.
         case "outputs[]": return job(outputs: #"[{"url": "o.m3u8", "\#(parts[1])": \#(value)}]"#)
         default: return job(#", "\#(path)": \#(value)"#)

@@ -7,14 +7,7 @@ import Testing
 struct RenditionSpecTests {
     static func parse(_ text: String) throws -> JobSpec { try JobSpec.parse(Data(text.utf8)) }
 
-    static func problems(_ text: String) -> [String] {
-        do throws(JobSpecError) {
-            _ = try JobSpec.parse(Data(text.utf8))
-            return []
-        } catch {
-            return error.problems.map { "\($0.path): \($0.message)" }
-        }
-    }
+    static func problems(_ text: String) -> [String] { specProblems(text) }
 
     @Test("the ladder example: copy, three sizes, a file sharing the 360p rendition, its own audio for the .aac")
     func ladderExample() throws {

@@ -36,38 +36,53 @@ public struct MP4Fragmenter: Sendable {
         guard durations.indices.contains(track) else {
             throw MediaFormatError.invalid(structure: "moof", reason: "no track at index \(track)")
         }
-        if let completed = try durations[track].append(sample) { pending[track].append(completed) }
+        try add(sample, track: track)
         guard track == leadingTrack, policy.startsFragment(decodeTime: sample.decodeTime, isSync: sample.isSync) else {
             return nil
         }
+        return try cut(before: sample.decodeTime, segmentType: writesSegmentType)
+    }
+
+    /// Adds a sample without deciding a boundary: the caller cuts with `cut(before:segmentType:)` (Low-Latency HLS
+    /// parts, whose boundaries `HLSPartBoundaryPolicy` decides).
+    public mutating func add(_ sample: MP4Sample, track: Int) throws {
+        guard durations.indices.contains(track) else {
+            throw MediaFormatError.invalid(structure: "moof", reason: "no track at index \(track)")
+        }
+        if let completed = try durations[track].append(sample) { pending[track].append(completed) }
+    }
+
+    /// Writes the pending samples of every track that start before `decodeTime` (the leading track's timescale) as a
+    /// fragment, after a `styp` when `segmentType`; nil when there are none.
+    public mutating func cut(before decodeTime: Int64, segmentType: Bool) throws -> [UInt8]? {
         let leadingTimescale = Int64(writer.tracks[leadingTrack].timescale)
-        // Other tracks contribute what starts before the cut, compared across timescales without rounding.
+        // Every track contributes what starts before the cut, compared across timescales without rounding.
         let counts = pending.indices.map { index in
-            guard index != leadingTrack else { return pending[index].count }
             let timescale = Int64(writer.tracks[index].timescale)
-            let cut = sample.decodeTime.multipliedSaturating(by: timescale)
+            let cut = decodeTime.multipliedSaturating(by: timescale)
             return pending[index].prefix { $0.decodeTime.multipliedSaturating(by: leadingTimescale) < cut }.count
         }
-        return try emit(counts)
+        return try emit(counts, segmentType: segmentType)
     }
 
     /// Ends the input: every held sample takes its track's last duration and everything left goes into a last
     /// fragment; nil when nothing is left. The fragmenter then starts over on a new timeline (same sequence numbers).
-    public mutating func finish() throws -> [UInt8]? {
+    /// `segmentType` overrides `writesSegmentType` for that fragment (a last part that does not start a segment).
+    public mutating func finish(segmentType: Bool? = nil) throws -> [UInt8]? {
         for index in durations.indices {
             if let last = durations[index].flush() { pending[index].append(last) }
             durations[index].reset()
         }
         policy.reset()
-        return try emit(pending.map(\.count))
+        return try emit(pending.map(\.count), segmentType: segmentType ?? writesSegmentType)
     }
 
     /// Writes the first `counts[i]` pending samples of each track as a fragment and drops them; nil when all are 0.
-    private mutating func emit(_ counts: [Int]) throws -> [UInt8]? {
+    private mutating func emit(_ counts: [Int], segmentType: Bool) throws -> [UInt8]? {
         guard counts.contains(where: { $0 > 0 }) else { return nil }
         let samples = counts.indices.map { Array(pending[$0].prefix(counts[$0])) }
         var out: [UInt8] = []
-        if writesSegmentType { try writer.writeSegmentType(into: &out) }
+        if segmentType { try writer.writeSegmentType(into: &out) }
         try writer.writeFragment(samples, into: &out)
         for index in counts.indices { pending[index].removeFirst(counts[index]) }
         return out
