@@ -13,10 +13,12 @@ struct SRTRelayTests {
     static let engine = RelayEngine(threads: 2, report: { line in SRTRelayTests.reports.withLock { $0.append(line) } })
     static let passphrase = "correct-horse-battery"
 
-    /// ffmpeg sending `file` as TS over SRT (its own `latency` option counts microseconds).
+    /// ffmpeg sending `file` as TS over SRT (its own `latency` option counts microseconds). `linger=3`: without it, libsrt
+    /// drops what is still in ffmpeg's send buffer when it closes (live mode lingers 0 s), and the stream's last
+    /// fraction of a second never leaves the publisher.
     static func publishSRT(_ file: String, to url: String) throws -> Child {
         try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", file, "-c", "copy",
-                                      "-f", "mpegts", url])
+                                      "-f", "mpegts", url + "&linger=3"])
     }
 
     static func srtURL(port: Int, streamID: String, passphrase: String? = SRTRelayTests.passphrase) -> String {
@@ -111,6 +113,37 @@ struct SRTRelayTests {
         let result = try #require(job.wait(seconds: 20), "the job did not end").get()
         publisher.end()
         #expect(result.reachedMaxDuration && result.progress.videoFrames > 20)
+    }
+
+    @Test("HEVC + AAC over SRT (Debian's ffmpeg, MPEG-TS) reaches FFmpeg 8 listening over Enhanced RTMP frame for frame, and SRT out again")
+    func hevcOverSRT() throws {
+        let source = try EnhancedPeer.fixture(video: "hevc", audio: "aac")
+        let reference = try EnhancedPeer.decode(source)
+        let root = Live.scratch("srt-hevc")
+        let destinationPort = try Live.freePort()
+        let destination = try EnhancedPeer.listen("rtmp://127.0.0.1:\(destinationPort)/live/hevcdest", json: root + "/played.json")
+        let port = try Live.freePort(), relayPort = try Live.freePort()
+        // SRT → SRT beside it: ffmpeg listening on another port receives the job's TS.
+        let receiver = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "warning",
+                                                     "-i", "srt://127.0.0.1:\(relayPort)?mode=listener", "-c", "copy", "-f", "mpegts", "-y", root + "/relayed.ts"])
+        var options = Live.options(input: Self.srtURL(port: port, streamID: "#!::r=live/hevc,m=publish"), listen: true,
+                                   outputs: ["rtmp://127.0.0.1:\(destinationPort)/live/hevcdest"], timeout: 3)
+        options.outputs.append(OutputDescription(target: .network(url: "srt://127.0.0.1:\(relayPort)"), kind: .mpegts, name: "srt relay"))
+        let job = RunningJob(Self.engine, options)
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let publisher = try Self.publishSRT(source, to: Self.srtURL(port: port, streamID: "#!::r=live/hevc,m=publish"))
+        #expect(publisher.wait(seconds: 30) == 0, "publisher: \(publisher.stderr)")
+        let result = try #require(job.wait(seconds: 30), "the job did not end").get()
+        #expect(destination.wait(seconds: 30) == 0, "FFmpeg's listen server: \(destination.stderr)")
+        #expect(receiver.wait(seconds: 15) == 0, "receiver: \(receiver.stderr)")
+        let played = try EnhancedPeer.read(root + "/played.json")
+        #expect(played.errors.isEmpty, "FFmpeg 8 said \(played.errors.prefix(5))")
+        #expect(played.video?.codec == "hevc" && played.video?.hashes == reference.video?.hashes,
+                "\(played.video?.frames ?? 0) of \(reference.video?.frames ?? 0) HEVC frames equal")
+        #expect(played.audio?.hashes == reference.audio?.hashes, "\(played.audio?.frames ?? 0) of \(reference.audio?.frames ?? 0) AAC frames equal")
+        let relayed = try EnhancedPeer.decode(root + "/relayed.ts")
+        #expect(relayed.video?.hashes == reference.video?.hashes, "SRT out: \(relayed.video?.frames ?? 0) of \(reference.video?.frames ?? 0) HEVC frames equal")
+        #expect(result.progress.outputs.map(\.status) == [.finished, .finished])
     }
 
     @Test("RTMP in, SRT out to ffmpeg listening: the TS decodes without an error or a continuity gap, every frame there")
