@@ -24,7 +24,7 @@ extension CodecSession {
                 }
                 let sink: any PacketSink
                 do {
-                    sink = try makeSink(description, video: videoConfiguration(ofOutput: index), audio: audioConfiguration(ofOutput: index))
+                    sink = try makeSink(description, index: index, video: videoConfiguration(ofOutput: index), audio: audioConfiguration(ofOutput: index))
                 } catch {
                     throw MediaJobError.openOutput(index: index, name: description.name, error)
                 }
@@ -67,7 +67,7 @@ extension CodecSession {
                                    publication: transport.publish(to: destination, options: options))
     }
 
-    func makeSink(_ description: OutputDescription, video videoConfiguration: VideoConfiguration?,
+    func makeSink(_ description: OutputDescription, index: Int, video videoConfiguration: VideoConfiguration?,
                   audio audioConfiguration: AudioConfiguration?) throws -> any PacketSink {
         let name = description.name
         let root = options.fileRoots?.output, owner = options.partOwner
@@ -99,6 +99,10 @@ extension CodecSession {
             // ADTS can carry this AAC: checked on a header of no payload.
             _ = try ADTSHeader(audioSpecificConfig: audioConfiguration.audioSpecificConfig, payloadLength: 0)
             make = { try ADTSSink(file: $0, name: name, audio: audioConfiguration) }
+        }
+        if let segments = description.segments {
+            return try SegmentedSink(index: index, settings: segments, root: root, owner: owner, followsWallClock: options.liveInput,
+                                     report: options.segmentReports ?? { _ in }, make: make)
         }
         let file = try FileWriter(path: try filePath(description), root: root, owner: owner)
         do {
