@@ -250,6 +250,8 @@ struct SpecValidator {
             var audio: AudioSpec?
             var segment: Double?
             var window: Int?
+            var retain: Int?
+            var retainBytes: Int?
             switch item {
             case let .string(text):
                 guard checkLength(text, JobLimits.outputURL, path: "\(path).url") else { continue }
@@ -263,6 +265,8 @@ struct SpecValidator {
                 if let value = fields.take("audio") { audio = audioSpec(value, path: "\(path).audio") }
                 segment = fields.number(JobLimits.segment, into: &self)
                 window = fields.integer(JobLimits.window, into: &self)
+                retain = fields.integer(JobLimits.retain, into: &self)
+                retainBytes = fields.integer(JobLimits.retainBytes, into: &self)
                 fields.reportUnknown(into: &self)
             default:
                 problem(path, "must be a URL string or an object, got \(item.typeName)")
@@ -301,13 +305,11 @@ struct SpecValidator {
                 continue
             }
             seen[url] = index
-            if format != .hls, segment != nil || window != nil {
-                problem(path, "segment_s and window apply to HLS outputs (.m3u8) only")
-                continue
-            }
-            if let format {
-                outputs.append(OutputSpec(url: url, format: format, video: video, audio: audio, segmentSeconds: segment, window: window))
-            }
+            guard let format, segmentsAllowed(format: format, isNetwork: isNetwork, url: url, segment: segment, window: window,
+                                              retains: retain != nil || retainBytes != nil, path: path)
+            else { continue }
+            outputs.append(OutputSpec(url: url, format: format, video: video, audio: audio, segmentSeconds: segment, window: window,
+                                      retain: retain, retainBytes: retainBytes.map(Int64.init)))
         }
         return outputs
     }

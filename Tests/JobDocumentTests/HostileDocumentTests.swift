@@ -164,8 +164,10 @@ struct HostileDocumentTests {
         case "reconnect": return job(#", "reconnect": {"\#(parts[1])": \#(value)}"#)
         // A slate fills the gaps of a live input only.
         case "fallback": return job(#", "fallback": {"\#(parts[1])": \#(value)}"#, input: #""rtmp://127.0.0.1/live/k""#)
-        // Segment settings belong to HLS outputs.
-        case "outputs[]": return job(outputs: #"[{"url": "o.m3u8", "\#(parts[1])": \#(value)}]"#)
+        // A window belongs to HLS outputs; segment_s's full range and retain to recordings in segments.
+        case "outputs[]" where parts[1] == "window": return job(outputs: #"[{"url": "o.m3u8", "window": \#(value)}]"#)
+        case "outputs[]" where parts[1] == "segment_s": return job(outputs: #"[{"url": "o.mp4", "segment_s": \#(value)}]"#)
+        case "outputs[]": return job(outputs: #"[{"url": "o.mp4", "segment_s": 60, "\#(parts[1])": \#(value)}]"#)
         default: return job(#", "\#(path)": \#(value)"#)
         }
     }
