@@ -175,6 +175,10 @@ public final class JobRunner: Sendable {
             let reason = policy.requeueReason()
             queue.sync { state.requeueAnswer = .some(reason) }
             return reason != nil
+        }, segment: { [self] report in
+            queue.async { [self] in
+                do throws(JobStoreError) { try recordSegment(report, for: spec) } catch { state.storeError = error }
+            }
         }, completion: { [self] result in
             // Behind every progress write already queued; then off the queue, which must never wait on the broker.
             queue.async { [self] in
@@ -220,13 +224,15 @@ public final class JobRunner: Sendable {
         let started = try store.beginAttempt(id: spec.id, workerID: workerID)
         let attempt = started.attempts
         onTransition(started)
-        let plan: JobPlan
+        var plan: JobPlan
         do {
             plan = try JobPlan(spec: spec, paths: paths)
         } catch {
             return .ended(try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy))
         }
         if policy.removesEarlierParts, let owner = plan.options.partOwner {
+            // Before anything is written: the segment a killed attempt cut short is closed ahead of the next one.
+            try salvageSegments(spec, plan: &plan, owner: owner)
             let removed = PartSweep.removeParts(of: plan.filePaths, root: plan.options.fileRoots?.output, owner: owner)
             if !removed.isEmpty {
                 try store.recordEvent(
