@@ -1,4 +1,5 @@
 import Foundation
+import JobDocument
 import JobStore
 import MediaFormats
 import MediaJob
@@ -122,5 +123,51 @@ struct SegmentSalvageTests {
                         "\(name): \(played.count) of \(frames.count) frames, not the segment's first ones")
             }
         }
+    }
+}
+
+/// The take-over path without a broker: an attempt that holds the lease (`removesEarlierParts`) finds the segment an
+/// earlier attempt left open, salvages its `.part` before it writes anything, and records it.
+@Suite("Segment salvage when an attempt takes a job over", .serialized)
+struct SegmentTakeoverTests {
+    @Test("an open segment row and its cut-short part: the next attempt closes it playable, records it salvaged, then records its own")
+    func takeoverSalvages() throws {
+        let source = try Fixtures.live(seconds: 5)
+        let harness = try JobHarness("segments-takeover")
+        // A whole segment to cut short, made by a job of its own.
+        _ = try #require(try harness.run(json: """
+            {"id": "segments-maker", "input": "\(source)", "outputs": [{"url": "\(harness.path("made/m.mp4"))", "segment_s": 2}]}
+            """).succeeded)
+        // The longest: a 2 s segment holds two fragments, so two thirds of it keep the first whole.
+        let made = try #require(try harness.store.segments(jobID: "segments-maker").max { ($0.bytes ?? 0) < ($1.bytes ?? 0) })
+        let whole = try Data(contentsOf: URL(fileURLWithPath: made.path))
+
+        let id = "segments-takeover"
+        let spec = try JobSpec.parse(Data("""
+            {"id": "\(id)", "input": "\(source)", "outputs": [{"url": "\(harness.path("rec/t-%Y%m%dT%H%M%S.mp4"))", "segment_s": 2}]}
+            """.utf8))
+        _ = try harness.runner.receive(spec)
+        // What a killed attempt leaves: an open row and its part, written up to somewhere inside a fragment.
+        let killed = harness.path("rec/t-19990101T000000.mp4")
+        try FileManager.default.createDirectory(atPath: harness.path("rec"), withIntermediateDirectories: true)
+        try harness.store.openSegment(jobID: id, index: 0, path: killed, start: Date(timeIntervalSince1970: 915_148_800))
+        let owner = PartOwner(jobID: id)
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: harness.path("rec/.t-19990101T000000.mp4.\(owner.tag).0123456789abcdef.part")))
+
+        let outcome = try harness.runner.runAttempt(spec: spec, policy: AttemptPolicy(retriesTransientFailures: true, removesEarlierParts: true),
+                                                    relay: JobHarness.liveEngine)
+        _ = try #require(outcome.succeeded, "\(outcome)")
+        let rows = try harness.store.segments(jobID: id)
+        let messages = try harness.store.events(jobID: id).compactMap(\.message)
+        let salvaged = try #require(rows.first { $0.path == killed }, "\(messages)")
+        #expect(salvaged.closedAt != nil && (salvaged.bytes ?? 0) > 0 && (salvaged.bytes ?? 0) < Int64(whole.count))
+        #expect(try !FrameHashes.of(killed, .video).isEmpty, "the salvaged segment does not play")
+        #expect(rows.count >= 3 && rows.allSatisfy { $0.closedAt != nil }, "\(rows)")
+        let events = try harness.store.events(jobID: id).filter { $0.kind == .segmentClosed }
+        #expect(events.count == rows.count)
+        // The salvage was recorded before the attempt's own segments.
+        #expect(events.first?.message?.contains("salvaged") == true && events.dropFirst().allSatisfy { $0.message?.contains("salvaged") == false })
+        let parts = try FileManager.default.contentsOfDirectory(atPath: harness.path("rec")).filter { $0.hasSuffix(".part") }
+        #expect(parts.isEmpty, "\(parts)")
     }
 }
