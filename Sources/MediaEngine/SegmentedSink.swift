@@ -107,8 +107,7 @@ final class SegmentedSink: PacketSink {
         ended = true
         try current.finish()
         currentFinished = true
-        let duration = lastLeading.map { Double($0.dts.addingSaturating($0.step).subtractingSaturating(base ?? $0.dts)) / 1e6 } ?? 0
-        recordClosed(duration: duration, ranLong: false, jumps: schedule.jumps)
+        recordClosed(duration: openDuration, ranLong: false, jumps: schedule.jumps)
         trimToRetain()
     }
 
@@ -125,14 +124,18 @@ final class SegmentedSink: PacketSink {
         }
         ended = true
         do {
-            let duration = lastLeading.map { Double($0.dts.addingSaturating($0.step).subtractingSaturating(base ?? $0.dts)) / 1e6 } ?? 0
-            try closeCurrent(duration: duration, ranLong: false, jumps: schedule.jumps)
+            try closeCurrent(duration: openDuration, ranLong: false, jumps: schedule.jumps)
         } catch {
             current.abandon()
         }
     }
 
     // MARK: Segments
+
+    /// Media seconds of the open segment so far: to its leading track's last packet plus the step before it.
+    private var openDuration: Double {
+        lastLeading.map { Double($0.dts.addingSaturating($0.step).subtractingSaturating(base ?? $0.dts)) / 1e6 } ?? 0
+    }
 
     /// Finishes, syncs and renames the open segment, then reports it.
     private func closeCurrent(duration: Double, ranLong: Bool, jumps: Int) throws {

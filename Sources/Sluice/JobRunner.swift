@@ -130,8 +130,14 @@ public final class JobRunner: Sendable {
     /// The engine that runs these options: the relay engine when it runs them (a live copy), else the codec engine,
     /// whose RTMP bytes go through the relay engine.
     static func engine(for options: MediaJobOptions, relay: (any JobEngine)?) -> any JobEngine {
-        if let relay, relay.runs(options) { return relay }
+        if let relay, runsOnRelay(options, relay: relay) { return relay }
         return CodecEngine(transport: relay as? any LiveTransport)
+    }
+
+    /// Whether the relay engine runs these options: a live copy, but for a recording in segments, which the codec
+    /// engine's SegmentedSink cuts (also a live copy to .flv).
+    static func runsOnRelay(_ options: MediaJobOptions, relay: (any JobEngine)?) -> Bool {
+        relay?.runs(options) == true && !options.outputs.contains { $0.segments != nil }
     }
 
     /// Starts one attempt of a received job on its engine without keeping a thread for it: the blocking start (the
