@@ -69,7 +69,7 @@ let package = Package(
                 swiftSettings: swiftSettings),
         // The job document (spec, limits, validation, redaction, path policy): Foundation only, so it can be
         // read, tested and turned into a JSON Schema without FFmpeg, SQLite or a broker.
-        .target(name: "JobDocument", swiftSettings: swiftSettings),
+        .target(name: "JobDocument", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
         .target(
             name: "Sluice",
             dependencies: ["JobDocument", "MediaFormats", "MediaJob", "MediaEngine", "LiveRelay", "JobStore", "JobQueue",

@@ -81,9 +81,15 @@ public enum JobLimits {
     /// A day of slate at most: longer than any outage worth bridging, short of a stream that never ends.
     public static let fallbackMax = NumberLimit("fallback.max_s", 1...86_400, unit: "seconds")
 
-    /// An HLS output's segment length: at least a second (players fetch each), at most a minute (a late joiner waits
-    /// up to one); segments are cut at the first keyframe at or after each multiple of it.
-    public static let segment = NumberLimit("outputs[].segment_s", 1...60, unit: "seconds")
+    /// A segment's length: segments are cut at the first keyframe at or after each multiple of it. A recording
+    /// (`.mp4`, `.ts`, `.flv`) takes whole seconds up to a day; HLS at most `hlsSegmentSeconds`.
+    public static let segment = NumberLimit("outputs[].segment_s", 1...86_400, unit: "seconds")
+    /// An HLS segment: at least a second (players fetch each), at most a minute (a late joiner waits up to one).
+    public static let hlsSegmentSeconds: ClosedRange<Double> = 1...60
+    /// Closed segments a recording keeps (its oldest removed first).
+    public static let retain = NumberLimit("outputs[].retain", 1...1_000_000, unit: "segments", whole: true)
+    /// Bytes of closed segments a recording keeps (its oldest removed first); the newest segment always stays.
+    public static let retainBytes = NumberLimit("outputs[].retain_bytes", 1_048_576...1e15, unit: "bytes", whole: true)
     /// Segments a live HLS playlist keeps (0: all of them, an event playlist).
     public static let window = NumberLimit("outputs[].window", 0...10_000, unit: "segments", whole: true)
     /// Low-Latency HLS part length: under 0.2 s the playlist and request rate grow past what a part saves, and over
@@ -97,7 +103,7 @@ public enum JobLimits {
     public static let numbers: [NumberLimit] = [
         inputTimeout, inputFPS, inputVideoTrack, inputAudioTrack, videoBitrate, width, height, videoFPS, gop, audioBitrate, sampleRate, channels,
         maxDuration, priority, maxAttempts, reconnectAttempts, reconnectInitialDelay, reconnectMaxDelay,
-        fallbackAfter, fallbackMax, segment, window, part,
+        fallbackAfter, fallbackMax, segment, window, part, retain, retainBytes,
     ]
     public static let texts: [TextLimit] = [id, inputURL, device, outputURL, slate]
 

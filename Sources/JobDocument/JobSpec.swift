@@ -154,10 +154,16 @@ public struct OutputSpec: Sendable, Equatable {
     /// The segment length of an HLS output that names none: Apple's recommendation for live streams is 6 s, but 2 s
     /// keeps a live playlist's latency near what RTMP viewers get and is what most low-latency setups use.
     public static let defaultSegmentSeconds = 2.0
-    /// HLS: the segment length, seconds (`segment_s`).
+    /// HLS, and recordings cut into segments (`.mp4`, `.ts`, `.flv`): the segment length, seconds (`segment_s`).
     public var segmentSeconds: Double?
     /// HLS: segments a live playlist keeps; 0 keeps every one (`window`).
     public var window: Int?
+    /// A segmented recording: closed segments kept (`retain`); nil keeps all.
+    public var retain: Int?
+    /// A segmented recording: bytes of closed segments kept (`retain_bytes`); nil keeps all.
+    public var retainBytes: Int64?
+    /// A file output that is a recording cut into segments (its URL is then the segments' name pattern).
+    public var isSegmented: Bool { format != .hls && segmentSeconds != nil }
     /// HLS of a live input: publish each segment in parts of about this many seconds (`part_s`, Low-Latency HLS).
     public var partSeconds: Double? = nil
     public var isNetwork: Bool { InputSpec.isNetwork(url) }

@@ -262,6 +262,8 @@ struct SpecValidator {
             var segment: Double?
             var window: Int?
             var part: Double?
+            var retain: Int?
+            var retainBytes: Int?
             switch item {
             case let .string(text):
                 guard checkLength(text, JobLimits.outputURL, path: "\(path).url") else { continue }
@@ -276,6 +278,8 @@ struct SpecValidator {
                 segment = fields.number(JobLimits.segment, into: &self)
                 window = fields.integer(JobLimits.window, into: &self)
                 part = fields.number(JobLimits.part, into: &self)
+                retain = fields.integer(JobLimits.retain, into: &self)
+                retainBytes = fields.integer(JobLimits.retainBytes, into: &self)
                 fields.reportUnknown(into: &self)
             default:
                 problem(path, "must be a URL string or an object, got \(item.typeName)")
@@ -327,10 +331,9 @@ struct SpecValidator {
                 continue
             }
             seen[url] = index
-            if format != .hls, segment != nil || window != nil {
-                problem(path, "segment_s and window apply to HLS outputs (.m3u8) only")
-                continue
-            }
+            guard let format, segmentsAllowed(format: format, isNetwork: isNetwork, url: url, segment: segment, window: window,
+                                              retains: retain != nil || retainBytes != nil, path: path)
+            else { continue }
             if format != .hls, part != nil {
                 problem("\(path).part_s", "applies to HLS outputs (.m3u8) only")
                 continue
@@ -342,10 +345,8 @@ struct SpecValidator {
                     continue
                 }
             }
-            if let format {
-                outputs.append(OutputSpec(url: url, format: format, video: video, audio: audio, segmentSeconds: segment, window: window,
-                                          partSeconds: part))
-            }
+            outputs.append(OutputSpec(url: url, format: format, video: video, audio: audio, segmentSeconds: segment, window: window,
+                                      retain: retain, retainBytes: retainBytes.map(Int64.init), partSeconds: part))
         }
         return outputs
     }

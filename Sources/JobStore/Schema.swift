@@ -15,7 +15,27 @@ enum Schema {
         migrator.registerMigration("v3-ledger", migrate: addLedgerEvents)
         migrator.registerMigration(sealedSpecsMigration) { db in try SpecSealing.migrate(db, secrets: secrets) }
         migrator.registerMigration("v5-event-ids", migrate: addEventIDs)
+        migrator.registerMigration("v6-segments", migrate: addSegments)
         return migrator
+    }
+
+    /// The segments of recordings cut on the clock: a row when a segment opens (`closed_at` NULL: a `.part` a
+    /// take-over salvages), completed when it closes, `removed_at` once `retain` removed its file.
+    private static func addSegments(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE segments (
+                job_id     TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+                idx        INTEGER NOT NULL CHECK (idx >= 0),
+                path       TEXT NOT NULL,
+                start_at   TEXT NOT NULL,
+                duration_s REAL,
+                bytes      INTEGER,
+                closed_at  TEXT,
+                removed_at TEXT,
+                PRIMARY KEY (job_id, path)
+            );
+            CREATE INDEX segments_job_output ON segments(job_id, idx, start_at);
+            """)
     }
 
     /// Each event's id for ever (`<worker>/<UUID>`), written with the row; older rows keep NULL, and their

@@ -18,6 +18,7 @@ public final class CodecEngine: JobEngine {
     public func start(_ options: MediaJobOptions, interrupter: Interrupter, callbacks: JobCallbacks) {
         var options = options
         options.transport = transport
+        options.segmentReports = callbacks.segment
         let job = CodecJob(options: options, interrupter: interrupter)
         job.encoderSelected = callbacks.encoderSelected
         job.discardsOutputsOnCancel = callbacks.discardsOutputsOnCancel

@@ -103,6 +103,10 @@ extension CodecSession {
             _ = try ADTSHeader(audioSpecificConfig: audioConfiguration.audioSpecificConfig, payloadLength: 0)
             make = { try ADTSSink(file: $0, name: name, audio: audioConfiguration) }
         }
+        if let segments = description.segments {
+            return try SegmentedSink(index: index, settings: segments, root: root, owner: owner, followsWallClock: options.liveInput,
+                                     report: options.segmentReports ?? { _ in }, make: make)
+        }
         let file = try FileWriter(path: try filePath(description), root: root, owner: owner)
         do {
             return try make(file)

@@ -64,6 +64,9 @@ final class FileWriter: @unchecked Sendable {
         try bytes.withUnsafeBytes { try file.write($0, at: offset) }
     }
 
+    /// Writes out what is pending now (a segmented recording's `.part` stays salvageable up to its last write).
+    func flush() throws { try drain() }
+
     /// Writes out what is pending and closes; errors that only show at close (a full disk, NFS) are thrown.
     func close() throws {
         defer { pending = [] }

@@ -20,16 +20,20 @@ public struct JobCallbacks: Sendable {
     /// Asked at most once, when the job stopped on a cancel: true discards every file output instead of keeping
     /// what was written (a worker shutting down requeues the job, so a partial file must not look finished).
     public var discardsOutputsOnCancel: @Sendable () -> Bool
+    /// A segmented recording opened, closed or removed a segment (on the output's thread, in order, before `completion`).
+    public var segment: @Sendable (SegmentReport) -> Void
     /// How the job ended.
     public var completion: @Sendable (Result<MediaJobResult, any Error>) -> Void
 
     public init(progress: @escaping @Sendable (MediaJobProgress) -> Void = { _ in },
                 encoderSelected: @escaping @Sendable (EncoderSelection) -> Void = { _ in },
                 discardsOutputsOnCancel: @escaping @Sendable () -> Bool = { false },
+                segment: @escaping @Sendable (SegmentReport) -> Void = { _ in },
                 completion: @escaping @Sendable (Result<MediaJobResult, any Error>) -> Void) {
         self.progress = progress
         self.encoderSelected = encoderSelected
         self.discardsOutputsOnCancel = discardsOutputsOnCancel
+        self.segment = segment
         self.completion = completion
     }
 }

@@ -48,16 +48,19 @@ public struct OutputDescription: Sendable, Equatable {
     public var audio: StreamHandling<AudioEncodeSettings>?
     /// HLS outputs only.
     public var hls: HLSSettings?
+    /// A segmented recording (`.mp4`, `.ts`, `.flv` with `segment_s`); nil writes one file.
+    public var segments: SegmentSettings?
 
     public init(target: OutputTarget, kind: OutputKind, name: String,
                 video: StreamHandling<VideoEncodeSettings>? = nil, audio: StreamHandling<AudioEncodeSettings>? = nil,
-                hls: HLSSettings? = nil) {
+                hls: HLSSettings? = nil, segments: SegmentSettings? = nil) {
         self.target = target
         self.kind = kind
         self.name = name
         self.video = video
         self.audio = audio
         self.hls = hls
+        self.segments = segments
     }
 
     /// Whether the format carries video / audio at all.
@@ -111,6 +114,8 @@ public struct MediaJobOptions: Sendable {
     public var livePlaylists: LivePlaylistRegistry?
     /// The job's id, naming its live playlists in `livePlaylists`.
     public var jobID: String?
+    /// Where segmented outputs report their segments (`JobCallbacks.segment`), on their own threads.
+    public var segmentReports: (@Sendable (SegmentReport) -> Void)?
 
     /// A live input that waits for a publisher (the shared ingest listener) instead of pulling.
     public var listens: Bool { inputOptions["listen"] == "1" }

@@ -1,5 +1,6 @@
 // docs/ARCHITECTURE.md §8: every committed transition becomes a `job.<state>` event on `sluice.events` and a log line.
 import Foundation
+import JobDocument
 import JobQueue
 import JobStore
 import MediaEngine
@@ -21,8 +22,14 @@ final class EventPublisher: Sendable {
     }
 
     /// Publishes a committed transition under the id its event row was stored with.
+    /// An event that enters no state (`output.segment_closed`) goes out under its own kind, with its message and data.
     func transitioned(_ transition: CommittedTransition, message: String? = nil) {
-        transitioned(transition.job, event: transition.event, message: message)
+        guard transition.event.state == nil else {
+            transitioned(transition.job, event: transition.event, message: message)
+            return
+        }
+        transitioned(transition.job, event: transition.event, kind: transition.event.kind.rawValue,
+                     message: message ?? transition.event.message)
     }
 
     /// Publishes the event of the state `job` is in (or of `kind`), with its outputs read from the store.
@@ -39,7 +46,8 @@ final class EventPublisher: Sendable {
             log("cannot read the outputs for the event: \(error)", job: job.id)
         }
         // The id the write stored with the row: the same in this database, on the exchange and in the ledger.
-        let event = JobEvent(job: job, outputs: outputs, kind: kind, message: message, eventID: event?.eventID)
+        let data = event?.data.flatMap { try? JSONValue.parse(Data($0.utf8)) }
+        let event = JobEvent(job: job, outputs: outputs, kind: kind, message: message, eventID: event?.eventID, data: data)
         broker.publishEvent(routingKey: event.kind, body: event.json)
         // A duplicate's record is the earlier success, not a new transition.
         if kind == nil { metrics?.transitioned(job, outputs: outputs) }

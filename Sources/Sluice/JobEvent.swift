@@ -26,8 +26,9 @@ public struct JobEvent: Sendable, Equatable {
     ///   - message: a sentence for humans, when there is more to say than the error.
     ///   - eventID: the event's unique id; nil makes one from the worker and a random UUID.
     ///   - at: the event time.
+    ///   - data: the stored event's details (`output.segment_closed`'s segment), as `data`.
     public init(job: JobRecord, outputs: [OutputRecord], kind: String? = nil, message: String? = nil,
-                eventID: String? = nil, at: Date = Date()) {
+                eventID: String? = nil, at: Date = Date(), data: JSONValue? = nil) {
         self.kind = kind ?? "job.\(job.state.rawValue)"
         self.eventID = eventID ?? Self.randomID(worker: job.workerID)
         var fields: [String: JSONValue] = [
@@ -52,6 +53,7 @@ public struct JobEvent: Sendable, Equatable {
         if let input = job.input { fields["input"] = .string(input) }
         if let error = job.error { fields["error"] = .string(error) }
         if let message { fields["message"] = .string(message) }
+        if let data { fields["data"] = data }
         body = .object(fields)
     }
 

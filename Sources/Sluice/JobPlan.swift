@@ -90,7 +90,8 @@ public struct JobPlan: Sendable {
                 let path: String
                 do { path = try paths.resolveOutput(output.url) } catch { throw .path(error) }
                 options.outputs.append(OutputDescription(target: .file(path: path), kind: kind, name: output.url,
-                                                         video: video, audio: audio, hls: hls))
+                                                         video: video, audio: audio, hls: hls,
+                                                         segments: try JobPlan.segmentSettings(output, path: path)))
             }
         }
         self.options = options

@@ -135,8 +135,14 @@ public final class JobRunner: Sendable {
     /// The engine that runs these options: the relay engine when it runs them (a live copy), else the codec engine,
     /// whose RTMP bytes go through the relay engine.
     static func engine(for options: MediaJobOptions, relay: (any JobEngine)?) -> any JobEngine {
-        if let relay, relay.runs(options) { return relay }
+        if let relay, runsOnRelay(options, relay: relay) { return relay }
         return CodecEngine(transport: relay as? any LiveTransport)
+    }
+
+    /// Whether the relay engine runs these options: a live copy, but for a recording in segments, which the codec
+    /// engine's SegmentedSink cuts (also a live copy to .flv).
+    static func runsOnRelay(_ options: MediaJobOptions, relay: (any JobEngine)?) -> Bool {
+        relay?.runs(options) == true && !options.outputs.contains { $0.segments != nil }
     }
 
     /// Starts one attempt of a received job on its engine without keeping a thread for it: the blocking start (the
@@ -180,6 +186,10 @@ public final class JobRunner: Sendable {
             let reason = policy.requeueReason()
             queue.sync { state.requeueAnswer = .some(reason) }
             return reason != nil
+        }, segment: { [self] report in
+            queue.async { [self] in
+                do throws(JobStoreError) { try recordSegment(report, for: spec) } catch { state.storeError = error }
+            }
         }, completion: { [self] result in
             // Behind every progress write already queued; then off the queue, which must never wait on the broker.
             queue.async { [self] in
@@ -228,13 +238,15 @@ public final class JobRunner: Sendable {
         let started = try store.beginAttempt(id: spec.id, workerID: workerID)
         let attempt = started.attempts
         onTransition(started)
-        let plan: JobPlan
+        var plan: JobPlan
         do {
             plan = try JobPlan(spec: spec, paths: paths)
         } catch {
             return .ended(try fail(spec, JobFailure(classifying: error, spec: spec), attempt: attempt, policy: policy))
         }
         if policy.removesEarlierParts, let owner = plan.options.partOwner {
+            // Before anything is written: the segment a killed attempt cut short is closed ahead of the next one.
+            try salvageSegments(spec, plan: &plan, owner: owner)
             let removed = PartSweep.removeParts(of: plan.filePaths, root: plan.options.fileRoots?.output, owner: owner)
             if !removed.isEmpty {
                 try store.recordEvent(

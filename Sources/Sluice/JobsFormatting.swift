@@ -132,7 +132,7 @@ public enum JobsFormatting {
     }
 
     /// The page of `jobs show`.
-    public static func detail(_ job: JobRecord, outputs: [OutputRecord], events: [EventRecord]) -> String {
+    public static func detail(_ job: JobRecord, outputs: [OutputRecord], events: [EventRecord], segments: [SegmentRecord] = []) -> String {
         var lines: [String] = []
         func add(_ key: String, _ value: String?) {
             if let value, !value.isEmpty { lines.append("\(key.padding(toLength: 12, withPad: " ", startingAt: 0)) \(value)") }
@@ -160,6 +160,11 @@ public enum JobsFormatting {
                          String(output.frames), String(output.drops), String(output.reconnects), oneLine(output.lastError ?? "")])
         }
         lines.append(align(rows).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        if !segments.isEmpty {
+            lines.append("")
+            lines.append("segments:")
+            lines.append(segmentTable(segments).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        }
         if let spec = job.specRedacted, let value = try? JSONValue.parse(Data(spec.utf8)) {
             lines.append("")
             lines.append("spec:")
@@ -169,5 +174,16 @@ public enum JobsFormatting {
         lines.append("events:")
         for event in events { lines.append("  " + eventLine(event)) }
         return lines.joined(separator: "\n")
+    }
+
+    /// A recording's segments: one line each, open ones (being written) and removed ones (by `retain`) marked.
+    static func segmentTable(_ segments: [SegmentRecord]) -> String {
+        var rows = [["#", "START", "DURATION", "BYTES", "STATE", "PATH"]]
+        for segment in segments {
+            let state = segment.removedAt != nil ? "removed" : segment.closedAt != nil ? "closed" : "open"
+            rows.append([String(segment.index), iso(segment.startAt), segment.durationSeconds.map { String(format: "%.3f s", $0) } ?? "-",
+                         segment.bytes.map { String($0) } ?? "-", state, segment.path])
+        }
+        return align(rows)
     }
 }

@@ -68,7 +68,7 @@ extension Worker {
         } catch {
             return refused("the edited job cannot run: " + Redaction.scrub("\(error)", urls: [request.url]))
         }
-        guard relayEngine?.runs(plan.options) == true else {
+        guard JobRunner.runsOnRelay(plan.options, relay: relayEngine) else {
             return refused("\(Redaction.redact(url: request.url)) is not an RTMP destination the live relay can publish to (rtmp://HOST[:PORT]/APP/KEY)")
         }
         let body = Array(applied.document.jsonText().utf8)

@@ -70,7 +70,7 @@ struct JobsCommand: ParsableCommand {
                 print(row.jsonText(pretty: true))
                 return
             }
-            print(JobsFormatting.detail(job, outputs: outputs, events: events))
+            print(JobsFormatting.detail(job, outputs: outputs, events: events, segments: try store.segments(jobID: job.id)))
         }
     }
 

@@ -167,8 +167,10 @@ struct HostileDocumentTests {
         // Parts are for the HLS of a live input.
         case "outputs[]" where parts[1] == "part_s":
             return job(input: #""rtmp://127.0.0.1/live/k""#, outputs: #"[{"url": "o.m3u8", "part_s": \#(value)}]"#)
-        // Segment settings belong to HLS outputs.
-        case "outputs[]": return job(outputs: #"[{"url": "o.m3u8", "\#(parts[1])": \#(value)}]"#)
+        // A window belongs to HLS outputs; segment_s's full range and retain to recordings in segments.
+        case "outputs[]" where parts[1] == "window": return job(outputs: #"[{"url": "o.m3u8", "window": \#(value)}]"#)
+        case "outputs[]" where parts[1] == "segment_s": return job(outputs: #"[{"url": "o.mp4", "segment_s": \#(value)}]"#)
+        case "outputs[]": return job(outputs: #"[{"url": "o.mp4", "segment_s": 60, "\#(parts[1])": \#(value)}]"#)
         default: return job(#", "\#(path)": \#(value)"#)
         }
     }

@@ -8,7 +8,7 @@ import Testing
     @Test func migratesAnEmptyFile() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(in: directory)
-        #expect(try store.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger", "v4-sealed-specs", "v5-event-ids"])
+        #expect(try store.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger", "v4-sealed-specs", "v5-event-ids", "v6-segments"])
         let tables = try sqlite3Shell(store.path, ["SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"])
         #expect(tables.status == 0)
         let names = Set(tables.output.split(separator: "\n").map(String.init))
@@ -20,7 +20,7 @@ import Testing
         let path = directory.file("jobs.sqlite")
         #expect(try JobStore(path: path).receive(sampleJob()) == .created)
         let reopened = try JobStore(path: path)
-        #expect(try reopened.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger", "v4-sealed-specs", "v5-event-ids"])
+        #expect(try reopened.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger", "v4-sealed-specs", "v5-event-ids", "v6-segments"])
         #expect(try reopened.job(id: sampleJob().id)?.state == .received)
     }
 

@@ -41,7 +41,7 @@ public enum PartSweep {
     }
 
     /// The names of the regular files in a folder (`.` and `..`, folders and links left out).
-    private static func entries(of directory: DirectoryHandle) -> [String] {
+    static func entries(of directory: DirectoryHandle) -> [String] {
         // fdopendir takes the descriptor over: give it a copy, the handle keeps its own.
         let copy = withExtendedLifetime(directory) { dup(directory.descriptor) }
         guard copy >= 0 else { return [] }

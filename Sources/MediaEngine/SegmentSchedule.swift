@@ -1,0 +1,87 @@
+// docs/ARCHITECTURE.md §7 (segmented recordings): where a recording is cut, decided from packet times and one wall
+// clock reading per packet, without files or threads, so that it is tested with an injected clock.
+
+import MediaFormats
+
+/// Cuts a recording at the first keyframe at or after each multiple of `seconds` of wall-clock time, counted from the
+/// Unix epoch: two workers, or two renditions of one job, cut at the same instants.
+///
+/// A packet's wall time is the clock at an anchor plus the media time since the anchor, so cuts follow the media's
+/// own clock (no jitter from the output thread's batching). The anchor is the first packet, and is taken again at a
+/// timestamp jump (a step of more than `jumpLimit` between packets, or back) and, for a live input, when the media
+/// clock drifted more than `driftLimit` from the wall clock.
+struct SegmentSchedule {
+    /// What to do with a packet of the leading track (video when there is video, else audio).
+    enum Decision: Equatable {
+        /// Goes into the open segment.
+        case keep
+        /// Closes the open segment; this packet starts the next, whose start is `start` (the grid instant at or
+        /// before the packet's wall time, Unix seconds). `ranLong`: a whole segment length passed without a keyframe.
+        case cut(start: Int64, ranLong: Bool)
+    }
+
+    let seconds: Int64
+    /// Re-anchor on drift (a live input, whose media time is the wall clock's); a file input runs at its own pace.
+    let followsWallClock: Bool
+    /// Microseconds between two packets of the leading track beyond which the timeline jumped.
+    static let jumpLimit: Int64 = 5_000_000
+    /// Seconds the media clock may drift from the wall clock before a live recording re-anchors.
+    static let driftLimit = 2.0
+
+    /// The first segment's start (Unix seconds, on the grid): where the output opened.
+    private(set) var firstStart: Int64
+    /// Where the open segment must end: the next grid instant after its start.
+    private(set) var nextBoundary: Int64
+    /// Timeline jumps seen since the last cut.
+    private(set) var jumps = 0
+    private var anchor: (wall: Double, dts: Int64)?
+    private var lastDTS: Int64?
+
+    /// - Parameters:
+    ///   - seconds: the segment length (≥ 1).
+    ///   - openedAt: the wall clock when the output opened, Unix seconds: names the first segment.
+    init(seconds: Int64, openedAt: Double, followsWallClock: Bool) {
+        self.seconds = max(1, seconds)
+        self.followsWallClock = followsWallClock
+        firstStart = SegmentSchedule.gridStart(openedAt, seconds: max(1, seconds))
+        nextBoundary = firstStart + max(1, seconds)
+    }
+
+    /// The grid instant at or before `wall`.
+    static func gridStart(_ wall: Double, seconds: Int64) -> Int64 {
+        // Times from a damaged input can be anything: outside ±2^53 s there is no grid worth naming.
+        let whole = wall.isFinite && abs(wall) < 9e15 ? Int64(wall.rounded(.down)) : 0
+        let (quotient, remainder) = whole.quotientAndRemainder(dividingBy: seconds)
+        return (remainder < 0 ? quotient - 1 : quotient) * seconds
+    }
+
+    /// The wall time a packet stands for, Unix seconds (after `place` anchored it).
+    func wallTime(dts: Int64) -> Double {
+        guard let anchor else { return 0 }
+        return anchor.wall + Double(dts.subtractingSaturating(anchor.dts)) / 1e6
+    }
+
+    /// Places one packet of the leading track.
+    /// - Parameters:
+    ///   - dts: its decode time, microseconds on the job's timeline.
+    ///   - isKeyframe: a decoder can start there (every audio frame can).
+    ///   - now: the wall clock, Unix seconds.
+    mutating func place(dts: Int64, isKeyframe: Bool, now: Double) -> Decision {
+        if let last = lastDTS, dts.subtractingSaturating(last) > SegmentSchedule.jumpLimit || dts < last {
+            jumps += 1
+            anchor = (now, dts)
+        } else if anchor == nil {
+            anchor = (now, dts)
+        } else if followsWallClock, abs(wallTime(dts: dts) - now) > SegmentSchedule.driftLimit {
+            anchor = (now, dts)
+        }
+        lastDTS = dts
+        let wall = wallTime(dts: dts)
+        guard isKeyframe, wall >= Double(nextBoundary) else { return .keep }
+        let start = SegmentSchedule.gridStart(wall, seconds: seconds)
+        let ranLong = start >= nextBoundary + seconds
+        nextBoundary = start + seconds
+        jumps = 0
+        return .cut(start: start, ranLong: ranLong)
+    }
+}
