@@ -46,7 +46,6 @@ final class RelaySession: @unchecked Sendable {
     var ending = false
     /// How the job ends, once it does.
     var end = EndState()
-    var tick: RepeatedTask?
     /// One message's RTMP chunks, before they join an output's pending buffer.
     var chunkBuffer: [UInt8] = []
     /// The codec engine reading this input (encode, `.h264`/`.aac` outputs): every media and data message, on
@@ -103,9 +102,8 @@ final class RelaySession: @unchecked Sendable {
         for output in outputs { connect(output) }
         if case .pull = source { connectSource() }
         armFallback()
-        // Cancel, stalls and dead destinations are looked at 4 times a second: each tick wakes the event loop, and
-        // with hundreds of sessions per loop the ticks are a visible share of its wake-ups.
-        tick = loop.scheduleRepeatedTask(initialDelay: RelaySession.housekeepingInterval, delay: RelaySession.housekeepingInterval) { [self] _ in housekeeping() }
+        // Cancel, stalls and dead destinations are looked at 4 times a second, on the loop's one timer for all its sessions.
+        engine.housekeeping.on(loop).add(self)
     }
 
     /// How often `housekeeping` runs.
