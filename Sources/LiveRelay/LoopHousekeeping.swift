@@ -1,5 +1,4 @@
 import NIOCore
-import Synchronization
 
 /// One housekeeping timer per event loop for every relay session on it: the sessions' checks (cancel, stalls, dead
 /// destinations, progress) run together, so a loop wakes 4 times a second for its timers rather than 4 times per
@@ -33,25 +32,5 @@ final class LoopHousekeeping: @unchecked Sendable {
         guard sessions.isEmpty else { return }
         task?.cancel()
         task = nil
-    }
-}
-
-/// One value per event loop of a group (its housekeeping, its read pacer), made on first use.
-final class PerLoop<Value: AnyObject & Sendable>: Sendable {
-    private let values = Mutex<[ObjectIdentifier: Value]>([:])
-    private let make: @Sendable (any EventLoop) -> Value
-
-    init(_ make: @escaping @Sendable (any EventLoop) -> Value) {
-        self.make = make
-    }
-
-    /// The value of `loop`.
-    func on(_ loop: any EventLoop) -> Value {
-        values.withLock { values in
-            if let existing = values[ObjectIdentifier(loop)] { return existing }
-            let made = make(loop)
-            values[ObjectIdentifier(loop)] = made
-            return made
-        }
     }
 }

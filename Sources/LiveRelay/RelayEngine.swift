@@ -40,6 +40,8 @@ public final class RelayEngine: JobEngine {
     let pool: NIOThreadPool
     /// One housekeeping timer per event loop, shared by its sessions.
     let housekeeping = PerLoop { LoopHousekeeping(loop: $0) }
+    /// Each event loop's buffer for encoding a message's chunks.
+    let chunkScratch = PerLoop { _ in ChunkScratch() }
     /// Paced reads of the pulls, per event loop (nil: pulls read as data arrives).
     let readPacers: PerLoop<ReadPacer>?
     private let caFile: String?

@@ -46,8 +46,8 @@ final class RelaySession: @unchecked Sendable {
     var ending = false
     /// How the job ends, once it does.
     var end = EndState()
-    /// One message's RTMP chunks, before they join an output's pending buffer.
-    var chunkBuffer: [UInt8] = []
+    /// One message's RTMP chunks, before they join an output's pending buffer: the loop's, shared by its sessions.
+    let chunkScratch: ChunkScratch
     /// The codec engine reading this input (encode, `.h264`/`.aac` outputs): every media and data message, on
     /// the job's timeline, once per read burst.
     var tap: CodecTap?
@@ -75,7 +75,7 @@ final class RelaySession: @unchecked Sendable {
         input = InputActivity(lastData: started)
         lastProgress = started
         fallback = options.fallback.map(FallbackState.init)
-        chunkBuffer.reserveCapacity(64 << 10)
+        chunkScratch = engine.chunkScratch.on(loop)
     }
 
     static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
