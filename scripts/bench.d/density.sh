@@ -53,8 +53,9 @@ bench_density() {
   density_pids=()  # every process this benchmark started, stopped on any exit (global: the EXIT trap outlives the function)
   # shellcheck disable=SC2064
   trap "kill \${density_pids[*]} 2>/dev/null; scripts/lib/nginx-rtmp.sh stop '$dir/nginx-relay' '$relay_port' >/dev/null 2>&1; scripts/lib/nginx-rtmp.sh stop '$dir/nginx-rtmp' '$rtmp_port' >/dev/null 2>&1; scripts/lib/rabbitmq.sh stop '$dir/rabbitmq' '$amqp_port' >/dev/null 2>&1; true" EXIT
-  # The server pushes every source to the relay nginx (phase B), which is down outside its phase: the push retries.
-  local pushes="push_reconnect 1s;"
+  # The server pushes every source to the relay nginx (phase B), which is down outside its phase: the push retries,
+  # every 10 s (every second, 200 sources' failing connects and their log lines loaded the server through phase A).
+  local pushes="push_reconnect 10s;"
   for i in $(seq 1 "$largest"); do pushes+=$'\n'"push rtmp://127.0.0.1:$relay_port/live/nx-i$i name=src-i$i;"; done
   # Not $(…): both daemonize, and a daemon holding the substitution's pipe would hang it.
   NGINX_RTMP_LIVE_EXTRA="$pushes" scripts/lib/nginx-rtmp.sh start "$dir/nginx-rtmp" "$rtmp_port" > "$dir/rtmp-url"
