@@ -208,6 +208,16 @@ extension JobStore {
     ///   - id: the job's id.
     ///   - progress: the report.
     public func updateProgress(id: String, progress: JobProgress) throws(JobStoreError) {
+        try updateProgress(id: id, progress: progress, outputs: [])
+    }
+
+    /// Stores the job's latest progress, its sample and its outputs' counters in one transaction (a running job's
+    /// periodic record: one commit instead of one per row).
+    /// - Parameters:
+    ///   - id: the job's id.
+    ///   - progress: the report.
+    ///   - outputs: each output's position in the spec (from 0) and its new values; nil fields keep the stored ones.
+    public func updateProgress(id: String, progress: JobProgress, outputs: [(index: Int, update: OutputUpdate)]) throws(JobStoreError) {
         let at = timestamp()
         try write { db in
             try db.execute(
@@ -230,6 +240,9 @@ extension JobStore {
                     id, at, progress.mediaTimeSeconds, progress.frames, progress.bytesOut, progress.fps,
                     progress.bitrateKbps,
                 ])
+            for output in outputs {
+                try JobStore.applyOutputUpdate(db, jobID: id, index: output.index, update: output.update, at: at)
+            }
         }
     }
 
@@ -241,19 +254,23 @@ extension JobStore {
     public func updateOutput(jobID: String, index: Int, update: OutputUpdate) throws(JobStoreError) {
         let at = timestamp()
         try write { db in
-            try db.execute(
-                sql: """
-                    UPDATE job_outputs SET state = COALESCE(?, state), bytes = COALESCE(?, bytes),
-                        frames = COALESCE(?, frames), drops = COALESCE(?, drops),
-                        reconnects = COALESCE(?, reconnects), last_error = COALESCE(?, last_error), updated_at = ?
-                    WHERE job_id = ? AND idx = ?
-                    """,
-                arguments: [
-                    update.state, update.bytes, update.frames, update.drops, update.reconnects, update.lastError,
-                    at, jobID, index,
-                ])
-            guard db.changesCount == 1 else { throw JobStoreError.outputNotFound(jobID: jobID, index: index) }
+            try JobStore.applyOutputUpdate(db, jobID: jobID, index: index, update: update, at: at)
         }
+    }
+
+    private static func applyOutputUpdate(_ db: Database, jobID: String, index: Int, update: OutputUpdate, at: String) throws {
+        try db.execute(
+            sql: """
+                UPDATE job_outputs SET state = COALESCE(?, state), bytes = COALESCE(?, bytes),
+                    frames = COALESCE(?, frames), drops = COALESCE(?, drops),
+                    reconnects = COALESCE(?, reconnects), last_error = COALESCE(?, last_error), updated_at = ?
+                WHERE job_id = ? AND idx = ?
+                """,
+            arguments: [
+                update.state, update.bytes, update.frames, update.drops, update.reconnects, update.lastError,
+                at, jobID, index,
+            ])
+        guard db.changesCount == 1 else { throw JobStoreError.outputNotFound(jobID: jobID, index: index) }
     }
 
     /// Deletes a job with its outputs, events and samples (admin clean-up).

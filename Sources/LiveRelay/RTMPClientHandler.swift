@@ -28,6 +28,12 @@ final class RTMPClientHandler: ChannelInboundHandler {
     private var outbound: ByteBuffer?
     private var batch: [Message] = []
     private var batchBytes = 0
+    /// Bytes read since the last read burst ended (what the pacer decides on).
+    private var burstBytes = 0
+    /// Where a playing pull waits between read bursts (`ReadPacer`); nil reads as data arrives.
+    var pacer: ReadPacer?
+    /// The pull is playing and its reads are paced (automatic reading off).
+    private var pacing = false
     private var closedReported = false
     /// Connect failures are reported by the connect future; only a connection that was up reports its close.
     private var wasActive = false
@@ -59,6 +65,7 @@ final class RTMPClientHandler: ChannelInboundHandler {
         guard !protocolFailed else { return }
         let buffer = unwrapInboundIn(data)
         batchBytes += buffer.readableBytes
+        burstBytes += buffer.readableBytes
         let actions: [ClientAction]
         do {
             actions = try buffer.withUnsafeReadableBytes { try connection.receive($0) }
@@ -73,7 +80,10 @@ final class RTMPClientHandler: ChannelInboundHandler {
             case let .send(bytes):
                 if outbound == nil { outbound = context.channel.allocator.buffer(capacity: bytes.count) }
                 outbound?.writeBytes(bytes)
-            case .ready: deliverBatch(); onEvent(.ready)
+            case .ready:
+                deliverBatch()
+                startPacing(context)
+                onEvent(.ready)
             case let .media(message): batch.append(message)
             case let .refused(code, description):
                 deliverBatch()
@@ -90,7 +100,29 @@ final class RTMPClientHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
         }
         deliverBatch()
+        let burst = burstBytes
+        burstBytes = 0
+        if pacing, let pacer {
+            if burst >= ReadPacer.immediateBurstBytes { context.read() } else { pacer.wait(self) }
+        }
         context.fireChannelReadComplete()
+    }
+
+    /// A playing pull with a pacer reads only when asked: after each read burst, at its pacer's next tick.
+    private func startPacing(_ context: ChannelHandlerContext) {
+        guard pacer != nil, !pacing, let options = context.channel.syncOptions else { return }
+        do {
+            try options.setOption(.autoRead, value: false)
+            pacing = true
+        } catch {
+            // Reading as data arrives is what the connection did so far: it goes on so.
+            pacer = nil
+        }
+    }
+
+    /// The pacer's tick: read what arrived since the last burst.
+    func resumeReading() {
+        context?.read()
     }
 
     private func deliverBatch() {
@@ -108,12 +140,14 @@ final class RTMPClientHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        pacer?.forget(self)
         deliverBatch()
         reportClosed()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        pacer?.forget(self)
         reportClosed()
         self.context = nil
     }

@@ -14,6 +14,26 @@ import Synchronization
 public final class RelayEngine: JobEngine {
     /// Environment variable naming a PEM file of extra CA certificates trusted for rtmps:// (besides the system's).
     public static let caFileEnvironmentVariable = "SLUICE_RTMPS_CA_FILE"
+    /// Environment variable naming how many event-loop threads the engine runs (default: one per core).
+    public static let threadsEnvironmentVariable = "SLUICE_RELAY_THREADS"
+
+    /// `SLUICE_RELAY_THREADS` when it is a number from 1 to 256, else one per core.
+    public static var configuredThreads: Int {
+        guard let text = ProcessInfo.processInfo.environment[threadsEnvironmentVariable], let threads = Int(text),
+              (1...256).contains(threads) else { return System.coreCount }
+        return threads
+    }
+    /// Environment variable naming the pulls' read pacing in milliseconds (0 reads as data arrives).
+    public static let readPacingEnvironmentVariable = "SLUICE_RELAY_READ_PACING_MS"
+    /// The read pacing when the environment does not name one.
+    public static let defaultReadPacingMilliseconds = 20
+
+    /// `SLUICE_RELAY_READ_PACING_MS` when it is a number from 0 to 1000, else the default.
+    public static var configuredReadPacingMilliseconds: Int {
+        guard let text = ProcessInfo.processInfo.environment[readPacingEnvironmentVariable], let milliseconds = Int(text),
+              (0...1000).contains(milliseconds) else { return defaultReadPacingMilliseconds }
+        return milliseconds
+    }
 
     let group: MultiThreadedEventLoopGroup
     let ingest: IngestRegistry
@@ -21,6 +41,12 @@ public final class RelayEngine: JobEngine {
     let srtIngest: SRTIngestRegistry
     /// Blocking file work (creating, writing, renaming FLV files) off the event loops.
     let pool: NIOThreadPool
+    /// One housekeeping timer per event loop, shared by its sessions.
+    let housekeeping = PerLoop { LoopHousekeeping(loop: $0) }
+    /// Each event loop's buffer for encoding a message's chunks.
+    let chunkScratch = PerLoop { _ in ChunkScratch() }
+    /// Paced reads of the pulls, per event loop (nil: pulls read as data arrives).
+    let readPacers: PerLoop<ReadPacer>?
     private let caFile: String?
     private let tls = Mutex<Result<NIOSSLContext, TLSSetupError>?>(nil)
     /// One line for the operator (stderr by default): what the engine did that no job's state shows, such as a
@@ -33,10 +59,12 @@ public final class RelayEngine: JobEngine {
 
     /// - Parameters:
     ///   - threads: event-loop threads for every job of the process.
+    ///   - readPacingMilliseconds: how long a playing pull waits between read bursts (`ReadPacer`); 0 reads as data arrives.
     ///   - rtmpsCAFile: extra trusted CA certificates (PEM) for rtmps:// peers; by default `SLUICE_RTMPS_CA_FILE`.
     ///   - ingestCertificate: what rtmps:// listen jobs serve; by default `SLUICE_RTMPS_CERT_FILE` and `SLUICE_RTMPS_KEY_FILE`.
     ///   - report: where the engine's notes go (never a stream key: output names are redacted); stderr by default.
-    public init(threads: Int = System.coreCount,
+    public init(threads: Int = RelayEngine.configuredThreads,
+                readPacingMilliseconds: Int = RelayEngine.configuredReadPacingMilliseconds,
                 rtmpsCAFile: String? = ProcessInfo.processInfo.environment[RelayEngine.caFileEnvironmentVariable],
                 ingestCertificate: IngestCertificateFiles = .environment,
                 report: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice: " + $0 + "\n").utf8)) }) {
@@ -45,6 +73,8 @@ public final class RelayEngine: JobEngine {
         ingest = IngestRegistry(group: group, certificate: ingestCertificate)
         srtIngest = SRTIngestRegistry(report: report)
         pool = NIOThreadPool(numberOfThreads: 1)
+        let pacing = TimeAmount.milliseconds(Int64(max(readPacingMilliseconds, 0)))
+        readPacers = readPacingMilliseconds > 0 ? PerLoop { ReadPacer(loop: $0, interval: pacing) } : nil
         pool.start()
         caFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
     }

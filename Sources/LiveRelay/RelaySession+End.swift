@@ -11,7 +11,7 @@ extension RelaySession {
     func finish(_ outcome: Result<Void, MediaJobError>) {
         guard !ending else { return }
         ending = true
-        tick?.cancel()
+        engine.housekeeping.on(loop).remove(self)
         fallback?.stop()
         pullSource.retry?.cancel()
         pullSource.handler?.channel?.close(promise: nil)

@@ -64,12 +64,12 @@ extension RelaySession {
         // A codec the destination refused has failed the output (its handler is gone): nothing more is sent.
         guard output.handler === handler, let message = trackView(of: message, for: output, handler: handler),
               destinationTakes(message, output: output, handler: handler) else { return }
-        chunkBuffer.removeAll(keepingCapacity: true)
-        handler.encode(message, into: &chunkBuffer)
+        chunkScratch.bytes.removeAll(keepingCapacity: true)
+        handler.encode(message, into: &chunkScratch.bytes)
         if output.pending == nil {
-            output.pending = handler.channel?.allocator.buffer(capacity: max(chunkBuffer.count, 16 << 10))
+            output.pending = handler.channel?.allocator.buffer(capacity: max(chunkScratch.bytes.count, 16 << 10))
         }
-        output.pending?.writeBytes(chunkBuffer)
+        output.pending?.writeBytes(chunkScratch.bytes)
         let kind = RelayCore.Kind(message)
         if kind.isFrame {
             output.progress.packets += 1
@@ -168,5 +168,16 @@ extension RelaySession {
             output.progress.reconnects += 1
             connect(output)
         }
+    }
+}
+
+/// Where one message's chunks are encoded before they join an output's pending buffer. One per event loop, shared by
+/// its sessions (they run one at a time there): a buffer per session held a keyframe's worth of bytes each.
+/// `@unchecked Sendable`: touched on its loop only.
+final class ChunkScratch: @unchecked Sendable {
+    var bytes: [UInt8] = []
+
+    init() {
+        bytes.reserveCapacity(64 << 10)
     }
 }

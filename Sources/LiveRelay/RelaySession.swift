@@ -53,9 +53,8 @@ final class RelaySession: @unchecked Sendable {
     var ending = false
     /// How the job ends, once it does.
     var end = EndState()
-    var tick: RepeatedTask?
-    /// One message's RTMP chunks, before they join an output's pending buffer.
-    var chunkBuffer: [UInt8] = []
+    /// One message's RTMP chunks, before they join an output's pending buffer: the loop's, shared by its sessions.
+    let chunkScratch: ChunkScratch
     /// The codec engine reading this input (encode, `.h264`/`.aac` outputs): every media and data message, on
     /// the job's timeline, once per read burst.
     var tap: CodecTap?
@@ -85,7 +84,7 @@ final class RelaySession: @unchecked Sendable {
         input = InputActivity(lastData: started)
         lastProgress = started
         fallback = options.fallback.map(FallbackState.init)
-        chunkBuffer.reserveCapacity(64 << 10)
+        chunkScratch = engine.chunkScratch.on(loop)
     }
 
     static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
@@ -117,9 +116,8 @@ final class RelaySession: @unchecked Sendable {
         if case .pull = source { connectSource() }
         if case .srtPull = source { connectSRTSource() }
         armFallback()
-        // Cancel, stalls and dead destinations are looked at 4 times a second: each tick wakes the event loop, and
-        // with hundreds of sessions per loop the ticks are a visible share of its wake-ups.
-        tick = loop.scheduleRepeatedTask(initialDelay: RelaySession.housekeepingInterval, delay: RelaySession.housekeepingInterval) { [self] _ in housekeeping() }
+        // Cancel, stalls and dead destinations are looked at 4 times a second, on the loop's one timer for all its sessions.
+        engine.housekeeping.on(loop).add(self)
     }
 
     /// How often `housekeeping` runs.

@@ -323,6 +323,7 @@ public final class JobRunner: Sendable {
 
     private func record(_ snapshot: MediaJobProgress, for spec: JobSpec, final: OutputState? = nil) throws(JobStoreError) {
         let elapsed = max(snapshot.elapsed, 0.001)
+        // One transaction for the job, its sample and its outputs: with a hundred jobs, commits were most of this queue's work.
         try store.updateProgress(id: spec.id, progress: JobProgress(
             mediaTimeSeconds: snapshot.mediaTime,
             frames: snapshot.videoFrames,
@@ -332,13 +333,12 @@ public final class JobRunner: Sendable {
             speed: snapshot.speed,
             fps: Double(snapshot.videoFrames) / elapsed,
             bitrateKbps: Double(snapshot.bytesOut) * 8 / 1000 / elapsed
-        ))
-        for (index, output) in snapshot.outputs.enumerated() {
-            try store.updateOutput(jobID: spec.id, index: index, update: OutputUpdate(
+        ), outputs: snapshot.outputs.enumerated().map { index, output in
+            (index, OutputUpdate(
                 state: JobRunner.state(of: output, final: final), bytes: output.bytes, frames: output.videoFrames,
                 drops: output.drops, reconnects: output.reconnects,
                 lastError: output.lastError.map { Redaction.scrub($0, urls: spec.secretURLs + editedURLs.urls(of: spec.id)) }))
-        }
+        })
     }
 
     /// An id for a document whose own id could not be read, so its rejection is still recorded.

@@ -1,28 +1,38 @@
-# Sourced by scripts/bench: `scripts/bench density [N] [--fanout K]`, N copy restreams (default 10)
-# through one `sluice worker` against one `ffmpeg -c copy` process per stream, in the same run.
+# Sourced by scripts/bench: `scripts/bench density [N…] [--fanout K]`, the curve of N copy restreams (default 50 100
+# 200 300) through one `sluice worker`, against nginx-rtmp relaying the same streams (its `push`) and one
+# `ffmpeg -c copy` process per stream, all in the same run; the goals are judged at N = 100.
 #
-# A private nginx-rtmp and RabbitMQ. N looping 720p30 ~3 Mb/s H.264 + AAC publishers (ffmpeg -re -stream_loop
-# -1 -c copy) feed live/src-iN and run through both phases; their own CPU is not counted.
-#  A. One `sluice worker` (--live-slots N when it has the flag, else --concurrency N) runs N restream jobs
-#     (`sluice enqueue`), each pulling live/src-iN and publishing to K outputs live/out-iN-k.
-#  B. N `ffmpeg -i live/src-iN -c copy -f flv live/ff-iN-k…` processes (K outputs each), the worker stopped.
-# Each phase: a warm-up (until every output flows, at most SLUICE_BENCH_DENSITY_WARMUP_S, default 30), then a
-# window of SLUICE_BENCH_DENSITY_WINDOW_S (default 30): CPU from /proc/PID/stat utime+stime deltas (% of one
-# core), RSS (VmRSS) and threads at the end of the window (summed over the ffmpeg processes), and flowing
-# outputs: output streams whose bytes_in grew during the window on nginx-rtmp's statistics page.
+# A private nginx-rtmp (the server every phase pulls from and publishes to) and RabbitMQ. Looping 720p30 ~3 Mb/s
+# H.264 + AAC publishers (ffmpeg -re -stream_loop -1 -c copy, one per stream, started as the curve needs them) feed
+# live/src-iN; their own CPU is not counted. Per point N, one phase after the other:
+#  A. One `sluice worker --live-slots N` runs N restream jobs (`sluice enqueue`), each pulling live/src-iN and
+#     publishing to K outputs live/out-iN-k. Then the worker is stopped and its requeued jobs purged.
+#  B. A second nginx-rtmp, the relay: the server pushes src-iN to it (as live/nx-iN) and it pushes each on to the
+#     server as live/nx-iN-k (nginx-rtmp's `push`). Its master and worker are counted.
+#  C. min(N, SLUICE_BENCH_DENSITY_FFMPEG_MAX) processes `ffmpeg -i live/src-iN -c copy -f flv live/ff-iN-k…`.
+# Each phase: a warm-up (until every output flows, at most SLUICE_BENCH_DENSITY_WARMUP_S, default 30, then 5 s),
+# then a window of SLUICE_BENCH_DENSITY_WINDOW_S (default 30): CPU from /proc/PID/stat utime+stime deltas (% of one
+# core), RSS (VmRSS) and threads at the end of the window, flowing outputs (bytes_in grew on the server's
+# statistics page) and outputs that kept up (their bytes over the window within 5 % of their input's).
+# SLUICE_BENCH_DENSITY_SLUICE: another sluice binary for phase A (an earlier build, to compare in one run).
+# SLUICE_BENCH_DENSITY_FFMPEG_MAX (default 200; 0 skips phase C): above it, 300 ffmpeg relays beside 300 publishers need more than
+# this 2-core machine has, and that phase would measure the machine rather than ffmpeg (docs/BENCHMARKS.md).
 # Exits non-zero only when something could not be set up; a phase that flows badly is a result.
 bench_density() {
-  local streams=10 fanout=1
+  local points=() fanout=1
   while [ $# -gt 0 ]; do
     case $1 in
       --fanout) fanout=${2:?--fanout needs a number}; shift 2 ;;
       --fanout=*) fanout=${1#--fanout=}; shift ;;
-      *[!0-9]* | '') echo "usage: scripts/bench density [N] [--fanout K]" >&2; return 2 ;;
-      *) streams=$1; shift ;;
+      *[!0-9]* | '') echo "usage: scripts/bench density [N…] [--fanout K]" >&2; return 2 ;;
+      *) points+=("$1"); shift ;;
     esac
   done
+  [ ${#points[@]} -gt 0 ] || points=(50 100 200 300)
   local warmup="${SLUICE_BENCH_DENSITY_WARMUP_S:-30}" window="${SLUICE_BENCH_DENSITY_WINDOW_S:-30}"
-  local dir media
+  local ffmpeg_max="${SLUICE_BENCH_DENSITY_FFMPEG_MAX:-200}"
+  local dir media largest=0 n
+  for n in "${points[@]}"; do [ "$n" -gt "$largest" ] && largest=$n; done
   dir="$(pwd)/$work/density"
   rm -rf "$dir"
   mkdir -p "$dir/jobs"
@@ -36,154 +46,109 @@ bench_density() {
       -c:a aac -b:a 128k -ac 2 -shortest "$media"
   fi
 
-  local rtmp_port amqp_port url amqp
+  local rtmp_port relay_port amqp_port url amqp i k
   rtmp_port=$(scripts/lib/free-port 20000 40000)
+  relay_port=$(scripts/lib/free-port 20000 40000)
   amqp_port=$(scripts/lib/rabbitmq.sh free-port)
   density_pids=()  # every process this benchmark started, stopped on any exit (global: the EXIT trap outlives the function)
   # shellcheck disable=SC2064
-  trap "kill \${density_pids[*]} 2>/dev/null; scripts/lib/nginx-rtmp.sh stop '$dir/nginx-rtmp' '$rtmp_port' >/dev/null 2>&1; scripts/lib/rabbitmq.sh stop '$dir/rabbitmq' '$amqp_port' >/dev/null 2>&1; true" EXIT
+  trap "kill \${density_pids[*]} 2>/dev/null; scripts/lib/nginx-rtmp.sh stop '$dir/nginx-relay' '$relay_port' >/dev/null 2>&1; scripts/lib/nginx-rtmp.sh stop '$dir/nginx-rtmp' '$rtmp_port' >/dev/null 2>&1; scripts/lib/rabbitmq.sh stop '$dir/rabbitmq' '$amqp_port' >/dev/null 2>&1; true" EXIT
+  # The server pushes every source to the relay nginx (phase B), which is down outside its phase: the push retries,
+  # every 10 s (every second, 200 sources' failing connects and their log lines loaded the server through phase A).
+  local pushes="push_reconnect 10s;"
+  for i in $(seq 1 "$largest"); do pushes+=$'\n'"push rtmp://127.0.0.1:$relay_port/live/nx-i$i name=src-i$i;"; done
   # Not $(…): both daemonize, and a daemon holding the substitution's pipe would hang it.
-  scripts/lib/nginx-rtmp.sh start "$dir/nginx-rtmp" "$rtmp_port" > "$dir/rtmp-url"
+  NGINX_RTMP_LIVE_EXTRA="$pushes" scripts/lib/nginx-rtmp.sh start "$dir/nginx-rtmp" "$rtmp_port" > "$dir/rtmp-url"
   url=$(head -n 1 "$dir/rtmp-url")
+  local relay_pushes=""
+  for i in $(seq 1 "$largest"); do
+    for k in $(seq 1 "$fanout"); do relay_pushes+="push rtmp://127.0.0.1:$rtmp_port/live/nx-i$i-$k name=nx-i$i;"$'\n'; done
+  done
   echo "bench: starting a private RabbitMQ on 127.0.0.1:$amqp_port" >&2
   scripts/lib/rabbitmq.sh start "$dir/rabbitmq" "$amqp_port" > "$dir/amqp-url"
   amqp=$(head -n 1 "$dir/amqp-url")
-  local stat="$dir/nginx-rtmp/stat.sock"
+  local stat="$dir/nginx-rtmp/stat.sock" measure=scripts/lib/density-measure.py
+  local slots=(--concurrency) sluice="${SLUICE_BENCH_DENSITY_SLUICE:-$bin/sluice}" help
+  help=$("$sluice" worker --help 2>&1 || true)  # read whole: `grep -q` on the pipe would stop the writer early
+  [[ $help == *--live-slots* ]] && slots=(--live-slots)
 
-  echo "== density: $streams copy restreams of $(basename "$media") (720p30 ~3 Mb/s) with $fanout output(s) each: one sluice worker vs one ffmpeg -c copy per stream"
-  local i k
-  for i in $(seq 1 "$streams"); do
-    ffmpeg -hide_banner -nostdin -loglevel error -re -stream_loop -1 -i "$media" -c copy -f flv "$url/src-i$i" 2> "$dir/publisher-$i.log" &
-    density_pids+=($!)
-  done
-  local measure="$dir/measure.py"
-  cat > "$measure" <<'PY'
-# usage: measure.py STAT_SOCKET PREFIX EXPECTED WARMUP WINDOW NAME PID...  → one JSON line with the phase's figures
-import json, os, re, socket, sys, time
-stat_socket, prefix, expected, warmup, window, name = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
-pids = sys.argv[7:]
-hz = os.sysconf("SC_CLK_TCK")
+  echo "== density: copy restreams of $(basename "$media") (720p30 ~3 Mb/s) with $fanout output(s) each, N = ${points[*]}: one sluice worker, nginx-rtmp push, one ffmpeg -c copy per stream"
+  local publishers=0 files=() point
+  for n in "${points[@]}"; do
+    point="$dir/point-$n.json"
+    : > "$point"
+    files+=("$point")
+    while [ "$publishers" -lt "$n" ]; do
+      publishers=$((publishers + 1))
+      ffmpeg -hide_banner -nostdin -loglevel error -re -stream_loop -1 -i "$media" -c copy -f flv "$url/src-i$publishers" 2> "$dir/publisher-$publishers.log" &
+      density_pids+=($!)
+    done
+    echo "bench: N = $n ($(uptime | sed 's/.*load/load/'))" >&2
 
-def stat_page():
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(10)
-    s.connect(stat_socket)
-    s.sendall(b"GET /stat HTTP/1.0\r\nHost: localhost\r\n\r\n")
-    data = b""
-    while chunk := s.recv(1 << 16):
-        data += chunk
-    s.close()
-    text = data.decode(errors="replace")
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"<stream>\s*<name>([^<]*)</name>.*?<bytes_in>(\d+)</bytes_in>", text, re.S)
-            if m.group(1).startswith(prefix)}
-
-def ticks():
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            pass
-    return total
-
-def status(field):
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/status") as f:
-                for line in f:
-                    if line.startswith(field + ":"):
-                        total += int(line.split()[1])
-        except FileNotFoundError:
-            pass
-    return total
-
-def alive():
-    return sum(os.path.exists(f"/proc/{pid}") for pid in pids)
-
-# Warm-up: until every output stream's bytes grow, then 5 s more for the connection bursts to settle.
-start = time.monotonic()
-before = stat_page()
-while time.monotonic() - start < warmup:
-    time.sleep(2)
-    now = stat_page()
-    growing = sum(1 for k, v in now.items() if v > before.get(k, v))
-    before = now
-    if growing >= expected:
-        time.sleep(5)
-        break
-warm = time.monotonic() - start
-t0, c0, s0 = time.monotonic(), ticks(), stat_page()
-time.sleep(window)
-t1, c1, s1 = time.monotonic(), ticks(), stat_page()
-flowing = sum(1 for k, v in s1.items() if v > s0.get(k, v))
-mbits = sum(v - s0.get(k, v) for k, v in s1.items() if k in s0) * 8 / (t1 - t0) / 1e6
-print(json.dumps({"name": name, "cpu": (c1 - c0) / hz / (t1 - t0) * 100, "rss_kib": status("VmRSS"), "threads": status("Threads"),
-                  "flowing": flowing, "expected": expected, "processes": alive(), "warmup_s": round(warm, 1), "mbits": mbits}))
-PY
-
-  # Phase A: one worker, N jobs.
-  local slots=(--concurrency "$streams")
-  if "$bin/sluice" worker --help 2>&1 | grep -q -- '--live-slots'; then
-    slots=(--live-slots "$streams")  # restreams (RTMP pull inputs) are live jobs; batch slots keep their default
-  fi
-  echo "bench: phase A, sluice worker ${slots[*]}" >&2
-  "$bin/sluice" worker --db "$dir/density.sqlite" --amqp-url "$amqp" "${slots[@]}" --worker-id density \
-    --input-root "$dir" --output-root "$dir" --grace-s 1 --log-format text 2> "$dir/worker.log" &
-  local worker=$!
-  density_pids+=("$worker")
-  sleep 1
-  for i in $(seq 1 "$streams"); do
-    local outputs=""
-    for k in $(seq 1 "$fanout"); do outputs+="${outputs:+, }\"$url/out-i$i-$k\""; done
-    cat > "$dir/jobs/i$i.json" <<JSON
-{"id": "density-i$i", "input": {"url": "$url/src-i$i", "timeout_s": 20}, "outputs": [$outputs], "max_duration_s": $((warmup + window + 120))}
+    # A: one worker, N jobs.
+    echo "bench: N = $n, phase A: sluice worker ${slots[*]} $n" >&2
+    "$sluice" worker --db "$dir/density-$n.sqlite" --amqp-url "$amqp" "${slots[@]}" "$n" --worker-id density \
+      --input-root "$dir" --output-root "$dir" --grace-s 1 --log-format text 2> "$dir/worker-$n.log" &
+    local worker=$!
+    density_pids+=("$worker")
+    sleep 1
+    for i in $(seq 1 "$n"); do
+      local outputs=""
+      for k in $(seq 1 "$fanout"); do outputs+="${outputs:+, }\"$url/out-i$i-$k\""; done
+      cat > "$dir/jobs/n$n-i$i.json" <<JSON
+{"id": "density-n$n-i$i", "input": {"url": "$url/src-i$i", "timeout_s": 20}, "outputs": [$outputs], "max_duration_s": $((warmup + window + 120))}
 JSON
-    "$bin/sluice" enqueue --amqp-url "$amqp" "$dir/jobs/i$i.json" >/dev/null 2>>"$dir/enqueue.log" || { echo "bench: enqueue of job $i failed" >&2; return 1; }
-  done
-  python3 "$measure" "$stat" out- $((streams * fanout)) "$warmup" "$window" "sluice worker" "$worker" > "$dir/phase-a.json" \
-    || { echo "bench: measuring phase A failed" >&2; return 1; }
-  kill -0 "$worker" 2>/dev/null || { echo "bench: the worker died; its log:" >&2; tail -20 "$dir/worker.log" >&2; }
-  kill -TERM "$worker" 2>/dev/null || true
-  local waited=0
-  while kill -0 "$worker" 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
-  kill -KILL "$worker" 2>/dev/null || true
-  wait "$worker" 2>/dev/null || true
+      "$sluice" enqueue --amqp-url "$amqp" "$dir/jobs/n$n-i$i.json" >/dev/null 2>>"$dir/enqueue.log" || { echo "bench: enqueue of job $i failed" >&2; return 1; }
+    done
+    python3 "$measure" "$stat" out- $((n * fanout)) "$warmup" "$window" "sluice worker" "$worker" | density_tag sluice "$n" >> "$point" \
+      || { echo "bench: measuring phase A failed" >&2; return 1; }
+    kill -0 "$worker" 2>/dev/null || { echo "bench: the worker died; its log:" >&2; tail -20 "$dir/worker-$n.log" >&2; }
+    kill -TERM "$worker" 2>/dev/null || true
+    local waited=0
+    while kill -0 "$worker" 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+    kill -KILL "$worker" 2>/dev/null || true
+    wait "$worker" 2>/dev/null || true
+    # The stop requeued the jobs: the next point's worker must not find them.
+    for queue in sluice.jobs sluice.jobs.live sluice.jobs.retry; do
+      scripts/lib/rabbitmq.sh ctl "$dir/rabbitmq" "$amqp_port" purge_queue "$queue" >/dev/null 2>&1 || true
+    done
 
-  # Phase B: one ffmpeg per stream.
-  echo "bench: phase B, $streams ffmpeg -c copy processes" >&2
-  local relays=()
-  for i in $(seq 1 "$streams"); do
-    local outs=()
-    for k in $(seq 1 "$fanout"); do outs+=(-map 0 -c copy -f flv "$url/ff-i$i-$k"); done
-    ffmpeg -hide_banner -nostdin -loglevel error -rw_timeout 20000000 -i "$url/src-i$i" "${outs[@]}" 2> "$dir/relay-$i.log" &
-    relays+=($!)
-    density_pids+=($!)
+    # B: nginx-rtmp's push, in a second nginx.
+    echo "bench: N = $n, phase B: nginx-rtmp push" >&2
+    NGINX_RTMP_LIVE_EXTRA="$relay_pushes" scripts/lib/nginx-rtmp.sh start "$dir/nginx-relay" "$relay_port" > /dev/null
+    local master relay_pids
+    master=$(cat "$dir/nginx-relay/nginx.pid")
+    relay_pids=("$master" $(grep -ls -E "^PPid:[[:space:]]+$master\$" /proc/[0-9]*/status | cut -d/ -f3 || true))
+    python3 "$measure" "$stat" nx- $((n * fanout)) "$warmup" "$window" "nginx-rtmp push" "${relay_pids[@]}" | density_tag nginx "$n" >> "$point" \
+      || { echo "bench: measuring phase B failed" >&2; return 1; }
+    scripts/lib/nginx-rtmp.sh stop "$dir/nginx-relay" "$relay_port" >/dev/null 2>&1 || true
+
+    # C: one ffmpeg per stream, up to the cap (0: no ffmpeg phase).
+    local relays=() count=$((n < ffmpeg_max ? n : ffmpeg_max))
+    [ "$count" -gt 0 ] || continue
+    echo "bench: N = $n, phase C: $count ffmpeg -c copy processes" >&2
+    for i in $(seq 1 "$count"); do
+      local outs=()
+      for k in $(seq 1 "$fanout"); do outs+=(-map 0 -c copy -f flv "$url/ff-i$i-$k"); done
+      ffmpeg -hide_banner -nostdin -loglevel error -rw_timeout 20000000 -i "$url/src-i$i" "${outs[@]}" 2> "$dir/relay-$i.log" &
+      relays+=($!)
+      density_pids+=($!)
+    done
+    python3 "$measure" "$stat" ff- $((count * fanout)) "$warmup" "$window" "ffmpeg -c copy" "${relays[@]}" | density_tag ffmpeg "$count" >> "$point" \
+      || { echo "bench: measuring phase C failed" >&2; return 1; }
+    kill "${relays[@]}" 2>/dev/null || true
+    wait "${relays[@]}" 2>/dev/null || true
   done
-  python3 "$measure" "$stat" ff- $((streams * fanout)) "$warmup" "$window" "ffmpeg -c copy" "${relays[@]}" > "$dir/phase-b.json" \
-    || { echo "bench: measuring phase B failed" >&2; return 1; }
   kill "${density_pids[@]}" 2>/dev/null || true
   wait "${density_pids[@]}" 2>/dev/null || true
 
-  python3 - "$dir/phase-a.json" "$dir/phase-b.json" "$streams" "$fanout" "$window" <<'PY'
-import json, sys
-a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-streams, fanout, window = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-print(f"{streams} inputs x {fanout} output(s), {window} s window after warm-up (publishers' CPU not counted)")
-print(f"| | CPU (% of a core) | CPU per flowing output | RSS | threads | flowing outputs | processes | output Mb/s |")
-print(f"| --- | --- | --- | --- | --- | --- | --- | --- |")
-for p in (a, b):
-    per = p["cpu"] / p["flowing"] if p["flowing"] else float("nan")
-    p["per"] = per
-    print(f"| {p['name']} | {p['cpu']:.1f} % | {per:.2f} % | {p['rss_kib'] / 1024:.0f} MiB | {p['threads']} | {p['flowing']} / {p['expected']} | {p['processes']} | {p['mbits']:.0f} |")
-print("warm-up until every output flowed: " + ", ".join(f"{p['name']} {p['warmup_s']} s" for p in (a, b)))
-cpu_ratio = a["per"] / b["per"] if b["per"] == b["per"] and b["per"] else float("nan")
-print(f"sluice / ffmpeg: CPU per flowing output {cpu_ratio:.2f}x, CPU {a['cpu'] / b['cpu']:.2f}x, RSS {a['rss_kib'] / max(b['rss_kib'], 1):.2f}x "
-      f"(goals at 100 streams: CPU per stream <= 0.6x, RSS <= 230 MiB, <= 32 threads)")
-PY
+  python3 scripts/lib/density-report.py "$fanout" "$window" 100 "${files[@]}"
   scripts/lib/nginx-rtmp.sh stop "$dir/nginx-rtmp" "$rtmp_port" >/dev/null 2>&1 || true
   scripts/lib/rabbitmq.sh stop "$dir/rabbitmq" "$amqp_port" >/dev/null 2>&1 || true
   trap - EXIT
+}
+
+# Adds the phase and its stream count to the JSON line on stdin.
+density_tag() {
+  python3 -c 'import json, sys; p = json.loads(sys.stdin.read()); p.update(phase=sys.argv[1], streams=int(sys.argv[2])); print(json.dumps(p))' "$1" "$2"
 }

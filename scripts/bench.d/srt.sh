@@ -7,7 +7,8 @@
 #     publishing to live/out-iN on nginx-rtmp.
 #  B. N `ffmpeg -i srt://127.0.0.1:PORTi?mode=listener -c copy -f flv live/ff-iN` processes, one port each.
 # Each phase: a warm-up until every output flows (at most SLUICE_BENCH_SRT_WARMUP_S, default 40), then a window of
-# SLUICE_BENCH_SRT_WINDOW_S (default 30), measured by scripts/lib/restream-measure.py.
+# SLUICE_BENCH_SRT_WINDOW_S (default 30), measured by scripts/lib/density-measure.py (kept_up needs an input on nginx,
+# which SRT inputs are not: flowing and Mb/s say whether the outputs kept up).
 bench_srt() {
   local streams=${1:-50}
   case $streams in *[!0-9]* | '') echo "usage: scripts/bench srt [N]" >&2; return 2 ;; esac
@@ -61,7 +62,7 @@ JSON
     publishers+=($!)
     srt_pids+=($!)
   done
-  python3 scripts/lib/restream-measure.py "$stat" out- "$streams" "$warmup" "$window" "sluice worker" "$worker" > "$dir/phase-a.json" \
+  python3 scripts/lib/density-measure.py "$stat" out- "$streams" "$warmup" "$window" "sluice worker" "$worker" > "$dir/phase-a.json" \
     || { echo "bench: measuring phase A failed" >&2; return 1; }
   kill "${publishers[@]}" 2>/dev/null || true
   kill -TERM "$worker" 2>/dev/null || true
@@ -83,7 +84,7 @@ JSON
       "srt://127.0.0.1:${ports[$((i - 1))]}" 2> "$dir/publisher-b-$i.log" &
     srt_pids+=($!)
   done
-  python3 scripts/lib/restream-measure.py "$stat" ff- "$streams" "$warmup" "$window" "ffmpeg srt -> flv" "${relays[@]}" > "$dir/phase-b.json" \
+  python3 scripts/lib/density-measure.py "$stat" ff- "$streams" "$warmup" "$window" "ffmpeg srt -> flv" "${relays[@]}" > "$dir/phase-b.json" \
     || { echo "bench: measuring phase B failed" >&2; return 1; }
   kill "${srt_pids[@]}" 2>/dev/null || true
   wait "${srt_pids[@]}" 2>/dev/null || true

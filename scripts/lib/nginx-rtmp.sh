@@ -12,6 +12,7 @@
 # Works as root without systemd: the master binds and writes DIR, the one worker runs as `nobody`.
 # The statistics page (`rtmp_stat`: publishers and players per stream, as XML) answers on the unix socket
 # DIR/stat.sock at /stat, e.g. `curl -s --unix-socket DIR/stat.sock http://localhost/stat`.
+# NGINX_RTMP_LIVE_EXTRA, when set, is added inside `application live` (the density benchmark's `push` lines).
 set -eu
 
 usage() {
@@ -89,6 +90,7 @@ rtmp {
             deny publish all;
             allow play 127.0.0.1;
             deny play all;
+${NGINX_RTMP_LIVE_EXTRA:-}
         }
     }
 }
