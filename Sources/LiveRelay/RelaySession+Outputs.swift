@@ -147,11 +147,18 @@ extension RelaySession {
         output.pending = nil
         output.pendingFrames = 0
         handler?.channel?.close(promise: nil)
+        retryOrGiveUp(output, error, permanent: permanent) { [self] in connect(output) }
+    }
+
+    /// A network output (RTMP or SRT) lost its connection: it gives up when `permanent` (a codec the destination
+    /// refused) or out of attempts, and the job fails once every network output gave up; otherwise it reconnects after
+    /// its backoff.
+    func retryOrGiveUp(_ output: any NetworkOutput, _ error: String, permanent: Bool, reconnect: @escaping () -> Void) {
         output.failures += 1
         output.progress.lastError = error
         if permanent || output.failures > options.reconnect.attempts {
             output.progress.status = .failed
-            core.outputGone(index, failed: true)
+            core.outputGone(output.index, failed: true)
             // A codec the destination refused does not end a job that still archives the stream (the archive is whole);
             // destinations that all gave up reconnecting do.
             if outputs.allSatisfy({ $0.progress.status == .failed }), srtOutputs.allSatisfy({ $0.progress.status == .failed }),
@@ -161,15 +168,28 @@ extension RelaySession {
             return
         }
         output.progress.status = .reconnecting
-        core.outputGone(index)
+        core.outputGone(output.index)
         let delay = options.reconnect.delay(beforeAttempt: output.failures)
         output.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in
             guard !ending else { return }
             output.progress.reconnects += 1
-            connect(output)
+            reconnect()
         }
     }
 }
+
+/// What the session's reconnect and give-up rules need of a network output, RTMP (`OutputLink`) or SRT
+/// (`SRTOutputLink`). Touched on the session's loop only.
+protocol NetworkOutput: AnyObject {
+    var index: Int { get }
+    var progress: OutputProgress { get set }
+    /// Failed connections in a row.
+    var failures: Int { get set }
+    var retry: Scheduled<Void>? { get set }
+}
+
+extension OutputLink: NetworkOutput {}
+extension SRTOutputLink: NetworkOutput {}
 
 /// Where one message's chunks are encoded before they join an output's pending buffer. One per event loop, shared by
 /// its sessions (they run one at a time there): a buffer per session held a keyframe's worth of bytes each.

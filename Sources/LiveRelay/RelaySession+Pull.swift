@@ -73,12 +73,7 @@ extension RelaySession {
 
     func connectSource() {
         guard case let .pull(endpoint) = source, !ending else { return }
-        pullSource.generation += 1
-        let generation = pullSource.generation
-        input.connections += 1
-        pullSource.stalledClose = false
-        pullSource.openedAt = RelaySession.now()
-        timeline.beginSegment()
+        let generation = beginPullConnection()
         let connection = ClientConnection(mode: .play, app: endpoint.app, tcURL: endpoint.tcURL, streamKey: endpoint.streamKey, limits: limits)
         let handler = RTMPClientHandler(connection: connection) { [self] event in sourceEvent(generation, event) }
         handler.pacer = engine.readPacers?.on(loop)
@@ -89,6 +84,16 @@ extension RelaySession {
             // connect): only data that then breaks off makes the end unclean.
             sourceLost(generation, clean: input.lastEndClean)
         }
+    }
+
+    /// A new connection of a pull (RTMP or SRT): its generation, counted, and the start of a new timeline segment.
+    func beginPullConnection() -> Int {
+        pullSource.generation += 1
+        input.connections += 1
+        pullSource.stalledClose = false
+        pullSource.openedAt = RelaySession.now()
+        timeline.beginSegment()
+        return pullSource.generation
     }
 
     func sourceEvent(_ generation: Int, _ event: ClientEvent) {

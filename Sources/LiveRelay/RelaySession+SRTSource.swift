@@ -24,12 +24,7 @@ extension RelaySession {
 
     func connectSRTSource() {
         guard case let .srtPull(url) = source, !ending else { return }
-        pullSource.generation += 1
-        let generation = pullSource.generation
-        input.connections += 1
-        pullSource.stalledClose = false
-        pullSource.openedAt = RelaySession.now()
-        timeline.beginSegment()
+        let generation = beginPullConnection()
         srt.edge = TSToFLVConverter()
         SRTConnection.connect(to: url, timeout: .milliseconds(Int(networkTimeout * 1000))) { [self] result in
             loop.execute { [self] in

@@ -182,29 +182,12 @@ extension RelaySession {
         output.listener = nil
         output.ready = false
         output.pending.removeAll()
-        output.failures += 1
-        output.progress.lastError = error
-        if permanent || output.failures > options.reconnect.attempts {
-            output.progress.status = .failed
-            core.outputGone(index, failed: true)
-            if outputs.allSatisfy({ $0.progress.status == .failed }) && srtOutputs.allSatisfy({ $0.progress.status == .failed }),
-               !permanent || fileOutputs.isEmpty {
-                finish(.failure(.allOutputsFailed(name: options.inputName, lastError: error)))
-            }
-            return
-        }
-        output.progress.status = .reconnecting
-        core.outputGone(index)
-        let delay = options.reconnect.delay(beforeAttempt: output.failures)
-        output.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in
-            guard !ending else { return }
-            output.progress.reconnects += 1
-            connect(output)
-        }
+        retryOrGiveUp(output, error, permanent: permanent) { [self] in connect(output) }
     }
 
     /// The job ends: what is pending goes out, and each connection closes once its peer acknowledged everything sent
-    /// (closing at once would drop the send buffer's last packets: libsrt does not linger in live mode), or after
+    /// and had the latency to hand it on (closing at once drops the send buffer's last packets, as libsrt does not linger
+    /// in live mode, and a receiver drops what its latency buffer still holds when the peer goes), or after
     /// `drainLimit`. The futures complete when the connections are closed.
     func closeSRTOutputs() -> [EventLoopFuture<Void>] {
         for output in srtOutputs where output.ready { output.pending += output.edge.flush() }
@@ -223,7 +206,9 @@ extension RelaySession {
             guard let connection = output.connection else { continue }
             output.connection = nil
             let closed = loop.makePromise(of: Void.self)
-            drain(connection, until: NIODeadline.now() + RelaySession.drainLimit, closed: closed)
+            // The receiver releases a packet its latency after it was sent (half as much again for a late ACK).
+            let latency = TimeAmount.milliseconds(Int64(output.url.latencyMilliseconds) * 3 / 2 + 20)
+            drain(connection, until: NIODeadline.now() + RelaySession.drainLimit, latency: latency, closed: closed)
             closing.append(closed.futureResult)
         }
         return closing
@@ -232,14 +217,17 @@ extension RelaySession {
     /// How long a finished SRT output may take to have its last packets acknowledged.
     static let drainLimit = TimeAmount.seconds(2)
 
-    private func drain(_ connection: SRTConnection, until deadline: NIODeadline, closed: EventLoopPromise<Void>) {
+    private func drain(_ connection: SRTConnection, until deadline: NIODeadline, latency: TimeAmount, closed: EventLoopPromise<Void>) {
         let unacknowledged = (try? connection.statistics().unacknowledgedPackets) ?? 0
-        guard unacknowledged > 0, NIODeadline.now() < deadline else {
-            connection.close()
-            closed.succeed()
+        let now = NIODeadline.now()
+        guard unacknowledged > 0, now < deadline else {
+            loop.scheduleTask(deadline: min(now + latency, max(deadline, now))) {
+                connection.close()
+                closed.succeed()
+            }
             return
         }
-        loop.scheduleTask(in: .milliseconds(20)) { [self] in drain(connection, until: deadline, closed: closed) }
+        loop.scheduleTask(in: .milliseconds(20)) { [self] in drain(connection, until: deadline, latency: latency, closed: closed) }
     }
 }
 

@@ -18,6 +18,19 @@
 # SLUICE_BENCH_DENSITY_FFMPEG_MAX (default 200; 0 skips phase C): above it, 300 ffmpeg relays beside 300 publishers need more than
 # this 2-core machine has, and that phase would measure the machine rather than ffmpeg (docs/BENCHMARKS.md).
 # Exits non-zero only when something could not be set up; a phase that flows badly is a result.
+# The restream benchmarks' clip (density, srt): 20 s of 720p30 ~3 Mb/s H.264 (GOP 2 s) + AAC 128k, made once.
+density_media() {
+  local media="$work/density-720p30.mp4"
+  if [ ! -s "$media" ]; then
+    echo "bench: generating $media (20 s 720p30 ~3 Mb/s H.264, GOP 2 s + AAC 128k)" >&2
+    ffmpeg -hide_banner -loglevel error -y -f lavfi -i "testsrc2=size=1280x720:rate=30" \
+      -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 20 \
+      -c:v libx264 -preset veryfast -b:v 3000k -maxrate 3000k -bufsize 6000k -g 60 -pix_fmt yuv420p \
+      -c:a aac -b:a 128k -ac 2 -shortest "$media"
+  fi
+  echo "$media"
+}
+
 bench_density() {
   local points=() fanout=1
   while [ $# -gt 0 ]; do
@@ -37,14 +50,7 @@ bench_density() {
   rm -rf "$dir"
   mkdir -p "$dir/jobs"
   chmod 755 "$dir"  # the private broker runs as the rabbitmq user and keeps its files below
-  media="$work/density-720p30.mp4"
-  if [ ! -s "$media" ]; then
-    echo "bench: generating $media (20 s 720p30 ~3 Mb/s H.264, GOP 2 s + AAC 128k)" >&2
-    ffmpeg -hide_banner -loglevel error -y -f lavfi -i "testsrc2=size=1280x720:rate=30" \
-      -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 20 \
-      -c:v libx264 -preset veryfast -b:v 3000k -maxrate 3000k -bufsize 6000k -g 60 -pix_fmt yuv420p \
-      -c:a aac -b:a 128k -ac 2 -shortest "$media"
-  fi
+  media=$(density_media)
 
   local rtmp_port relay_port amqp_port url amqp i k
   rtmp_port=$(scripts/lib/free-port 20000 40000)

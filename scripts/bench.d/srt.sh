@@ -18,14 +18,7 @@ bench_srt() {
   rm -rf "$dir"
   mkdir -p "$dir/jobs"
   chmod 755 "$dir"
-  media="$work/density-720p30.mp4"
-  if [ ! -s "$media" ]; then
-    echo "bench: generating $media (20 s 720p30 ~3 Mb/s H.264, GOP 2 s + AAC 128k)" >&2
-    ffmpeg -hide_banner -loglevel error -y -f lavfi -i "testsrc2=size=1280x720:rate=30" \
-      -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 20 \
-      -c:v libx264 -preset veryfast -b:v 3000k -maxrate 3000k -bufsize 6000k -g 60 -pix_fmt yuv420p \
-      -c:a aac -b:a 128k -ac 2 -shortest "$media"
-  fi
+  media=$(density_media)  # scripts/bench.d/density.sh
   local rtmp_port amqp_port srt_port url amqp
   rtmp_port=$(scripts/lib/free-port 20000 40000)
   srt_port=$(scripts/lib/free-port 40001 50000)
