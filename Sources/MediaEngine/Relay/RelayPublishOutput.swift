@@ -1,7 +1,8 @@
 import MediaFormats
 import MediaJob
 
-/// An RTMP/RTMPS output of the codec engine, published by the relay engine: the input thread turns each
+/// A network output of the codec engine (RTMP/RTMPS, or SRT with MPEG-TS made at the relay's edge), published by the
+/// relay engine: the input thread turns each
 /// packet into FLV tags (`FLVMuxer`, the same tags a file gets) and hands them to the engine, which connects,
 /// reconnects with backoff, drops to the next keyframe when the destination falls behind and replays the sequence
 /// headers, as it does for live copy jobs. No thread of its own.
