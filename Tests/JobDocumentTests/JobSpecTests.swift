@@ -71,7 +71,7 @@ struct JobSpecTests {
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"o.mp4","retain":3}]}"#, problems: ["outputs[0]: retain and retain_bytes need segment_s (a recording in segments)"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"o.mp4","segment_s":2.5}]}"#, problems: ["outputs[0].segment_s: must be a whole number of seconds for a recording, got 2.5"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"rec-%F.mp4","segment_s":60}]}"#, problems: ["outputs[0].url: is a segment name pattern that uses %F, which is not a segment name field (allowed: %Y %m %d %H %M %S %j %s %%)"]),
-        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"rtmp://h/app/k","segment_s":60}]}"#, problems: ["outputs[0]: segment_s applies to HLS outputs and to file recordings in .mp4, .ts or .flv, not to RTMP outputs"]),
+        Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"rtmp://h/app/k","segment_s":60}]}"#, problems: ["outputs[0]: segment_s applies to HLS outputs and to file recordings in .mp4, .ts or .flv, not to RTMP or SRT outputs"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","outputs":[{"url":"rtmp://h/app/key","format":"adts"}]}"#, problems: ["outputs[0].format: RTMP outputs carry FLV, not adts"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","audio":{"mode":"drop"},"outputs":["o.aac"]}"#, problems: ["outputs[0]: an ADTS output needs audio, but audio.mode is drop"]),
         Invalid(json: #"{"id":"a","input":"a.mp4","video":{"mode":"copy","bitrate_kbps":100},"outputs":["o.flv"]}"#, problems: ["video.bitrate_kbps: only applies when video.mode is encode"]),

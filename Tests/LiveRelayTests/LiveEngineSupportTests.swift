@@ -31,6 +31,11 @@ import MediaJob
         #expect(RelayEngine.supports(dropVideo))
         let file = OutputDescription(target: .file(path: "/tmp/x.flv"), kind: .flv, name: "x")
         #expect(RelayEngine.supports(live("rtmp://src.example/live/k", outputs: [out, file])))
+        // SRT on either side: a pull or a listen in, MPEG-TS out.
+        let srt = OutputDescription(target: .network(url: "srt://b.example:9000?streamid=publish:live/k"), kind: .mpegts, name: "b")
+        #expect(RelayEngine.supports(live("srt://src.example:9000", outputs: [out, file])))
+        #expect(RelayEngine.supports(live("rtmp://src.example/live/k", outputs: [srt])))
+        #expect(RelayEngine.supports(live("srt://src.example:9000?streamid=read:live/k", outputs: [srt, out])))
     }
 
     @Test func otherLiveJobsAreNotTaken() {
@@ -38,7 +43,11 @@ import MediaJob
         let adts = OutputDescription(target: .file(path: "/tmp/x.aac"), kind: .adts, name: "x")
         #expect(!RelayEngine.supports(live("rtmp://src.example/live/k", outputs: [out, adts])))
         #expect(!RelayEngine.supports(live("rtmp://src.example/live/k", outputs: [])))
-        #expect(!RelayEngine.supports(live("srt://src.example:9000", outputs: [out])))
+        // An SRT output carries MPEG-TS made at the edge, never FLV; a file other than FLV goes through the codec stage.
+        let srtAsFLV = OutputDescription(target: .network(url: "srt://b.example:9000"), kind: .flv, name: "b")
+        #expect(!RelayEngine.supports(live("srt://src.example:9000", outputs: [srtAsFLV])))
+        let tsFile = OutputDescription(target: .file(path: "/tmp/x.ts"), kind: .mpegts, name: "x")
+        #expect(!RelayEngine.supports(live("srt://src.example:9000", outputs: [out, tsFile])))
         var encode = live("rtmp://src.example/live/k", outputs: [out])
         encode.audio = .encode(AudioEncodeSettings())
         #expect(!RelayEngine.supports(encode))

@@ -14,7 +14,7 @@ public enum ListeningPort {
     }
 
     /// Waits until `port` listens; false after `seconds`. What a test that publishes to a listen job waits for.
-    public static func wait(_ port: Int, seconds: Double = 15) -> Bool {
+    public static func wait(_ port: Int, seconds: Double = 30) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while Date() < deadline {
             if isListening(port) { return true }
