@@ -3,19 +3,22 @@
 import Foundation
 import MediaJob
 import NIOCore
-import Synchronization
 
 /// The running sessions that take output edits, by their job's interrupter (which the session keeps alive, so the
 /// identifier is not reused while it is listed). A run that ended before it was listed leaves a mark instead.
-final class EditableRuns: Sendable {
+///
+/// `@unchecked Sendable`: `entries` is guarded by `lock`, an NSLock (a pthread mutex ThreadSanitizer sees; sessions of
+/// different event loops end at the same time).
+final class EditableRuns: @unchecked Sendable {
     private enum Entry {
         case running(RelaySession)
         case ended
     }
-    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    private let lock = NSLock()
+    private var entries: [ObjectIdentifier: Entry] = [:]
 
     func started(_ key: ObjectIdentifier, _ session: RelaySession) {
-        entries.withLock { entries in
+        lock.withLock {
             if case .ended? = entries[key] {
                 entries[key] = nil
             } else {
@@ -25,7 +28,7 @@ final class EditableRuns: Sendable {
     }
 
     func ended(_ key: ObjectIdentifier) {
-        entries.withLock { entries in
+        lock.withLock {
             if case .running? = entries[key] {
                 entries[key] = nil
             } else {
@@ -35,7 +38,7 @@ final class EditableRuns: Sendable {
     }
 
     func session(_ key: ObjectIdentifier) -> RelaySession? {
-        entries.withLock { entries in
+        lock.withLock {
             guard case let .running(session)? = entries[key] else { return nil }
             return session
         }
