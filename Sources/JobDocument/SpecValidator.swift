@@ -390,38 +390,6 @@ struct SpecValidator {
 }
 
 extension SpecValidator {
-    /// The URL schemes a job may name: files, and the live protocols the relay engine speaks.
-    static let inputSchemes: Set<String> = ["file", "rtmp", "rtmps", "srt"]
-
-    /// An SRT input pulls as a caller, or (`listen`) waits on the worker's shared SRT port for the publisher whose
-    /// streamid it names; `mode=listener` on a port of the job's own is not how a job listens.
-    mutating func checkSRTInput(_ input: InputSpec) {
-        guard let url = try? SRTURL(parsing: input.url) else { return }
-        if url.mode == .listener {
-            problem("input.url", "an SRT input waits for its publisher with \"listen\": true (the worker's shared SRT port), not mode=listener")
-        }
-        guard input.listen else { return }
-        guard let streamID = url.streamID else {
-            problem("input.url", "a listening SRT input needs the streamid its publisher sends: srt://HOST:PORT?streamid=publish:live/KEY")
-            return
-        }
-        do throws(SRTAddressError) {
-            guard try SRTStreamID(parsing: streamID).mode == .publish else {
-                problem("input.url", "a listening SRT input's streamid names a publish (publish:live/KEY or #!::r=live/KEY,m=publish), not a read")
-                return
-            }
-        } catch {
-            problem("input.url", error.description)
-        }
-    }
-
-    /// An SRT URL a job can use: one that parses, with a port a peer can reach (0 picks none).
-    static func checkSRTAddress(_ text: String) throws(SRTAddressError) {
-        let url = try SRTURL(parsing: text)
-        guard url.port != 0 else { throw .invalidURL(reason: "a job's SRT URL needs a port from 1 to 65535") }
-        guard !url.host.isEmpty else { throw .invalidURL(reason: "a job's SRT URL needs a host (0.0.0.0 listens on every address)") }
-    }
-
     /// A listener checks the publisher's application and stream key against its URL, so both must be
     /// there: `rtmp(s)://HOST:PORT/APP/KEY` (FFmpeg compares the key with the URL's last path segment).
     mutating func checkListenURL(_ url: String) {
