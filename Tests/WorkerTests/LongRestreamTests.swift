@@ -146,6 +146,15 @@ final class LongRestream: @unchecked Sendable {
 
     func database(_ worker: String) -> String { folder + "/\(worker).sqlite" }
 
+    /// What `worker` knows of the job, for a failure's message: its log's end, its record, outputs and events.
+    func diagnosis(_ worker: Worker) -> String {
+        let store = try? store(worker.id)
+        let record = (try? store?.job(id: id)).flatMap { $0 }.map { "\($0.state) \($0.error ?? "")" } ?? "no record"
+        let outputs = ((try? store?.outputs(jobID: id)) ?? []).map { "\($0.index) \($0.state) \($0.lastError ?? "")" }
+        let events = ((try? store?.events(jobID: id)) ?? []).map { "\($0.kind): \($0.message ?? "")" }
+        return "\(worker.id): \(record); outputs \(outputs); events \(events); log: \(worker.process.log.suffix(3000))"
+    }
+
     func store(_ worker: String) throws -> JobStore { try JobStore(path: database(worker)) }
 
     /// Starts a worker with a database of its own and the default lease timing.

@@ -18,7 +18,7 @@ struct TakeOverTimingTests {
         let watch = try await fixture.watchDestination(until: .seconds(20), every: .milliseconds(200)) {
             try fixture.publishers(of: fixture.destination).contains { !first.contains($0) }
         }
-        let resumed = try #require(watch.firstPublish(notIn: first), "never resumed: \(other.process.log.suffix(3000))")
+        let resumed = try #require(watch.firstPublish(notIn: first), "never resumed: \(fixture.diagnosis(other))")
         #expect(resumed - killed < .seconds(10), "resumed \(resumed - killed) after the kill")
         #expect(watch.maxPublishers == 1)
         // Recorded with the first progress that shows output (every second).
@@ -41,7 +41,7 @@ struct TakeOverTimingTests {
         #expect(await holder.process.exitStatus(within: .seconds(15)) == 0, "\(holder.process.log.suffix(2000))")
         // Past the take-over, and past several claim TTLs: a claim of the holder left anywhere would have run again by then.
         let watch = try await fixture.watchDestination(until: .seconds(14), every: .milliseconds(200)) { false }
-        let resumed = try #require(watch.firstPublish(notIn: first), "never resumed: \(other.process.log.suffix(3000))")
+        let resumed = try #require(watch.firstPublish(notIn: first), "never resumed: \(fixture.diagnosis(other))")
         #expect(resumed - signalled < .seconds(10), "resumed \(resumed - signalled) after SIGTERM")
         #expect(watch.maxPublishers == 1)
         #expect(watch.publisherIDs.filter { !first.contains($0) }.count == 1,

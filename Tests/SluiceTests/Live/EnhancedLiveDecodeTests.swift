@@ -40,7 +40,7 @@ struct EnhancedLiveDecodeTests {
         let port = try TestRTMP.freePort()
         let path = folder + "/\(id).json"
         try """
-            {"id": "\(id)", "input": {"url": "rtmp://127.0.0.1:\(port)/ingest/k3y-\(id)", "listen": true, "timeout_s": 5}, \(job)}
+            {"id": "\(id)", "input": {"url": "rtmp://127.0.0.1:\(port)/ingest/k3y-\(id)", "listen": true, "timeout_s": 10}, \(job)}
             """.write(toFile: path, atomically: true, encoding: .utf8)
         let sluice = try BackgroundProcess(Command.sluiceBinary, ["run", "--quiet", "--db", folder + "/jobs.sqlite", path])
         // A publisher that comes before the listener binds is refused by the OS.

@@ -137,13 +137,13 @@ struct OneRTMPStackTests {
         let encodeKey = Self.key("encode")
         let copy = JobOnThread {
             try harness.run(json: """
-                {"id": "listen-copy", "input": {"url": "rtmp://127.0.0.1:\(port)/ingest/\(copyKey)", "listen": true, "timeout_s": 2},
+                {"id": "listen-copy", "input": {"url": "rtmp://127.0.0.1:\(port)/ingest/\(copyKey)", "listen": true, "timeout_s": 8},
                  "outputs": ["\(harness.path("copy.flv"))", "\(harness.path("copy.h264"))", "\(harness.path("copy.aac"))"]}
                 """)
         }
         let encode = JobOnThread {
             try harness.run(json: """
-                {"id": "listen-encode", "input": {"url": "rtmp://127.0.0.1:\(port)/ingest/\(encodeKey)", "listen": true, "timeout_s": 2},
+                {"id": "listen-encode", "input": {"url": "rtmp://127.0.0.1:\(port)/ingest/\(encodeKey)", "listen": true, "timeout_s": 8},
                  "video": {"mode": "encode", "encoder": "software", "width": 160, "height": 120, "bitrate_kbps": 200},
                  "outputs": ["\(harness.path("encode.flv"))"]}
                 """)
@@ -179,8 +179,10 @@ struct OneRTMPStackTests {
             let key = Self.key(client)
             let url = "rtmp://127.0.0.1:\(port)/ingest/\(key)"
             let archive = harness.path("\(client).flv")
+            // A listen job waits `timeout_s` for its first publisher as for a returning one: under load gst-launch
+            // takes seconds to start (at 2 s, the job once ended before rtmp2sink connected, which was then refused).
             let job = JobOnThread {
-                try harness.run(json: #"{"id": "publisher-\#(client)", "input": {"url": "\#(url)", "listen": true, "timeout_s": 2}, "outputs": ["\#(archive)"]}"#)
+                try harness.run(json: #"{"id": "publisher-\#(client)", "input": {"url": "\#(url)", "listen": true, "timeout_s": 8}, "outputs": ["\#(archive)"]}"#)
             }
             #expect(ListeningPort.wait(port, seconds: 10))
             let publisher: BackgroundProcess
