@@ -263,11 +263,17 @@ extension JobStore {
             sql: """
                 UPDATE job_outputs SET state = COALESCE(?, state), bytes = COALESCE(?, bytes),
                     frames = COALESCE(?, frames), drops = COALESCE(?, drops),
-                    reconnects = COALESCE(?, reconnects), last_error = COALESCE(?, last_error), updated_at = ?
+                    reconnects = COALESCE(?, reconnects), last_error = COALESCE(?, last_error),
+                    srt_rtt_ms = COALESCE(?, srt_rtt_ms), srt_send_mbps = COALESCE(?, srt_send_mbps),
+                    srt_packets_sent = COALESCE(?, srt_packets_sent), srt_packets_lost = COALESCE(?, srt_packets_lost),
+                    srt_packets_retransmitted = COALESCE(?, srt_packets_retransmitted),
+                    srt_packets_dropped = COALESCE(?, srt_packets_dropped), updated_at = ?
                 WHERE job_id = ? AND idx = ?
                 """,
             arguments: [
                 update.state, update.bytes, update.frames, update.drops, update.reconnects, update.lastError,
+                update.srt?.roundTripMilliseconds, update.srt?.sendMegabitsPerSecond, update.srt?.packetsSent,
+                update.srt?.packetsLost, update.srt?.packetsRetransmitted, update.srt?.packetsDropped,
                 at, jobID, index,
             ])
         guard db.changesCount == 1 else { throw JobStoreError.outputNotFound(jobID: jobID, index: index) }

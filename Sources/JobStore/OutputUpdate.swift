@@ -15,6 +15,8 @@ public struct OutputUpdate: Equatable, Sendable {
     public var reconnects: Int?
     /// The latest error (redacted).
     public var lastError: String?
+    /// An SRT output's link now.
+    public var srt: SRTLinkRecord?
 
     /// Describes a change; leave a field nil to keep the stored value.
     /// - Parameters:
@@ -24,10 +26,12 @@ public struct OutputUpdate: Equatable, Sendable {
     ///   - drops: total packets dropped.
     ///   - reconnects: total reconnections.
     ///   - lastError: the latest error.
+    ///   - srt: an SRT output's link.
     public init(
         state: OutputState? = nil, bytes: Int64? = nil, frames: Int? = nil, drops: Int? = nil,
-        reconnects: Int? = nil, lastError: String? = nil
+        reconnects: Int? = nil, lastError: String? = nil, srt: SRTLinkRecord? = nil
     ) {
+        self.srt = srt
         self.state = state
         self.bytes = bytes
         self.frames = frames

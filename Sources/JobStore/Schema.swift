@@ -16,7 +16,21 @@ enum Schema {
         migrator.registerMigration(sealedSpecsMigration) { db in try SpecSealing.migrate(db, secrets: secrets) }
         migrator.registerMigration("v5-event-ids", migrate: addEventIDs)
         migrator.registerMigration("v6-segments", migrate: addSegments)
+        migrator.registerMigration("v7-srt-links", migrate: addSRTLinks)
         return migrator
+    }
+
+    /// An SRT output's link as libsrt measured it (NULL for other outputs): the current round trip and sending rate,
+    /// packets sent, lost, retransmitted and dropped over every connection of the attempt.
+    private static func addSRTLinks(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE job_outputs ADD COLUMN srt_rtt_ms REAL;
+            ALTER TABLE job_outputs ADD COLUMN srt_send_mbps REAL;
+            ALTER TABLE job_outputs ADD COLUMN srt_packets_sent INTEGER;
+            ALTER TABLE job_outputs ADD COLUMN srt_packets_lost INTEGER;
+            ALTER TABLE job_outputs ADD COLUMN srt_packets_retransmitted INTEGER;
+            ALTER TABLE job_outputs ADD COLUMN srt_packets_dropped INTEGER;
+            """)
     }
 
     /// The segments of recordings cut on the clock: a row when a segment opens (`closed_at` NULL: a `.part` a

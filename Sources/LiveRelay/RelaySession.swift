@@ -188,6 +188,7 @@ final class RelaySession: @unchecked Sendable {
         }
         if Double(now &- lastProgress) / 1e9 >= 1 {
             lastProgress = now
+            for output in srtOutputs { output.sampleLink() }
             progressHandler(snapshot())
         }
     }

@@ -33,6 +33,10 @@ final class SRTOutputLink: @unchecked Sendable {
     var listener: SRTListener?
     let hasVideo: Bool
     let hasAudio: Bool
+    /// The packet counters of the connections closed so far (libsrt's start from zero on each connection).
+    private var closedConnections = SRTLinkStatistics()
+    /// The current connection's last sample.
+    private var current = SRTLinkStatistics()
 
     init(index: Int, name: String, url: SRTURL, hasVideo: Bool, hasAudio: Bool) {
         self.index = index
@@ -42,6 +46,36 @@ final class SRTOutputLink: @unchecked Sendable {
         self.hasAudio = hasAudio
         edge = FLVToTSConverter(expectsVideo: hasVideo, expectsAudio: hasAudio)
         progress.status = .connecting
+    }
+
+    /// Reads the current connection's counters into `progress.srt` (with the job's progress, about once a second: the
+    /// rate covers the time since the previous sample).
+    func sampleLink() {
+        guard let connection else { return }
+        do {
+            current = SRTLinkStatistics(try connection.statistics())
+        } catch {
+            // A connection going down may have no counters left: its last sample stands, and its end is reported by its close.
+            return
+        }
+        progress.srt = closedConnections.adding(current)
+    }
+
+    /// The connection is about to close: its last counters join the closed connections'.
+    func foldLink() {
+        sampleLink()
+        closedConnections = closedConnections.adding(current)
+        current = SRTLinkStatistics()
+        if progress.srt != nil { progress.srt?.sendMegabitsPerSecond = 0 }
+    }
+}
+
+extension SRTLinkStatistics {
+    /// An output's view of a connection's counters: what it sent, and what its receiver lost.
+    init(_ statistics: SRTStatistics) {
+        self.init(roundTripMilliseconds: statistics.roundTripMilliseconds, sendMegabitsPerSecond: statistics.sendMegabitsPerSecond,
+                  packetsSent: statistics.packetsSent, packetsLost: statistics.packetsSendLost,
+                  packetsRetransmitted: statistics.packetsRetransmitted, packetsDropped: statistics.packetsSendDropped)
     }
 }
 
@@ -176,6 +210,7 @@ extension RelaySession {
     func srtOutputLost(_ index: Int, _ generation: Int, _ error: String, permanent: Bool = false) {
         guard !ending, let output = srtOutput(index), output.generation == generation else { return }
         output.generation += 1
+        output.foldLink()
         output.connection?.close()
         output.connection = nil
         output.listener?.close()
@@ -204,6 +239,7 @@ extension RelaySession {
                 if output.progress.lastError == nil { output.progress.lastError = "the job ended before the output connected" }
             }
             guard let connection = output.connection else { continue }
+            output.foldLink()
             output.connection = nil
             let closed = loop.makePromise(of: Void.self)
             // The receiver releases a packet its latency after it was sent (half as much again for a late ACK).

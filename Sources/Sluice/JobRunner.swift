@@ -337,7 +337,8 @@ public final class JobRunner: Sendable {
             (index, OutputUpdate(
                 state: JobRunner.state(of: output, final: final), bytes: output.bytes, frames: output.videoFrames,
                 drops: output.drops, reconnects: output.reconnects,
-                lastError: output.lastError.map { Redaction.scrub($0, urls: spec.secretURLs + editedURLs.urls(of: spec.id)) }))
+                lastError: output.lastError.map { Redaction.scrub($0, urls: spec.secretURLs + editedURLs.urls(of: spec.id)) },
+                srt: output.srt.map(SRTLinkRecord.init)))
         })
     }
 
@@ -384,5 +385,14 @@ private final class AttemptEnding: @unchecked Sendable {
             if let outcome { return outcome }
             condition.wait()
         }
+    }
+}
+
+extension SRTLinkRecord {
+    /// The stored form of what the relay measured.
+    init(_ link: SRTLinkStatistics) {
+        self.init(roundTripMilliseconds: link.roundTripMilliseconds, sendMegabitsPerSecond: link.sendMegabitsPerSecond,
+                  packetsSent: link.packetsSent, packetsLost: link.packetsLost, packetsRetransmitted: link.packetsRetransmitted,
+                  packetsDropped: link.packetsDropped)
     }
 }

@@ -41,6 +41,32 @@ public enum JobsFormatting {
         "\(outputs.filter { $0.state == .succeeded }.count)/\(outputs.count)"
     }
 
+    /// One output in `summary`: its counters, and an SRT output's link once measured.
+    static func outputSummary(_ output: OutputRecord) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "index": .number(Double(output.index)),
+            "url": .string(output.url),
+            "format": output.format.map(JSONValue.string) ?? .null,
+            "state": .string(output.state.rawValue),
+            "bytes": .number(Double(output.bytes)),
+            "frames": .number(Double(output.frames)),
+            "drops": .number(Double(output.drops)),
+            "reconnects": .number(Double(output.reconnects)),
+            "last_error": output.lastError.map(JSONValue.string) ?? .null,
+        ]
+        if let link = output.srt {
+            fields["srt"] = .object([
+                "rtt_ms": .number(link.roundTripMilliseconds),
+                "send_mbps": .number(link.sendMegabitsPerSecond),
+                "packets_sent": .number(Double(link.packetsSent)),
+                "packets_lost": .number(Double(link.packetsLost)),
+                "packets_retransmitted": .number(Double(link.packetsRetransmitted)),
+                "packets_dropped": .number(Double(link.packetsDropped)),
+            ])
+        }
+        return .object(fields)
+    }
+
     /// One job as a JSON object (`jobs list --json`, `jobs show --json`).
     public static func summary(_ job: JobRecord, outputs: [OutputRecord], now: Date = Date()) -> JSONValue {
         var fields: [String: JSONValue] = [
@@ -50,19 +76,7 @@ public enum JobsFormatting {
             "created_at": .string(iso(job.createdAt)),
             "updated_at": .string(iso(job.updatedAt)),
             "age_s": .number((now.timeIntervalSince(job.createdAt) * 10).rounded() / 10),
-            "outputs": .array(outputs.map { output in
-                .object([
-                    "index": .number(Double(output.index)),
-                    "url": .string(output.url),
-                    "format": output.format.map(JSONValue.string) ?? .null,
-                    "state": .string(output.state.rawValue),
-                    "bytes": .number(Double(output.bytes)),
-                    "frames": .number(Double(output.frames)),
-                    "drops": .number(Double(output.drops)),
-                    "reconnects": .number(Double(output.reconnects)),
-                    "last_error": output.lastError.map(JSONValue.string) ?? .null,
-                ])
-            }),
+            "outputs": .array(outputs.map(outputSummary)),
         ]
         let optional: [(String, JSONValue?)] = [
             ("input", job.input.map(JSONValue.string)),
@@ -160,6 +174,12 @@ public enum JobsFormatting {
                          String(output.frames), String(output.drops), String(output.reconnects), oneLine(output.lastError ?? "")])
         }
         lines.append(align(rows).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        let links = outputs.compactMap { output in output.srt.map { (output.index, $0) } }
+        if !links.isEmpty {
+            lines.append("")
+            lines.append("srt links:")
+            for (index, link) in links { lines.append("  #\(index): \(link.summary)") }
+        }
         if !segments.isEmpty {
             lines.append("")
             lines.append("segments:")

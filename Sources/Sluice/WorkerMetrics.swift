@@ -52,6 +52,18 @@ public final class WorkerMetrics: @unchecked Sendable {
         /// Counter: live encode deliveries this worker returned to `sluice.jobs.encode` because they did not fit in
         /// the encode budget left (each one waited for another worker, or for room here).
         public static let encodeDeferred = "sluice_worker_encode_deferred_total"
+        /// Gauge, labels `job` and `output`: a running SRT output's smoothed round-trip time in milliseconds.
+        public static let srtRoundTrip = "sluice_srt_rtt_milliseconds"
+        /// Gauge, labels `job` and `output`: a running SRT output's sending rate in Mb/s.
+        public static let srtSendRate = "sluice_srt_send_mbps"
+        /// Counter: packets SRT outputs sent, retransmissions included.
+        public static let srtPacketsSent = "sluice_srt_packets_sent_total"
+        /// Counter: packets the receivers of SRT outputs reported lost.
+        public static let srtPacketsLost = "sluice_srt_packets_lost_total"
+        /// Counter: packets SRT outputs sent again.
+        public static let srtPacketsRetransmitted = "sluice_srt_packets_retransmitted_total"
+        /// Counter: packets SRT outputs dropped as too late to send.
+        public static let srtPacketsDropped = "sluice_srt_packets_dropped_total"
     }
 
     /// Histogram buckets for `sluice_job_duration_seconds`: jobs last from seconds (files) to days (live).
@@ -70,6 +82,8 @@ public final class WorkerMetrics: @unchecked Sendable {
         var lastFrames = 0
         var lastElapsed = 0.0
         var fps = 0.0
+        /// SRT outputs' packet counters already counted, by output index.
+        var srtCounted: [Int: SRTLinkStatistics] = [:]
     }
 
     private let factory: any MetricsFactory
@@ -119,6 +133,12 @@ public final class WorkerMetrics: @unchecked Sendable {
             } else if var tracked = jobs.removeValue(forKey: job.id) {
                 // The attempt's last totals; rows of attempts this process never ran (reconciled at start) are not its bytes.
                 count(outputs.map { ($0.index, Self.kind(of: $0), OutputTotals($0)) }, into: &tracked)
+                // A link's gauges go with its job.
+                for index in tracked.srtCounted.keys {
+                    for name in [Name.srtRoundTrip, Name.srtSendRate] {
+                        Gauge(label: name, dimensions: Self.linkLabels(job.id, index), factory: factory).destroy()
+                    }
+                }
             }
             refreshGauges()
         }
@@ -156,6 +176,9 @@ public final class WorkerMetrics: @unchecked Sendable {
                 return (index, kind, OutputTotals(bytes: output.bytes, frames: output.videoFrames))
             }
             count(totals, into: &tracked)
+            for (index, output) in progress.outputs.enumerated() {
+                if let link = output.srt { countLink(link, job: spec.id, index: index, into: &tracked) }
+            }
             // Over the last second or more, so a burst between two snapshots does not swing the gauge.
             let interval = progress.elapsed - tracked.lastElapsed
             if interval >= 1 {
@@ -243,6 +266,30 @@ public final class WorkerMetrics: @unchecked Sendable {
             add(Int64(grown.drops), to: Name.outputDrops, kind: kind)
             add(Int64(grown.reconnects), to: Name.outputReconnects, kind: kind)
         }
+    }
+
+    /// An SRT output's link: its gauges now, and what its packet counters grew by (a lagging report adds nothing).
+    private func countLink(_ link: SRTLinkStatistics, job: String, index: Int, into tracked: inout Tracked) {
+        let labels = Self.linkLabels(job, index)
+        Gauge(label: Name.srtRoundTrip, dimensions: labels, factory: factory).record(link.roundTripMilliseconds)
+        Gauge(label: Name.srtSendRate, dimensions: labels, factory: factory).record(link.sendMegabitsPerSecond)
+        let before = tracked.srtCounted[index] ?? SRTLinkStatistics()
+        for (name, now, then) in [(Name.srtPacketsSent, link.packetsSent, before.packetsSent),
+                                  (Name.srtPacketsLost, link.packetsLost, before.packetsLost),
+                                  (Name.srtPacketsRetransmitted, link.packetsRetransmitted, before.packetsRetransmitted),
+                                  (Name.srtPacketsDropped, link.packetsDropped, before.packetsDropped)] {
+            let counter = Counter(label: name, factory: factory)
+            if now > then { counter.increment(by: now - then) }
+        }
+        tracked.srtCounted[index] = SRTLinkStatistics(
+            packetsSent: max(before.packetsSent, link.packetsSent), packetsLost: max(before.packetsLost, link.packetsLost),
+            packetsRetransmitted: max(before.packetsRetransmitted, link.packetsRetransmitted),
+            packetsDropped: max(before.packetsDropped, link.packetsDropped))
+    }
+
+    /// The labels of one output's link gauges.
+    static func linkLabels(_ job: String, _ index: Int) -> [(String, String)] {
+        [("job", job), ("output", String(index))]
     }
 
     private func add(_ amount: Int64, to name: String, kind: String) {

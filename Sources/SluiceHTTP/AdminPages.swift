@@ -166,15 +166,19 @@ struct JobDetailPage {
         if outputs.isEmpty {
             body += "<p class=\"muted\">No outputs recorded.</p>\n"
         } else {
+            // SRT outputs add their link: round trip, rate, loss, retransmissions and late drops.
+            let showsLinks = outputs.contains { $0.srt != nil }
             body += """
                 <table><thead><tr><th class="num">#</th><th>Destination</th><th>Format</th><th>State</th><th class="num">Bytes</th>\
-                <th class="num">Frames</th><th class="num">Drops</th><th class="num">Reconnects</th><th>Last error</th></tr></thead><tbody>
+                <th class="num">Frames</th><th class="num">Drops</th><th class="num">Reconnects</th>\(showsLinks ? "<th>SRT link</th>" : "")\
+                <th>Last error</th></tr></thead><tbody>
 
                 """
             for output in outputs {
                 body += "<tr><td class=\"num\">\(output.index)</td><td>\(HTML.escape(output.url))</td><td>\(HTML.escape(output.format ?? ""))</td>"
                 body += "<td>\(PageLayout.state(output.state.rawValue))</td><td class=\"num\" title=\"\(output.bytes) bytes\">\(HTML.bytes(output.bytes))</td>"
                 body += "<td class=\"num\">\(output.frames)</td><td class=\"num\">\(output.drops)</td><td class=\"num\">\(output.reconnects)</td>"
+                if showsLinks { body += "<td class=\"srt-link\">\(HTML.escape(output.srt?.summary ?? ""))</td>" }
                 body += "<td class=\"error\">\(HTML.escape(output.lastError ?? ""))</td></tr>\n"
             }
             body += "</tbody></table>\n"

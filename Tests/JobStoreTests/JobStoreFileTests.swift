@@ -8,7 +8,7 @@ import Testing
     @Test func migratesAnEmptyFile() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(in: directory)
-        #expect(try store.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger", "v4-sealed-specs", "v5-event-ids", "v6-segments"])
+        #expect(try store.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger", "v4-sealed-specs", "v5-event-ids", "v6-segments", "v7-srt-links"])
         let tables = try sqlite3Shell(store.path, ["SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"])
         #expect(tables.status == 0)
         let names = Set(tables.output.split(separator: "\n").map(String.init))
@@ -20,7 +20,7 @@ import Testing
         let path = directory.file("jobs.sqlite")
         #expect(try JobStore(path: path).receive(sampleJob()) == .created)
         let reopened = try JobStore(path: path)
-        #expect(try reopened.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger", "v4-sealed-specs", "v5-event-ids", "v6-segments"])
+        #expect(try reopened.appliedMigrations() == ["v1", "v2-takeovers", "v3-ledger", "v4-sealed-specs", "v5-event-ids", "v6-segments", "v7-srt-links"])
         #expect(try reopened.job(id: sampleJob().id)?.state == .received)
     }
 
@@ -33,7 +33,8 @@ import Testing
         ]),
         ("job_outputs", [
             "job_id", "idx", "url", "format", "state", "bytes", "frames", "drops", "reconnects", "last_error",
-            "updated_at",
+            "updated_at", "srt_rtt_ms", "srt_send_mbps", "srt_packets_sent", "srt_packets_lost", "srt_packets_retransmitted",
+            "srt_packets_dropped",
         ]),
         ("job_events", ["id", "job_id", "at", "kind", "state", "attempt", "worker_id", "message", "data", "event_id"]),
         ("job_progress", ["job_id", "at", "media_time_s", "frames", "bytes_out", "fps", "bitrate_kbps"]),

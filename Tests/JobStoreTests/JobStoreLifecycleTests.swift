@@ -189,6 +189,23 @@ private struct EncoderFallback: Codable, Equatable {
         #expect(try store.outputs(jobID: job.id) == outputsBefore)
     }
 
+    @Test("an SRT output's link is stored with its counters, kept by an update that does not carry it, and absent on other outputs")
+    func srtLinkStored() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        let job = sampleJob()
+        _ = try store.receive(job)
+        try store.startAttempt(id: job.id, workerID: "worker-a")
+        let link = SRTLinkRecord(roundTripMilliseconds: 41.25, sendMegabitsPerSecond: 3.5, packetsSent: 9_000_000_000,
+                                 packetsLost: 31, packetsRetransmitted: 29, packetsDropped: 2)
+        try store.updateOutput(jobID: job.id, index: 1, update: OutputUpdate(bytes: 10, srt: link))
+        try store.updateOutput(jobID: job.id, index: 1, update: OutputUpdate(bytes: 20))
+        let outputs = try store.outputs(jobID: job.id)
+        #expect(outputs[1].srt == link && outputs[1].bytes == 20)
+        #expect(outputs[0].srt == nil)
+        #expect(link.summary == "rtt 41.2 ms, 3.5 Mb/s, 0.00 % lost (31 of 9000000000), 29 retransmitted, 2 dropped")
+    }
+
     /// Retries, `jobs retry` re-runs and crash recovery all count as attempts.
     @Test func attemptsAreCountedAcrossReruns() throws {
         let directory = try TemporaryDirectory()

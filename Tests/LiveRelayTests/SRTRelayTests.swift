@@ -172,5 +172,39 @@ struct SRTRelayTests {
         #expect(received.count >= 80 && abs(received.count - sent) <= 2, "received \(received.count) frames of \(sent) sent")
         #expect(published.containsContiguous(Array(received.dropLast(2))), "the received frames are not a run of the published ones")
         #expect(result.progress.outputs.first?.status == .finished)
+        let link = try #require(result.progress.outputs.first?.srt, "no SRT link statistics")
+        #expect(link.packetsSent >= Int64(received.count) && link.packetsLost == 0, "\(link)")
+    }
+
+    @Test("an SRT output through 30 ms of delay and 5 % loss each way: its link shows the round trip, the losses and the retransmissions, and the receiver still gets every frame")
+    func lossyOutputLink() throws {
+        let source = try Live.fixture(seconds: 5)
+        let input = try Live.stream("tosrt-lossy")
+        let port = try Live.freePort()
+        let root = Live.scratch("srt-out-lossy")
+        let receiver = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "warning",
+                                                     "-i", "srt://127.0.0.1:\(port)?mode=listener&passphrase=\(Self.passphrase)&latency=400000",
+                                                     "-c", "copy", "-f", "mpegts", "-y", root + "/received.ts"])
+        let path = try UDPImpairment(to: port, delay: 0.03, lossPercent: 5)
+        defer { path.stop() }
+        usleep(300_000)
+        let publisher = try Live.publish(source, to: input)
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
+        var options = Live.options(input: input, outputs: [], maxDuration: 3)
+        options.outputs = [OutputDescription(target: .network(url: Self.srtURL(port: path.port, streamID: "read:live/x") + "&latency=400"),
+                                             kind: .mpegts, name: "srt")]
+        let job = RunningJob(Self.engine, options)
+        let result = try #require(job.wait(seconds: 25), "the job did not end").get()
+        publisher.wait(seconds: 10)
+        #expect(receiver.wait(seconds: 15) == 0, "receiver: \(receiver.stderr)")
+        let link = try #require(result.progress.outputs.first?.srt, "no SRT link statistics")
+        // 30 ms each way: a round trip of 60 ms or more once smoothed (libsrt starts its estimate at 100 ms).
+        #expect(link.roundTripMilliseconds >= 50, "\(link)")
+        #expect(link.packetsLost > 0 && link.packetsRetransmitted >= link.packetsLost / 2 && link.packetsSent > 100,
+                "\(link); the path dropped \(path.dropped) datagrams")
+        let received = try Live.frames(root + "/received.ts", "v")
+        let published = try Live.frames(source, "v")
+        #expect(received.count >= 80 && published.containsContiguous(Array(received.dropLast(2))),
+                "received \(received.count) frames; not a run of the published ones, or too few")
     }
 }

@@ -104,6 +104,15 @@ struct AdminServerTests {
         #expect(bitrate[0] < bitrate[8])
         #expect(body.contains(">3000</text>") || body.contains(">3000.0</text>") || body.contains(">5000</text>"), "y axis tops out at a round number")
 
+        // An SRT output's link, once measured, is a column of its own.
+        #expect(!body.contains("SRT link"), "no output has a link yet")
+        try running.seeded.store.updateOutput(jobID: "cam42-restream", index: 0, update: OutputUpdate(srt: SRTLinkRecord(
+            roundTripMilliseconds: 63.4, sendMegabitsPerSecond: 2.25, packetsSent: 1200, packetsLost: 12, packetsRetransmitted: 13, packetsDropped: 0)))
+        let linked = try await running.get("/jobs/cam42-restream").body
+        #expect(linked.contains("<th>SRT link</th>"))
+        #expect(linked.contains("<td class=\"srt-link\">rtt 63.4 ms, 2.2 Mb/s, 1.00 % lost (12 of 1200), 13 retransmitted, 0 dropped</td>"), "\(linked)")
+        #expect(linked.contains("<td class=\"srt-link\"></td>"), "the file output's cell is empty")
+
         let missing = try await running.get("/jobs/no-such-job")
         #expect(missing.status == 404)
         #expect(missing.body.contains("no-such-job"))

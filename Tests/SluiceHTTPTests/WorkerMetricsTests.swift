@@ -87,4 +87,40 @@ import JobDocument
         metrics.broker(connected: false, generation: 3)
         #expect(values["sluice_broker_up"] == 0 && values["sluice_broker_connections_total"] == 3)
     }
+
+    @Test("an SRT output's link: round trip and rate as gauges labelled by job and output while it runs, gone with the job; packet counters counted once")
+    func srtLinks() throws {
+        let registry = MetricsRegistry()
+        let metrics = WorkerMetrics(factory: registry.factory)
+        var exposition: String { String(decoding: registry.exposition(), as: UTF8.self) }
+        var values: [String: Double] { samples(exposition) }
+        let seeded = try SeededStore()
+        let store = seeded.store
+        let spec = try JobSpec.parse(Data(#"{"id": "s1", "input": "a.mp4", "outputs": ["a.flv", "srt://x.example:9000?streamid=read:k"]}"#.utf8))
+        _ = try JobRunner(store: store, workerID: "w", paths: .trusted).receive(spec)
+        try store.startAttempt(id: "s1", workerID: "w")
+        metrics.transitioned(try #require(try store.job(id: "s1")), outputs: try store.outputs(jobID: "s1"))
+
+        func link(rtt: Double, sent: Int64, lost: Int64, retransmitted: Int64) -> MediaJobProgress {
+            var progress = snapshot([(100, 3), (1316 * sent, 3)], elapsed: 1, videoFrames: 3)
+            progress.outputs[1].srt = SRTLinkStatistics(roundTripMilliseconds: rtt, sendMegabitsPerSecond: 2.5, packetsSent: sent,
+                                                        packetsLost: lost, packetsRetransmitted: retransmitted)
+            return progress
+        }
+        metrics.progressed(spec, link(rtt: 41.5, sent: 500, lost: 10, retransmitted: 12))
+        #expect(values["sluice_srt_rtt_milliseconds{job=\"s1\",output=\"1\"}"] == 41.5)
+        #expect(values["sluice_srt_send_mbps{job=\"s1\",output=\"1\"}"] == 2.5)
+        #expect(values["sluice_srt_packets_sent_total"] == 500 && values["sluice_srt_packets_lost_total"] == 10)
+        // A later report adds what grew; a lagging one adds nothing.
+        metrics.progressed(spec, link(rtt: 38, sent: 900, lost: 15, retransmitted: 20))
+        metrics.progressed(spec, link(rtt: 38, sent: 800, lost: 12, retransmitted: 20))
+        #expect(values["sluice_srt_packets_sent_total"] == 900 && values["sluice_srt_packets_lost_total"] == 15)
+        #expect(values["sluice_srt_packets_retransmitted_total"] == 20 && values["sluice_srt_packets_dropped_total"] == 0)
+        #expect(values["sluice_srt_rtt_milliseconds{job=\"s1\",output=\"1\"}"] == 38)
+        #expect(!exposition.contains("output=\"0\""), "the FLV file has no link")
+
+        metrics.transitioned(try store.transition(id: "s1", to: .succeeded).job, outputs: try store.outputs(jobID: "s1"))
+        #expect(!exposition.contains("sluice_srt_rtt_milliseconds{"), "the gauges outlived the job: \(exposition)")
+        #expect(values["sluice_srt_packets_sent_total"] == 900)
+    }
 }

@@ -69,5 +69,13 @@ struct SRTJobTests {
         #expect(try FrameHashes.of(folder + "/received.ts", .video) == FrameHashes.of(source, .video), "the received video is not the file's")
         #expect(try FrameHashes.of(folder + "/received.ts", .audio) == FrameHashes.of(source, .audio), "the received audio is not the file's")
         #expect(!sluice.stderr.contains(Self.passphrase))
+        // The output's link as libsrt measured it, in the job's record and in `jobs show`.
+        let show = try Command.run(Command.sluiceBinary, ["jobs", "show", "--db", folder + "/jobs.sqlite", "srt-file"]).text
+        let line = try #require(show.split(separator: "\n").first { $0.contains("#0: rtt ") }, "no SRT link in: \(show)")
+        let sent = try #require(line.firstMatch(of: /of (\d+)\)/).flatMap { Int($0.1) }, "\(line)")
+        let bytes = try FileManager.default.attributesOfItem(atPath: folder + "/received.ts")[.size] as? Int ?? 0
+        // 1,316 bytes of TS per packet: at least every packet the receiver wrote was sent.
+        #expect(sent >= bytes / 1316 && sent > 100, "sent \(sent) packets for \(bytes) bytes received: \(line)")
+        #expect(line.contains("0.00 % lost (0 of"), "loopback loses nothing: \(line)")
     }
 }
