@@ -127,6 +127,29 @@ struct LiveHLSOutputTests {
         #expect(played.count >= 20, "\(played.count) frames in the last window")
         #expect(published.containsContiguous(played), "the last window is not a run of the published frames")
     }
+
+    @Test("a looping publisher (its audio overlaps at each loop) to HLS and .mp4: both outputs go on through three loops and decode without an error")
+    func loopingPublisher() throws {
+        let source = try Fixtures.live(seconds: 3)
+        let input = try TestRTMP.stream("hls-loop")
+        let harness = try JobHarness("hls-loop")
+        let publisher = try BackgroundProcess("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-stream_loop", "-1",
+                                                         "-i", source, "-c", "copy", "-f", "flv", input])
+        defer { publisher.end() }
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
+        let playlist = harness.path("loop/index.m3u8"), recording = harness.path("loop.mp4")
+        let outcome = try harness.run(json: """
+            {"id": "hls-loop", "input": {"url": "\(input)", "timeout_s": 5},
+             "outputs": [{"url": "\(playlist)", "segment_s": 1}, "\(recording)"], "max_duration_s": 10}
+            """)
+        _ = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
+        for output in [playlist, recording] {
+            let decode = try Command.run("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+            #expect(decode.stderr.isEmpty, "\(output): \(decode.stderr)")
+            let seconds = try Probe.frameCount(output, "v")
+            #expect(seconds >= 240, "\(output): \(seconds) frames of about 300")
+        }
+    }
 }
 
 /// Reads a playlist every 50 ms on a thread of its own until stopped, keeping each distinct version that parses.

@@ -11,6 +11,11 @@ public struct MP4TimestampConverter: Sendable, Equatable {
     public let frameDuration: UInt32?
     /// Where the previous sample ended, when `frameDuration` is known.
     public private(set) var predicted: Int64?
+    /// The previous sample's decode time.
+    public private(set) var previous: Int64?
+    /// Samples that would have started at or before the previous one (an input whose frames overlap, such as a
+    /// looping publisher's audio at the loop), moved one tick past it: a track's decode times must increase.
+    public private(set) var overlapsRepaired = 0
 
     /// A converter into `timescale`; `frameDuration` (e.g. `MP4Track.constantSampleDuration`) turns on the
     /// back-to-back rule.
@@ -44,10 +49,20 @@ public struct MP4TimestampConverter: Sendable, Equatable {
         // One millisecond of ticks, rounded up, is the uncertainty of a rounded millisecond timestamp.
         let tolerance = (Int64(timescale) + 999) / 1000
         if let predicted, abs(predicted.subtractingSaturating(exact)) <= tolerance { time = predicted }
+        // The previous sample may have been moved up to `tolerance` later, or the input's frames overlap: the decode
+        // time still goes forward, and playback stays in sync with the input (a later sample snaps back to its time).
+        if let previous, time <= previous {
+            time = previous.addingSaturating(1)
+            overlapsRepaired += 1
+        }
+        previous = time
         predicted = frameDuration.map { time.addingSaturating(Int64($0)) }
         return time
     }
 
     /// Forgets the previous sample (a new timeline).
-    public mutating func reset() { predicted = nil }
+    public mutating func reset() {
+        predicted = nil
+        previous = nil
+    }
 }

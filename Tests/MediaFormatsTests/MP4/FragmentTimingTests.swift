@@ -80,6 +80,24 @@ import Testing
         #expect(MP4TimestampConverter(timescale: 44_100).ticks(milliseconds: 23) == 1014)
     }
 
+    @Test("overlapping audio frames (a looping publisher) keep decode times increasing, counted, and the track snaps back to the input's times")
+    func timestampConverterRepairsOverlaps() {
+        var converter = MP4TimestampConverter(timescale: 48_000, frameDuration: 1024)
+        // 21.33 ms frames rounded to 0, 21, 43 ms; the next one restarts 1 ms before the last (the loop point).
+        #expect([0, 21, 43, 42].map { converter.decodeTime(milliseconds: $0) } == [0, 1024, 2048, 2049])
+        #expect(converter.overlapsRepaired == 1)
+        // The one after follows on from the repaired frame (within a millisecond of it ending), and the input's own
+        // later times are kept: no lasting shift.
+        #expect(converter.decodeTime(milliseconds: 64) == 3073)
+        #expect(converter.decodeTime(milliseconds: 1000) == 48_000)
+        // Within the rounding, a frame moved later by the back-to-back rule never lets the next one start before it.
+        var snapped = MP4TimestampConverter(timescale: 48_000, frameDuration: 1024)
+        let times = [0, 22, 43, 44].map { snapped.decodeTime(milliseconds: $0) }
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(times)")
+        converter.reset()
+        #expect(converter.decodeTime(milliseconds: 5) == 240 && converter.overlapsRepaired == 1)
+    }
+
     @Test func fragmenterCutsAtVideoKeyframesAndSplitsAudioAtTheCut() throws {
         var fragmenter = try MP4Fragmenter(tracks: [MP4Fixtures.avc, MP4Fixtures.opus()])
         var fragments: [[UInt8]] = []
