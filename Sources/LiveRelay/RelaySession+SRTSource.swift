@@ -26,7 +26,7 @@ extension RelaySession {
         guard case let .srtPull(url) = source, !ending else { return }
         let generation = beginPullConnection()
         srt.edge = TSToFLVConverter()
-        SRTConnection.connect(to: url, timeout: .milliseconds(Int(networkTimeout * 1000))) { [self] result in
+        SRTConnection.connect(to: url, timeout: .milliseconds(Int(networkTimeout * 1000)), timestampBasedDelivery: false) { [self] result in
             loop.execute { [self] in
                 switch result {
                 case let .success(connection):

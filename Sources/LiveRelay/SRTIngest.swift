@@ -76,6 +76,8 @@ final class SRTIngestRegistry: @unchecked Sendable {
         do {
             let listener = try SRTListener(
                 host: url.host, port: url.port, latencyMilliseconds: url.latencyMilliseconds,
+                // A relay's input goes on as soon as it is in order: its outputs pace it (no TsbPd thread per publisher).
+                timestampBasedDelivery: false,
                 admit: { [self] streamID, peer in admit(key: key, streamID: streamID, peer: peer) },
                 onAccept: { [self] connection, streamID in accepted(key: key, connection: connection, streamID: streamID) },
                 onRefused: { [report] peer, reason in report("SRT publisher from \(peer) refused on \(key): \(reason)") })

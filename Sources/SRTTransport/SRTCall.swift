@@ -54,6 +54,9 @@ enum SRTSocketOption {
     case connectTimeout(Int)
     /// SRTO_REUSEADDR: whether a bind may join an existing multiplexer of the same address.
     case reuseAddress(Bool)
+    /// SRTO_TSBPDMODE: whether received messages are held until their send time plus the latency (true), or handed
+    /// over as soon as they are complete and in order (false; no TsbPd thread, no too-late drop).
+    case timestampBasedDelivery(Bool)
 
     var name: String {
         switch self {
@@ -67,6 +70,7 @@ enum SRTSocketOption {
         case .receiveBlocks: return "SRTO_RCVSYN"
         case .connectTimeout: return "SRTO_CONNTIMEO"
         case .reuseAddress: return "SRTO_REUSEADDR"
+        case .timestampBasedDelivery: return "SRTO_TSBPDMODE"
         }
     }
 
@@ -82,6 +86,7 @@ enum SRTSocketOption {
         case .receiveBlocks: return SRTO_RCVSYN
         case .connectTimeout: return SRTO_CONNTIMEO
         case .reuseAddress: return SRTO_REUSEADDR
+        case .timestampBasedDelivery: return SRTO_TSBPDMODE
         }
     }
 
@@ -91,7 +96,7 @@ enum SRTSocketOption {
         case .liveTransport: return Int32(SRTT_LIVE.rawValue)
         case let .payloadSize(value), let .latency(value), let .keyLength(value), let .connectTimeout(value):
             return Int32(clamping: value)
-        case let .sendBlocks(flag), let .receiveBlocks(flag), let .reuseAddress(flag):
+        case let .sendBlocks(flag), let .receiveBlocks(flag), let .reuseAddress(flag), let .timestampBasedDelivery(flag):
             return flag ? 1 : 0
         case .streamID, .passphrase:
             return nil

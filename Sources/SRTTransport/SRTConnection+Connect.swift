@@ -15,8 +15,11 @@ extension SRTConnection {
     ///   - url: a caller-mode URL (streamid, passphrase, pbkeylen and latency are applied).
     ///   - localPort: a local port of its own for this caller; nil shares the process's caller port.
     ///   - timeout: the handshake's deadline (SRTO_CONNTIMEO).
+    ///   - timestampBasedDelivery: for a connection that receives: false hands messages over as soon as they are
+    ///     complete and in order, true holds each until its send time plus the latency (SRTO_TSBPDMODE).
     ///   - completion: on `sluice-srt`, exactly once (on the calling thread only if libsrt cannot start at all).
     public static func connect(to url: SRTURL, localPort: UInt16? = nil, timeout: Duration = defaultConnectTimeout,
+                               timestampBasedDelivery: Bool = true,
                                completion: @escaping @Sendable (Result<SRTConnection, SRTError>) -> Void) {
         let runtime: SRTRuntime
         do {
@@ -33,14 +36,16 @@ extension SRTConnection {
             return
         }
         if let address = SRTSocketAddress(literal: url.host, port: url.port) {
-            begin(url: url, address: address, localPort: localPort, timeout: timeout, runtime: runtime, completion: completion)
+            begin(url: url, address: address, localPort: localPort, timeout: timeout, timestampBasedDelivery: timestampBasedDelivery,
+                  runtime: runtime, completion: completion)
             return
         }
         // The resolver blocks, so it runs on a short thread of its own, never on the caller's (maybe a loop).
         let thread = Thread {
             do throws(SRTError) {
                 let address = try SRTSocketAddress.resolve(url.host, port: url.port)
-                begin(url: url, address: address, localPort: localPort, timeout: timeout, runtime: runtime, completion: completion)
+                begin(url: url, address: address, localPort: localPort, timeout: timeout, timestampBasedDelivery: timestampBasedDelivery,
+                      runtime: runtime, completion: completion)
             } catch {
                 runtime.loop.post(owner: nil) { completion(.failure(error)) }
             }
@@ -50,7 +55,7 @@ extension SRTConnection {
     }
 
     private static func begin(url: SRTURL, address: SRTSocketAddress, localPort: UInt16?, timeout: Duration,
-                              runtime: SRTRuntime, completion: @escaping @Sendable (Result<SRTConnection, SRTError>) -> Void) {
+                              timestampBasedDelivery: Bool, runtime: SRTRuntime, completion: @escaping @Sendable (Result<SRTConnection, SRTError>) -> Void) {
         let loop = runtime.loop
         do throws(SRTError) {
             let socket = try srtCall("srt_create_socket", srt_create_socket())
@@ -59,6 +64,7 @@ extension SRTConnection {
             var options: [SRTSocketOption] = [
                 .liveTransport, .payloadSize(messageSize), .latency(url.latencyMilliseconds), .sendBlocks(false),
                 .receiveBlocks(false), .reuseAddress(true), .connectTimeout(Self.milliseconds(timeout)),
+                .timestampBasedDelivery(timestampBasedDelivery),
             ]
             if let streamID = url.streamID { options.append(.streamID(streamID)) }
             if let passphrase = url.passphrase { options.append(.passphrase(passphrase)) }

@@ -21,11 +21,13 @@ public final class SRTListener: Sendable {
     ///   - port: the UDP port; 0 for an ephemeral one (`boundPort`).
     ///   - latencyMilliseconds: the receiver latency accepted connections ask for (SRTO_LATENCY).
     ///   - backlog: handshakes completed but not yet accepted by the loop.
+    ///   - timestampBasedDelivery: false hands received messages over as soon as they are complete and in order
+    ///     (a relay's input: its outputs pace it), true holds each until its send time plus the latency (SRTO_TSBPDMODE).
     ///   - admit: decides each handshake from `(streamID, peer)`; on libsrt's receive thread.
     ///   - onAccept: an admitted connection, not yet started, and its streamid; on `sluice-srt`.
     ///   - onRefused: `(peer, reason)` for every refused handshake; on `sluice-srt`.
     public init(host: String = "0.0.0.0", port: UInt16, latencyMilliseconds: Int = SRTURL.defaultLatencyMilliseconds,
-                backlog: Int = 64,
+                backlog: Int = 64, timestampBasedDelivery: Bool = true,
                 admit: @escaping @Sendable (_ streamID: String, _ peer: String) -> SRTAdmission,
                 onAccept: @escaping @Sendable (SRTConnection, _ streamID: String) -> Void,
                 onRefused: @escaping @Sendable (_ peer: String, _ reason: String) -> Void) throws(SRTError) {
@@ -39,7 +41,7 @@ public final class SRTListener: Sendable {
         let socket = try srtCall("srt_create_socket", srt_create_socket())
         do {
             for option: SRTSocketOption in [.liveTransport, .payloadSize(SRTConnection.messageSize), .latency(latencyMilliseconds),
-                                            .sendBlocks(false), .receiveBlocks(false)] {
+                                            .sendBlocks(false), .receiveBlocks(false), .timestampBasedDelivery(timestampBasedDelivery)] {
                 try option.set(on: socket)
             }
             try address.withSocketAddress { (pointer, length) throws(SRTError) in
