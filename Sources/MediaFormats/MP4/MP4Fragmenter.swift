@@ -37,7 +37,8 @@ public struct MP4Fragmenter: Sendable {
             throw MediaFormatError.invalid(structure: "moof", reason: "no track at index \(track)")
         }
         try add(sample, track: track)
-        guard track == leadingTrack, policy.startsFragment(decodeTime: sample.decodeTime, isSync: sample.isSync) else {
+        let presented = sample.decodeTime.addingSaturating(Int64(sample.compositionOffset))
+        guard track == leadingTrack, policy.startsFragment(at: presented, isSync: sample.isSync) else {
             return nil
         }
         return try cut(before: sample.decodeTime, segmentType: writesSegmentType)
