@@ -45,12 +45,15 @@ final class HLSMultivariantOutput: @unchecked Sendable {
         settings.variants.firstIndex { $0.output == output }
     }
 
+    /// A container's millisecond time base can pass for 1000 fps: such a rate is left out rather than listed.
+    static let plausibleFrameRates = 1.0...240.0
+
     /// Variant `index`'s stream, from the tracks of its init segment; `frameRate` as its configuration gives it.
     func describe(_ index: Int, tracks: [MP4Track], frameRate: Double?) throws {
         let video = tracks.first(where: \.isVideo)
         let facts = HLSMultivariantSchedule.StreamFacts(
             codecs: tracks.map(CodecString.track), width: video?.width, height: video?.height,
-            frameRate: video == nil ? nil : frameRate.flatMap { $0.isFinite && $0 > 0 ? $0 : nil })
+            frameRate: video == nil ? nil : frameRate.flatMap { Self.plausibleFrameRates.contains($0) ? $0 : nil })
         try update { $0.describe(index, facts) }
     }
 
