@@ -101,9 +101,10 @@ enum MultivariantChecks {
             let bandwidth = Double(variant.attributes["BANDWIDTH"] ?? "") ?? 0
             let average = Double(variant.attributes["AVERAGE-BANDWIDTH"] ?? "") ?? 0
             let rates = segments.sizes.filter { $0.duration >= 1 }.map { Double($0.bytes) * 8 / $0.duration }
-            #expect(!rates.isEmpty && rates.allSatisfy { $0 <= bandwidth + 1 }, "\(variant.uri): BANDWIDTH \(bandwidth), segments \(rates)")
+            // EXTINF durations are printed to the microsecond: the rates read back agree to a few parts per million.
+            #expect(!rates.isEmpty && rates.allSatisfy { $0 <= bandwidth * 1.0001 }, "\(variant.uri): BANDWIDTH \(bandwidth), segments \(rates)")
             let total = Double(segments.sizes.map(\.bytes).reduce(0, +)) * 8 / segments.sizes.map(\.duration).reduce(0, +)
-            #expect(abs(total - average) <= 2, "\(variant.uri): AVERAGE-BANDWIDTH \(average), measured \(total)")
+            #expect(abs(total - average) <= average * 0.0001 + 1, "\(variant.uri): AVERAGE-BANDWIDTH \(average), measured \(total)")
             #expect(try Probe.decodeErrors(media).isEmpty, "\(variant.uri) does not decode cleanly")
         }
         // Aligned: segment i of every rendition starts at the same timestamp.
