@@ -51,6 +51,7 @@ public enum JobLimits {
     public static let outputURL = TextLimit(path: "outputs[].url", maxLength: 4096)
     public static let device = TextLimit(path: "video.device", maxLength: 4096)
     public static let slate = TextLimit(path: "fallback.slate", maxLength: 4096)
+    public static let hlsMultivariant = TextLimit(path: "hls_multivariant", maxLength: 4096)
 
     // Numbers.
     /// An hour without data is as long as any live source may stall; 0.1 s is below any network's round trip.
@@ -95,6 +96,8 @@ public enum JobLimits {
     /// Low-Latency HLS part length: under 0.2 s the playlist and request rate grow past what a part saves, and over
     /// 1 s a part is no shorter than the shortest segment.
     public static let part = NumberLimit("outputs[].part_s", 0.2...1, unit: "seconds")
+    /// HLS outputs a multivariant playlist lists: fewer than two is no choice for a player to make.
+    public static let minMultivariantVariants = 2
     /// `segment_s` must be this close to a whole number (at least 2) of `part_s`, so segments hold whole parts.
     public static let partsPerSegmentSlack = 0.1
     public static let minPartsPerSegment = 2.0
@@ -105,7 +108,7 @@ public enum JobLimits {
         maxDuration, priority, maxAttempts, reconnectAttempts, reconnectInitialDelay, reconnectMaxDelay,
         fallbackAfter, fallbackMax, segment, window, part, retain, retainBytes,
     ]
-    public static let texts: [TextLimit] = [id, inputURL, device, outputURL, slate]
+    public static let texts: [TextLimit] = [id, inputURL, device, outputURL, slate, hlsMultivariant]
 
     /// A number as messages show it: whole numbers without a fraction, others in Swift's shortest form (1e+20).
     public static func format(_ value: Double) -> String {

@@ -53,6 +53,10 @@ public enum JobSchema {
                         ]),
                     ]]),
                 ]),
+                "hls_multivariant": .object([
+                    "type": "string", "maxLength": .number(Double(JobLimits.hlsMultivariant.maxLength)), "pattern": "\\.[Mm]3[Uu]8$",
+                    "description": "A multivariant playlist listing the job's HLS outputs (at least two) as variants, each by its URI relative to this file's folder, which holds every one of them. BANDWIDTH and AVERAGE-BANDWIDTH are measured from the segments written, RESOLUTION, CODECS and FRAME-RATE read from the streams as encoded. It is written once every variant has a segment, and again when a measured peak rises past what it lists.",
+                ]),
                 "max_duration_s": number(JobLimits.maxDuration, default: 0, "0: until the input ends."),
                 "priority": number(JobLimits.priority, default: 0),
                 "max_attempts": number(JobLimits.maxAttempts, default: .number(Double(JobSpec.defaultMaxAttempts))),

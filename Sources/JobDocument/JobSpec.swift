@@ -20,6 +20,8 @@ public struct JobSpec: Sendable, Equatable {
     public var reconnect = ReconnectSpec()
     /// Keep the outputs fed with a slate through an input outage; nil: outputs wait (and `input.timeout_s` ends the job).
     public var fallback: FallbackSpec?
+    /// The path of the multivariant playlist listing the job's HLS outputs as variants (`hls_multivariant`); nil: none.
+    public var hlsMultivariant: String?
 
     public static let idPattern = "[A-Za-z0-9._:-]{1,\(JobLimits.id.maxLength)}"
 

@@ -64,7 +64,9 @@ struct SpecValidator {
         let maxAttempts = fields.integer(JobLimits.maxAttempts, into: &self) ?? JobSpec.defaultMaxAttempts
         let reconnect = reconnectSpec(fields.take("reconnect"))
         let fallback = fallbackSpec(fields.take("fallback"), input: input)
+        let multivariant = fields.string("hls_multivariant", required: false, limit: JobLimits.hlsMultivariant, into: &self)
         fields.reportUnknown(into: &self)
+        if let multivariant { checkMultivariant(multivariant, outputs: outputs) }
 
         for (index, output) in outputs.enumerated() {
             let path = "outputs[\(index)]"
@@ -109,7 +111,8 @@ struct SpecValidator {
         return JobSpec(
             id: id, input: input, video: video, audio: audio, outputs: outputs,
             maxDurationSeconds: maxDuration, priority: priority, maxAttempts: maxAttempts,
-            document: document, redactedDocument: JobSpec.redact(document), reconnect: reconnect, fallback: fallback
+            document: document, redactedDocument: JobSpec.redact(document), reconnect: reconnect, fallback: fallback,
+            hlsMultivariant: multivariant
         )
     }
 

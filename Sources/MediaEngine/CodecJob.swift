@@ -59,7 +59,14 @@ public final class CodecJob: @unchecked Sendable {
         defer { liveInput?.close() }
         var session = try CodecSession(input: input, options: options, interrupter: interrupter)
         if let selection = session.encoderSelection { encoderSelected(selection) }
-        let outputs = try session.openOutputs()
+        let multivariant = try session.openMultivariant()
+        let outputs: [any JobOutput]
+        do {
+            outputs = try session.openOutputs(multivariant: multivariant)
+        } catch {
+            multivariant?.discard()
+            throw error
+        }
         var lastReport = started
         var result = MediaJobResult(progress: MediaJobProgress())
         do {
@@ -75,10 +82,12 @@ public final class CodecJob: @unchecked Sendable {
             }
         } catch {
             for output in outputs { _ = output.close(commit: false) }
+            multivariant?.discard()
             throw error
         }
         if session.cancelled && discardsOutputsOnCancel() {
             for output in outputs { _ = output.close(commit: false) }
+            multivariant?.discard()
             result.progress = session.progress
             result.progress.elapsed = Double(Interrupter.now() - started) / 1e9
             result.progress.outputs = outputs.map(\.progress)
@@ -105,6 +114,10 @@ public final class CodecJob: @unchecked Sendable {
            let empty = outputs.first(where: { !$0.isNetwork && $0.progress.packets == 0 }) {
             failure = MediaJobError.emptyOutput(index: empty.index, name: empty.name)
         }
+        // The multivariant playlist's last version measures every segment, so it is written once the sinks are done.
+        if failure == nil, let multivariant {
+            do { try multivariant.finish() } catch { failure = MediaJobError.multivariantPlaylist(name: multivariant.name, error) }
+        }
         if failure == nil {
             // Every output renamed, then each folder synced once (docs/ARCHITECTURE.md §7: durable before `succeeded`).
             var renamed: [(output: any JobOutput, file: OutputFile)] = []
@@ -116,13 +129,24 @@ public final class CodecJob: @unchecked Sendable {
                     break
                 }
             }
+            // Published after the media playlists it lists.
+            var playlist: OutputFile?
+            if failure == nil, let multivariant {
+                do { playlist = try multivariant.file.rename() } catch {
+                    failure = MediaJobError.multivariantPlaylist(name: multivariant.name, error)
+                }
+            }
             // The renamed ones are synced even after a failure: what is in place is there for good.
             if let (index, error) = OutputFile.syncFolders(of: renamed.map(\.file)), failure == nil {
                 failure = MediaJobError.output(index: renamed[index].output.index, name: renamed[index].output.name, error)
             }
+            if let playlist, failure == nil {
+                do { try playlist.syncFolder() } catch { failure = MediaJobError.multivariantPlaylist(name: multivariant?.name ?? "", error) }
+            }
         }
         if let failure {
             for output in outputs { output.discard() }
+            multivariant?.discard()
             throw failure
         }
         result.progress = session.progress

@@ -6,8 +6,24 @@ import MediaJob
 /// The session's outputs at start-up: an RTMP or SRT output is published by the relay engine, a file output gets the sink of
 /// its format on an output worker, each with its rendition's configuration; a failure closes what was opened.
 extension CodecSession {
+    /// The job's multivariant playlist (its temporary file created), when it has one.
+    func openMultivariant() throws -> HLSMultivariantOutput? {
+        guard let settings = options.multivariant else { return nil }
+        let variants = settings.variants.compactMap { options.outputs.indices.contains($0.output) ? options.outputs[$0.output].hls : nil }
+        // The media playlists print version 6 (EXT-X-MAP), 9 when Low-Latency parts offer delta updates.
+        let lowLatency = variants.contains { $0.partSeconds != nil && !$0.isVOD }
+        let target = variants.map { Int($0.segmentSeconds.rounded(.up)) }.max() ?? 1
+        do {
+            return try HLSMultivariantOutput(settings: settings, root: options.fileRoots?.output, owner: options.partOwner,
+                                             targetDuration: target, version: lowLatency ? 9 : 6, live: options.liveInput)
+        } catch {
+            throw MediaJobError.multivariantPlaylist(name: settings.name, error)
+        }
+    }
+
     /// Opens every output's target and sink, then starts them. A failure closes what was opened.
-    func openOutputs() throws -> [any JobOutput] {
+    /// - Parameter multivariant: the multivariant playlist the HLS outputs it lists report to.
+    func openOutputs(multivariant: HLSMultivariantOutput? = nil) throws -> [any JobOutput] {
         var workers: [any JobOutput] = []
         do {
             for (index, description) in options.outputs.enumerated() {
@@ -24,7 +40,9 @@ extension CodecSession {
                 }
                 let sink: any PacketSink
                 do {
-                    sink = try makeSink(description, index: index, video: videoConfiguration(ofOutput: index), audio: audioConfiguration(ofOutput: index))
+                    let variant = multivariant.flatMap { playlist in playlist.variant(ofOutput: index).map { (playlist: playlist, index: $0) } }
+                    sink = try makeSink(description, index: index, video: videoConfiguration(ofOutput: index), audio: audioConfiguration(ofOutput: index),
+                                        variant: variant)
                 } catch {
                     throw MediaJobError.openOutput(index: index, name: description.name, error)
                 }
@@ -69,7 +87,8 @@ extension CodecSession {
     }
 
     func makeSink(_ description: OutputDescription, index: Int, video videoConfiguration: VideoConfiguration?,
-                  audio audioConfiguration: AudioConfiguration?) throws -> any PacketSink {
+                  audio audioConfiguration: AudioConfiguration?,
+                  variant: (playlist: HLSMultivariantOutput, index: Int)? = nil) throws -> any PacketSink {
         let name = description.name
         let root = options.fileRoots?.output, owner = options.partOwner
         let eitherStream = videoConfiguration != nil || audioConfiguration != nil
@@ -91,7 +110,7 @@ extension CodecSession {
                 options.jobID.map { (registry: registry, key: LivePlaylistKey(jobID: $0, output: index)) }
             }
             make = { try HLSSink(file: $0, name: name, root: root, owner: owner, settings: settings,
-                                 video: videoConfiguration, audio: audioConfiguration, live: live) }
+                                 video: videoConfiguration, audio: audioConfiguration, live: live, variant: variant) }
         case .flv, .mp4, .mpegts, .hls:
             throw OutputError.missingStream(output: name, kind: "audio or video")
         case .annexB:

@@ -69,6 +69,9 @@ struct FragmentedMP4Stream {
         if case let .annexB(extradata) = video?.bitstream { annexBToAVCC = try AnnexBToAVCCConverter(extradata: extradata) }
     }
 
+    /// The tracks of the init segment, video first; empty until it is made.
+    var tracks: [MP4Track] { fragmenter?.writer.tracks ?? [] }
+
     /// The init segment (`ftyp` + `moov`), once every track's configuration is known; nil before, and after it was
     /// returned once.
     mutating func initSegment() throws -> [UInt8]? {
@@ -140,7 +143,7 @@ struct FragmentedMP4Stream {
             try fragmenter.add(sample, track: track)
             if track == leadingTrack {
                 if !started[track] { fragmentStart = decodeTime }
-                for cut in parts.cuts(decodeTime: decodeTime, isSync: isSync) {
+                for cut in parts.cuts(decodeTime: decodeTime, presentationTime: decodeTime.addingSaturating(offset), isSync: isSync) {
                     guard let bytes = try fragmenter.cut(before: cut.before, segmentType: startsSegment) else { continue }
                     var fragment = closedFragment(bytes, end: cut.before)
                     (fragment.independent, fragment.endsSegment) = (cut.independent, cut.endsSegment)

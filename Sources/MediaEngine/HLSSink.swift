@@ -13,6 +13,9 @@ import MediaJob
 /// (`index-00012.3.m4s`, one fMP4 fragment each, `HLSPartBoundaryPolicy`), and the playlist is replaced after every
 /// part. Every playlist written is also published to the job's `LivePlaylistRegistry`, which the worker's HTTP
 /// server serves with blocking reload.
+///
+/// A variant of the job's multivariant playlist tells it what its stream is once its init segment is written, and
+/// every segment once its own playlist names it (`HLSMultivariantOutput`).
 final class HLSSink: PacketSink {
     let file: FileWriter
     let wantsVideo: Bool
@@ -28,6 +31,8 @@ final class HLSSink: PacketSink {
     private let root: String?
     private let owner: PartOwner?
     private let live: (registry: LivePlaylistRegistry, key: LivePlaylistKey)?
+    private let variant: (playlist: HLSMultivariantOutput, index: Int)?
+    private let frameRate: Double?
     private var sequence = 0
     private var segmentBytes: Int64 = 0
     /// Low-Latency HLS: the segment being written, part by part, and its next part's index.
@@ -39,11 +44,16 @@ final class HLSSink: PacketSink {
     /// A live playlist was published under the output's name before its end.
     private var publishedPlaylist = false
 
-    /// - Parameter live: where to publish each playlist for the HTTP server (live inputs only), and under which key.
+    /// - Parameters:
+    ///   - live: where to publish each playlist for the HTTP server (live inputs only), and under which key.
+    ///   - variant: the multivariant playlist listing this output, and its index there.
     init(file: FileWriter, name: String, root: String?, owner: PartOwner?, settings: HLSSettings,
          video: VideoConfiguration?, audio: AudioConfiguration?,
-         live: (registry: LivePlaylistRegistry, key: LivePlaylistKey)? = nil) throws {
+         live: (registry: LivePlaylistRegistry, key: LivePlaylistKey)? = nil,
+         variant: (playlist: HLSMultivariantOutput, index: Int)? = nil) throws {
         self.file = file
+        self.variant = variant
+        frameRate = video?.frameRate
         self.name = name
         self.settings = settings
         self.root = root
@@ -72,13 +82,19 @@ final class HLSSink: PacketSink {
     }
 
     func open() throws {
-        if let initSegment = try stream.initSegment() { try publish(initSegment, as: stem + "-init.mp4") }
+        if let initSegment = try stream.initSegment() { try publishInit(initSegment) }
     }
 
     func write(_ packet: MediaPacket) throws {
         let (initSegment, fragments) = try stream.append(packet)
-        if let initSegment { try publish(initSegment, as: stem + "-init.mp4") }
+        if let initSegment { try publishInit(initSegment) }
         for fragment in fragments { try add(fragment) }
+    }
+
+    /// The init segment, then the stream's facts to the multivariant playlist: its tracks are what was written.
+    private func publishInit(_ bytes: [UInt8]) throws {
+        try publish(bytes, as: stem + "-init.mp4")
+        if let variant { try variant.playlist.describe(variant.index, tracks: stream.tracks, frameRate: frameRate) }
     }
 
     func finish() throws {
@@ -139,8 +155,9 @@ final class HLSSink: PacketSink {
         segmentBytes += Int64(bytes.count)
         let hint = settings.partSeconds == nil ? nil : partURI(sequence, 0)
         let update = try window.appendSegment(HLSMediaSegment(duration: duration, uri: uri, parts: parts), nextPartURI: hint)
-        guard !settings.isVOD else { return }
-        try publishPlaylist(update)
+        if !settings.isVOD { try publishPlaylist(update) }
+        // Only once this output's playlist names the segment may the multivariant playlist list the variant.
+        if let variant { try variant.playlist.record(variant.index, bytes: bytes.count, duration: duration) }
     }
 
     /// The playlist names a segment or part only once its bytes are on disk, and is replaced whole.

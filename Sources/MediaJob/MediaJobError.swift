@@ -22,6 +22,8 @@ public enum MediaJobError: Error, Sendable, CustomStringConvertible {
     case allOutputsFailed(name: String, lastError: String?)
     case publisherRefused(name: String, PublisherRefusal)
     case emptyOutput(index: Int, name: String)
+    /// The job's multivariant playlist (`hls_multivariant`) could not be written or published.
+    case multivariantPlaylist(name: String, any Error)
     /// The relay engine could not take or keep its input (a listener that cannot bind, a key another job holds).
     case liveInput(name: String, reason: String)
 
@@ -52,6 +54,9 @@ public enum MediaJobError: Error, Sendable, CustomStringConvertible {
         case let .emptyOutput(index, name):
             return "output \(index) (\(name)) received no packets: the input ended before any of its stream reached it"
         case let .liveInput(name, reason): return "live input \(name): \(reason)"
+        case let .multivariantPlaylist(name, error):
+            if MediaJobError.isNoSpace(error) { return "multivariant playlist \(name): no space left on device" }
+            return "multivariant playlist \(name) failed: \(MediaJobError.describe(error))"
         }
     }
 
@@ -62,7 +67,7 @@ public enum MediaJobError: Error, Sendable, CustomStringConvertible {
         if let error = error as? FileAccessError { return error.code == ENOSPC || error.code == EDQUOT }
         if let error = error as? MediaJobError {
             switch error {
-            case let .output(_, _, inner), let .openOutput(_, _, inner): return isNoSpace(inner)
+            case let .output(_, _, inner), let .openOutput(_, _, inner), let .multivariantPlaylist(_, inner): return isNoSpace(inner)
             default: return false
             }
         }

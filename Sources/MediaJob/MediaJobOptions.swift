@@ -37,6 +37,33 @@ public struct HLSSettings: Sendable, Equatable {
     }
 }
 
+/// A multivariant playlist over a job's HLS outputs (`hls_multivariant`, docs/JOBS.md "A ladder in HLS").
+public struct HLSMultivariantSettings: Sendable, Equatable {
+    /// One variant: an HLS output and its media playlist's URI relative to the multivariant playlist's folder.
+    public struct Variant: Sendable, Equatable {
+        public var output: Int
+        public var uri: String
+
+        public init(output: Int, uri: String) {
+            self.output = output
+            self.uri = uri
+        }
+    }
+
+    /// Where the playlist is written.
+    public var path: String
+    /// How messages name it (the path as the job gave it).
+    public var name: String
+    /// The HLS outputs it lists, in the job's order.
+    public var variants: [Variant]
+
+    public init(path: String, name: String, variants: [Variant]) {
+        self.path = path
+        self.name = name
+        self.variants = variants
+    }
+}
+
 /// One output of a job.
 public struct OutputDescription: Sendable, Equatable {
     public var target: OutputTarget
@@ -116,6 +143,8 @@ public struct MediaJobOptions: Sendable {
     public var jobID: String?
     /// Where segmented outputs report their segments (`JobCallbacks.segment`), on their own threads.
     public var segmentReports: (@Sendable (SegmentReport) -> Void)?
+    /// The multivariant playlist listing HLS outputs as variants; nil: none.
+    public var multivariant: HLSMultivariantSettings?
 
     /// A live input that waits for a publisher (the shared ingest listener) instead of pulling.
     public var listens: Bool { inputOptions["listen"] == "1" }

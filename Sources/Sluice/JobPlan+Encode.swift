@@ -4,8 +4,9 @@ import JobDocument
 
 /// A job's `video` / `audio` objects as the job's stream handling (the job document: docs/ARCHITECTURE.md §8).
 extension JobPlan {
-    /// `live` inputs (RTMP pull or listen) get libx264's zero-latency tuning.
-    static func videoHandling(_ spec: VideoSpec, live: Bool) -> StreamHandling<VideoEncodeSettings> {
+    /// `live` inputs (RTMP pull or listen) get libx264's zero-latency tuning; `followsInputKeyframes` puts keyframes
+    /// where the input has them (the rungs of an aligned HLS ladder) instead of every `gop_s`.
+    static func videoHandling(_ spec: VideoSpec, live: Bool, followsInputKeyframes: Bool = false) -> StreamHandling<VideoEncodeSettings> {
         switch spec.mode {
         case .copy: return .copy
         case .drop: return .drop
@@ -24,6 +25,7 @@ extension JobPlan {
             settings.gopSeconds = spec.gopSeconds ?? VideoEncodeSettings.defaultGOPSeconds
             settings.profile = spec.profile
             settings.live = live
+            settings.keyframesFollowInput = followsInputKeyframes
             return .encode(settings)
         }
     }

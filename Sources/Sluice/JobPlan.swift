@@ -64,11 +64,12 @@ public struct JobPlan: Sendable {
             options.fallback = try JobPlan.fallback(fallback, paths: paths)
         }
         let live = spec.input.isNetwork || spec.input.listen
-        options.video = JobPlan.videoHandling(spec.video, live: live)
+        let aligned = JobPlan.keyframeAlignedVideo(spec, live: live)
+        options.video = JobPlan.videoHandling(spec.video, live: live, followsInputKeyframes: aligned.contains(spec.video))
         options.audio = JobPlan.audioHandling(spec.audio)
         for output in spec.outputs {
             // An output's own rendition replaces the job's for it.
-            let video = output.video.map { JobPlan.videoHandling($0, live: live) }
+            let video = output.video.map { JobPlan.videoHandling($0, live: live, followsInputKeyframes: aligned.contains($0)) }
             let audio = output.audio.map { JobPlan.audioHandling($0) }
             let kind: OutputKind
             switch output.format {
@@ -93,6 +94,9 @@ public struct JobPlan: Sendable {
                                                          video: video, audio: audio, hls: hls,
                                                          segments: try JobPlan.segmentSettings(output, path: path)))
             }
+        }
+        if let multivariant = spec.hlsMultivariant {
+            options.multivariant = try JobPlan.multivariant(multivariant, outputs: options.outputs, paths: paths)
         }
         self.options = options
     }

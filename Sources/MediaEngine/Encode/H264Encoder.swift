@@ -52,6 +52,8 @@ final class H264Encoder {
         surface = nil
         var options = ["preset": "veryfast", "sc_threshold": "0"]
         if settings.live { options["tune"] = "zerolatency" }
+        // A picture marked I (the input's keyframe) becomes an IDR, so every rung's segment starts decodable.
+        if settings.keyframesFollowInput { options["forced-idr"] = "1" }
         if let level = settings.level { options["level"] = level }
         if let profile = settings.profile {
             // x264's baseline is already constrained baseline (no FMO/ASO); it has no separate name for it.
@@ -116,7 +118,8 @@ final class H264Encoder {
         context.pointee.time_base = AVRational(num: rate.den, den: rate.num)
         context.pointee.framerate = rate
         context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        let gop = H264Encoder.gopFrames(seconds: settings.gopSeconds, rate: rate)
+        // Following the input, the encoder places no keyframe of its own: only the pictures marked I are.
+        let gop = settings.keyframesFollowInput ? H264Encoder.unboundedGOP : H264Encoder.gopFrames(seconds: settings.gopSeconds, rate: rate)
         context.pointee.gop_size = gop
         context.pointee.keyint_min = gop
         if let kbps = settings.bitrateKbps {
@@ -128,6 +131,9 @@ final class H264Encoder {
         }
         if settings.globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
     }
+
+    /// x264's X264_KEYINT_MAX_INFINITE: no keyframe but those asked for (and the first).
+    static let unboundedGOP: Int32 = 1 << 30
 
     /// Frames between keyframes: `gop_s` at the output rate, at least one.
     static func gopFrames(seconds: Double, rate: AVRational) -> Int32 {

@@ -27,11 +27,16 @@ final class VideoEncodeChain {
     private var announced: AVCDecoderConfigurationRecord?
     private var sample: [UInt8] = []
     private var lastDTS: Int64?
+    /// Keyframes at the input's keyframes (`VideoEncodeSettings.keyframesFollowInput`).
+    private let followsInputKeyframes: Bool
+    /// The input's keyframe whose picture was dropped by the rate conversion: the next encoded picture is one instead.
+    private var keyframeDue = false
     private static let microseconds = AVRational(num: 1, den: 1_000_000)
 
     /// Opens the encoder `settings` ask for, at the target size and rate.
     init(rendition: Int, stream: StreamInfo, settings: VideoEncodeSettings) throws(EncodeError) {
         self.rendition = rendition
+        followsInputKeyframes = settings.keyframesFollowInput
         if (stream.width <= 0 || stream.height <= 0) && (settings.width == nil || settings.height == nil) {
             throw .unsupportedSetting("the input does not say its picture size: set video.width and video.height")
         }
@@ -95,6 +100,7 @@ final class VideoEncodeChain {
 
     /// Encodes the held picture once per slot (none: it is dropped).
     private func encodeHeld(slots: Range<Int64>, into output: inout [MediaPacket]) throws {
+        if followsInputKeyframes, held.pointer.pointee.key_frame != 0 { keyframeDue = true }
         guard !slots.isEmpty else { return }
         let picture: UnsafeMutablePointer<AVFrame>
         if scaler.passesThrough(held.pointer) {
@@ -103,10 +109,12 @@ final class VideoEncodeChain {
             try scaler.scale(held.pointer, into: scaled)
             picture = scaled.pointer
         }
-        // The encoder decides frame types itself (GOP, B-frames); the decoder's must not leak through. The held
-        // picture is this chain's own reference, so setting its fields leaves other chains' pictures alone.
-        picture.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        // The encoder decides frame types itself (GOP, B-frames); the decoder's must not leak through, unless the
+        // rung follows the input's keyframes: then the input's keyframe is marked I (an IDR, `forced-idr`) in its
+        // first slot. The held picture is this chain's own reference, so setting its fields leaves other chains' alone.
         for slot in slots {
+            picture.pointee.pict_type = keyframeDue ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+            keyframeDue = false
             picture.pointee.pts = slot
             try encoder.encode(picture) { packet in try emit(packet, into: &output) }
         }

@@ -76,3 +76,17 @@ public enum CodecString {
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }
+
+extension CodecString {
+    /// The string of an MP4 track's sample entry, as an init segment declares it (`hvc1`, since the fMP4 writer
+    /// keeps HEVC parameter sets in hvcC).
+    public static func track(_ track: MP4Track) -> String {
+        switch track.codec {
+        case let .avc(record): avc(record)
+        case let .hevc(record): hevc(record)
+        case let .av1(record): av1(record)
+        case let .aac(config): aac(config)
+        case .opus: opus
+        }
+    }
+}

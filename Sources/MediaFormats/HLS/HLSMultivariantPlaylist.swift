@@ -110,16 +110,17 @@ public struct HLSMultivariantPlaylist: Sendable, Equatable, CustomStringConverti
     /// EXT-X-STREAM-INF tags, in the order clients should consider them.
     public var variants: [VariantStream]
 
+    /// EXT-X-VERSION: nothing printed here needs more than the first version; 3 matches the media playlists'
+    /// minimum. A writer gives the version of its media playlists (6 with EXT-X-MAP), so one client sees one version.
+    public var version: Int
+
     /// A playlist from its parts.
-    public init(independentSegments: Bool = true, renditions: [Rendition] = [], variants: [VariantStream]) {
+    public init(version: Int = 3, independentSegments: Bool = true, renditions: [Rendition] = [], variants: [VariantStream]) {
+        self.version = version
         self.independentSegments = independentSegments
         self.renditions = renditions
         self.variants = variants
     }
-
-    /// EXT-X-VERSION: nothing printed here needs more than the first version; 3 matches the media playlists'
-    /// minimum, since clients read the version of each file separately.
-    public var version: Int { 3 }
 
     /// The playlist as text, ending with a newline.
     public func render() -> String {

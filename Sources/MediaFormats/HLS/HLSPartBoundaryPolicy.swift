@@ -51,10 +51,11 @@ public struct HLSPartBoundaryPolicy: Sendable {
         return max(1, Int(min((segmentSeconds / partSeconds).rounded(), Double(Int32.max))))
     }
 
-    /// The cuts the leading sample at `decodeTime` makes, oldest first: none, a part, or a part and the segment.
-    public mutating func cuts(decodeTime: Int64, isSync: Bool) -> [Cut] {
+    /// The cuts the leading sample at `decodeTime` makes, oldest first: none, a part, or a part and the segment. A
+    /// segment starts by the sample's presentation time (`FragmentBoundaryPolicy`), `decodeTime` when not given.
+    public mutating func cuts(decodeTime: Int64, presentationTime: Int64? = nil, isSync: Bool) -> [Cut] {
         defer { previous = (decodeTime, isSync) }
-        let startsSegment = segments.startsFragment(decodeTime: decodeTime, isSync: isSync)
+        let startsSegment = segments.startsFragment(at: presentationTime ?? decodeTime, isSync: isSync)
         guard var open = part else {
             part = (decodeTime, isSync)
             return []

@@ -12,6 +12,9 @@ public struct MP4Fragmenter: Sendable {
     /// True to start every fragment with a `styp` (each fragment a segment of its own).
     public let writesSegmentType: Bool
     private var policy: FragmentBoundaryPolicy
+    /// The leading track took a sample: until then samples of the other tracks (audio ahead of an encoder's first
+    /// picture) wait for the first fragment, which is never one without the leading track.
+    private var leadingStarted = false
     private var durations: [MP4SampleDurationBuffer]
     /// Samples with their durations, not yet in a fragment, per track.
     private var pending: [[MP4Sample]]
@@ -37,7 +40,12 @@ public struct MP4Fragmenter: Sendable {
             throw MediaFormatError.invalid(structure: "moof", reason: "no track at index \(track)")
         }
         try add(sample, track: track)
-        guard track == leadingTrack, policy.startsFragment(decodeTime: sample.decodeTime, isSync: sample.isSync) else {
+        let presented = sample.decodeTime.addingSaturating(Int64(sample.compositionOffset))
+        guard track == leadingTrack, policy.startsFragment(at: presented, isSync: sample.isSync) else {
+            return nil
+        }
+        guard leadingStarted else {
+            leadingStarted = true
             return nil
         }
         return try cut(before: sample.decodeTime, segmentType: writesSegmentType)
@@ -74,6 +82,7 @@ public struct MP4Fragmenter: Sendable {
             durations[index].reset()
         }
         policy.reset()
+        leadingStarted = false
         return try emit(pending.map(\.count), segmentType: segmentType ?? writesSegmentType)
     }
 

@@ -26,6 +26,9 @@ public struct VideoEncodeSettings: Sendable, Equatable {
     public var profile: String?
     /// A live input: libx264 gets `tune zerolatency` so frames leave without lookahead delay.
     public var live = false
+    /// Keyframes exactly where the input has them, and nowhere else (`gopSeconds` is not used): the encoded rungs of
+    /// an HLS ladder then start their segments on the same pictures as each other and as a copied rung.
+    public var keyframesFollowInput = false
 
     /// Asks the encoder for SPS/PPS as extradata (`AV_CODEC_FLAG_GLOBAL_HEADER`). Always on in jobs; tests
     /// turn it off to take the path of an encoder that writes them only in-band.

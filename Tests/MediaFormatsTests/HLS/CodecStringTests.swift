@@ -100,3 +100,15 @@ struct CodecStringTests {
         #expect(try c.input() == c.expected)
     }
 }
+
+@Suite("CODECS strings of MP4 tracks")
+struct TrackCodecStringTests {
+    @Test("an init segment's tracks name their codecs as their configurations do")
+    func tracks() throws {
+        let avc = try AVCDecoderConfigurationRecord(parsing: CodecStringTests.hex(
+            "014d401fffe10019674d401feca02802dd80880000030008000003032078c18cb001000468ebecb2"))
+        #expect(CodecString.track(try MP4Track(id: 1, codec: .avc(avc))) == "avc1.4d401f")
+        let aac = try AudioSpecificConfig(parsing: CodecStringTests.hex("1190"))
+        #expect(CodecString.track(try MP4Track(id: 2, codec: .aac(aac))) == "mp4a.40.2")
+    }
+}

@@ -56,7 +56,7 @@ import Testing
     @Test(arguments: boundaryCases)
     func boundaryPolicyCutsAtTheFirstSyncSamplePastEachMultiple(_ row: BoundaryCase) throws {
         var policy = try FragmentBoundaryPolicy(milliseconds: 1000, timescale: 1000)
-        #expect(row.samples.map { policy.startsFragment(decodeTime: $0.0, isSync: $0.1) } == row.starts)
+        #expect(row.samples.map { policy.startsFragment(at: $0.0, isSync: $0.1) } == row.starts)
     }
 
     @Test func boundaryPolicyNeedsAPositiveDuration() {
@@ -64,7 +64,7 @@ import Testing
             try FragmentBoundaryPolicy(milliseconds: 0, timescale: 90_000)
         }
         var policy = try? FragmentBoundaryPolicy(fragmentDuration: 1)
-        #expect(policy?.startsFragment(decodeTime: .max, isSync: true) == true)
+        #expect(policy?.startsFragment(at: .max, isSync: true) == true)
         #expect(policy?.nextBoundary == .max)
     }
 

@@ -1,0 +1,92 @@
+import Foundation
+import MediaFormats
+import MediaJob
+
+/// A job's multivariant playlist (`hls_multivariant`, docs/JOBS.md "A ladder in HLS"). Each variant's `HLSSink`, on
+/// its own output thread, says what its stream is once its init segment is written and reports every segment it
+/// publishes; `HLSMultivariantSchedule` decides when the playlist is due. A live job's playlist is replaced whole
+/// (`OutputFile.publishWhole`) once every variant's media playlist names a segment and again when a measured peak
+/// passes what it lists, so a player never sees a variant it cannot play. The final playlist, from every segment, is
+/// written to its `FileWriter` after the sinks finished and published with the job's outputs (a file input's, like
+/// its VOD media playlists, appears only then). A failed job removes it.
+///
+/// `@unchecked Sendable`: every field but the constants is read and written under `lock`, by the sinks' threads and
+/// then the input thread.
+final class HLSMultivariantOutput: @unchecked Sendable {
+    let name: String
+    let file: FileWriter
+    private let settings: HLSMultivariantSettings
+    private let root: String?
+    private let owner: PartOwner?
+    /// A file input's playlist appears with the job's success only.
+    private let publishesWhileRunning: Bool
+    // An NSLock, not Synchronization.Mutex: ThreadSanitizer (a CI gate) cannot see Mutex's futex on Linux.
+    private let lock = NSLock()
+    private var schedule: HLSMultivariantSchedule
+    private var publishedEarly = false
+
+    /// Creates the playlist's temporary file (see `OutputFile.create`).
+    /// - Parameters:
+    ///   - targetDuration: the media playlists' EXT-X-TARGETDURATION, seconds (the longest of the variants').
+    ///   - version: their EXT-X-VERSION, which the multivariant playlist repeats.
+    ///   - live: publish it while the job runs (a live input), not only at its end.
+    init(settings: HLSMultivariantSettings, root: String?, owner: PartOwner?, targetDuration: Int, version: Int, live: Bool) throws {
+        self.settings = settings
+        self.root = root
+        self.owner = owner
+        name = settings.name
+        publishesWhileRunning = live
+        schedule = HLSMultivariantSchedule(uris: settings.variants.map(\.uri), targetDuration: targetDuration, version: version)
+        file = try FileWriter(path: settings.path, root: root, owner: owner)
+    }
+
+    /// The variant `output` is, if it is one.
+    func variant(ofOutput output: Int) -> Int? {
+        settings.variants.firstIndex { $0.output == output }
+    }
+
+    /// A container's millisecond time base can pass for 1000 fps: such a rate is left out rather than listed.
+    static let plausibleFrameRates = 1.0...240.0
+
+    /// Variant `index`'s stream, from the tracks of its init segment; `frameRate` as its configuration gives it.
+    func describe(_ index: Int, tracks: [MP4Track], frameRate: Double?) throws {
+        let video = tracks.first(where: \.isVideo)
+        let facts = HLSMultivariantSchedule.StreamFacts(
+            codecs: tracks.map(CodecString.track), width: video?.width, height: video?.height,
+            frameRate: video == nil ? nil : frameRate.flatMap { Self.plausibleFrameRates.contains($0) ? $0 : nil })
+        try update { $0.describe(index, facts) }
+    }
+
+    /// Variant `index` published a segment (its media playlist already names it).
+    func record(_ index: Int, bytes: Int, duration: Double) throws {
+        try update { $0.record(index, segment: .init(bytes: bytes, duration: duration)) }
+    }
+
+    /// Writes the final playlist (every segment measured) into the file and syncs it; the codec job renames it with
+    /// the outputs. Throws when a variant wrote no segment: a multivariant playlist must not list it.
+    func finish() throws {
+        let playlist = lock.withLock { schedule.playlist }
+        guard let playlist else {
+            throw OutputError.unsupported(output: name, reason: "a variant wrote no segment, so no multivariant playlist can list it")
+        }
+        try file.write(Array(playlist.render().utf8))
+        try file.close()
+        try file.sync()
+    }
+
+    /// Removes the temporary file and a playlist published while the job ran.
+    func discard() {
+        file.discard()
+        if lock.withLock({ publishedEarly }) { try? OutputFile.removePublished(path: settings.path, root: root) }
+    }
+
+    /// Applies an event to the schedule and publishes the playlist it makes due, under the lock, so that playlists
+    /// replace each other in the order they were made.
+    private func update(_ event: (inout HLSMultivariantSchedule) -> HLSMultivariantPlaylist?) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let playlist = event(&schedule), publishesWhileRunning else { return }
+        try OutputFile.publishWhole(Array(playlist.render().utf8), path: settings.path, root: root, owner: owner)
+        publishedEarly = true
+    }
+}
