@@ -60,7 +60,18 @@ extension JobRunner {
     func salvageSegments(_ spec: JobSpec, plan: inout JobPlan, owner: PartOwner) throws(JobStoreError) {
         guard plan.options.outputs.contains(where: { $0.segments != nil }) else { return }
         let root = plan.options.fileRoots?.output
-        for row in try store.segments(jobID: spec.id) where row.closedAt == nil {
+        // The open segments this worker recorded, and those whose parts are on disk without a record here (an attempt
+        // killed on another worker kept its record in its own database).
+        var open = try store.segments(jobID: spec.id).filter { $0.closedAt == nil }
+            .map { (index: $0.index, path: $0.path, start: Optional($0.startAt.timeIntervalSince1970)) }
+        let now = Date().timeIntervalSince1970
+        for (index, output) in plan.options.outputs.enumerated() {
+            guard let settings = output.segments else { continue }
+            for path in PartSalvage.segmentParts(of: settings, root: root, owner: owner, now: now) where !open.contains(where: { $0.path == path }) {
+                open.append((index, path, nil))
+            }
+        }
+        for row in open {
             let format = spec.outputs.indices.contains(row.index) ? spec.outputs[row.index].format : nil
             let container: PartSalvage.Container? = format == .mp4 ? .mp4 : format == .mpegts ? .mpegts : nil
             var salvaged: PartSalvage.Salvaged?
@@ -77,7 +88,8 @@ extension JobRunner {
                 try store.forgetSegment(jobID: spec.id, path: row.path)
                 continue
             }
-            let start = row.startAt.timeIntervalSince1970
+            let settings = plan.options.outputs.indices.contains(row.index) ? plan.options.outputs[row.index].segments : nil
+            let start = row.start ?? settings?.start(ofSegmentAt: row.path, endingBy: salvaged.lastWritten) ?? salvaged.lastWritten
             onTransition(try closeSegment(spec, output: row.index, path: row.path, start: start,
                                           duration: max(0, salvaged.lastWritten - start), bytes: salvaged.bytes, ranLong: false,
                                           jumps: 0, salvagedCut: salvaged.cutBytes))

@@ -172,6 +172,48 @@ struct SegmentTakeoverTests {
     }
 }
 
+extension SegmentTakeoverTests {
+    @Test("a cut-short part with no row here (its attempt was killed on another worker, its record in that worker's database): found on disk, closed playable from the start its name gives")
+    func takeoverFindsPartOnDisk() throws {
+        let source = try Fixtures.live(seconds: 5)
+        let harness = try JobHarness("segments-takeover-disk")
+        _ = try #require(try harness.run(json: """
+            {"id": "segments-maker", "input": "\(source)", "outputs": [{"url": "\(harness.path("made/m.mp4"))", "segment_s": 2}]}
+            """).succeeded)
+        let made = try #require(try harness.store.segments(jobID: "segments-maker").max { ($0.bytes ?? 0) < ($1.bytes ?? 0) })
+        let whole = try Data(contentsOf: URL(fileURLWithPath: made.path))
+
+        let id = "segments-takeover-disk"
+        let pattern = harness.path("rec/t-%Y%m%dT%H%M%S.mp4")
+        let spec = try JobSpec.parse(Data("""
+            {"id": "\(id)", "input": "\(source)", "outputs": [{"url": "\(pattern)", "segment_s": 2}]}
+            """.utf8))
+        _ = try harness.runner.receive(spec)
+        // Named for a start a second ago, as the other worker named it; written up to now.
+        let started = Int64(Date().timeIntervalSince1970) - 1
+        let killed = try SegmentNamePattern(pattern).path(start: started, number: started / 2)
+        try FileManager.default.createDirectory(atPath: harness.path("rec"), withIntermediateDirectories: true)
+        let owner = PartOwner(jobID: id)
+        let name = (killed as NSString).lastPathComponent
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: harness.path("rec/.\(name).\(owner.tag).0123456789abcdef.part")))
+        // Another job's part beside it is not this job's to salvage.
+        let other = harness.path("rec/.\(name).\(PartOwner(jobID: "another-job").tag).0123456789abcdef.part")
+        try whole.write(to: URL(fileURLWithPath: other))
+
+        let outcome = try harness.runner.runAttempt(spec: spec, policy: AttemptPolicy(retriesTransientFailures: true, removesEarlierParts: true),
+                                                    relay: JobHarness.liveEngine)
+        _ = try #require(outcome.succeeded, "\(outcome)")
+        let rows = try harness.store.segments(jobID: id)
+        let messages = try harness.store.events(jobID: id).compactMap(\.message)
+        let salvaged = try #require(rows.first { $0.path == killed }, "\(messages)")
+        #expect(salvaged.startAt.timeIntervalSince1970 == Double(started), "\(salvaged)")
+        #expect(salvaged.closedAt != nil && (salvaged.bytes ?? 0) > 0 && (salvaged.bytes ?? 0) < Int64(whole.count))
+        #expect(try !FrameHashes.of(killed, .video).isEmpty, "the salvaged segment does not play")
+        #expect(messages.contains { $0.contains("segment \(killed) closed") && $0.contains("salvaged") }, "\(messages)")
+        #expect(FileManager.default.fileExists(atPath: other), "another job's part was touched")
+    }
+}
+
 @Suite("Which engine records in segments")
 struct SegmentEngineTests {
     @Test("a live copy to .flv runs on the relay engine, but not when it is a recording in segments: the codec engine cuts those")

@@ -173,10 +173,11 @@ final class LongRestream: @unchecked Sendable {
         return started
     }
 
-    func enqueue() async throws {
+    /// Enqueues the job: a pull of the source, by default to the destination (`outputs`: the outputs array's JSON).
+    func enqueue(outputs: String? = nil) async throws {
         let rtmp = try #require(Self.rtmpURL)
         let job = #"{"id": "\#(id)", "input": {"url": "\#(rtmp)/\#(source)", "timeout_s": 10}, "#
-            + #""outputs": ["\#(rtmp)/\#(destination)"], "max_duration_s": \#(seconds)}"#
+            + #""outputs": \#(outputs ?? "[\"\(rtmp)/\(destination)\"]"), "max_duration_s": \#(seconds)}"#
         try job.write(toFile: folder + "/job.json", atomically: true, encoding: .utf8)
         let result = try await Subprocess.run(Subprocess.sluice, ["enqueue", "--amqp-url", amqpURL, folder + "/job.json"])
         try #require(result.status == 0, "\(result.output)")

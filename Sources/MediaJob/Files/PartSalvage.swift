@@ -90,3 +90,48 @@ extension OutputFile {
         return withExtendedLifetime(directory) { fstatat(directory.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 }
     }
 }
+
+extension PartSalvage {
+    /// The segments of a recording whose parts `owner` left on disk: what an attempt killed on another worker was
+    /// writing (its own record of the segment went with its database). Looks in the folders the pattern gives for the
+    /// last three segment starts before `now`, for `.NAME.<owner>.<random>.part` files.
+    /// - Returns: each segment's final path (as the job names it), once.
+    public static func segmentParts(of settings: SegmentSettings, root: String?, owner: PartOwner, now: Double) -> [String] {
+        let length = max(settings.seconds, 1)
+        let latest = Int64(now.rounded(.down)) / length
+        var folders: [String] = []
+        for number in (latest - 2)...latest where number >= 0 {
+            let folder = PathText.parent(settings.pattern.path(start: number * length, number: number))
+            if !folders.contains(folder) { folders.append(folder) }
+        }
+        var paths: [String] = []
+        let suffix = ".\(owner.tag)." + String(repeating: "0", count: OutputFile.randomDigits) + ".part"
+        for folder in folders {
+            // A folder that does not exist holds no part.
+            guard let (directory, _) = try? OutputFile.folder(of: PathText.appending("segment", to: folder), root: root, creating: false) else {
+                continue
+            }
+            for entry in PartSweep.entries(of: directory) where entry.hasPrefix(".") && entry.utf8.count > suffix.utf8.count + 1 {
+                let name = String(entry.dropFirst().dropLast(suffix.count))
+                guard PartSweep.isPart(entry, of: name, owner: owner) else { continue }
+                let path = PathText.appending(name, to: folder)
+                if !paths.contains(path) { paths.append(path) }
+            }
+        }
+        return paths
+    }
+}
+
+extension SegmentSettings {
+    /// When the segment at `path` started, Unix seconds: the latest second at or before `end` (its last write) whose
+    /// name under the pattern is `path`, within two segment lengths; else the boundary before `end`.
+    public func start(ofSegmentAt path: String, endingBy end: Double) -> Double {
+        let length = max(seconds, 1)
+        let last = Int64(end.rounded(.down))
+        for second in stride(from: last, through: max(0, last - 2 * length), by: -1)
+        where pattern.path(start: second, number: second / length) == path {
+            return Double(second)
+        }
+        return Double(last / length * length)
+    }
+}
