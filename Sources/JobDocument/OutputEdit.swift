@@ -1,6 +1,6 @@
 // Outputs on the fly (docs/ARCHITECTURE.md §4): an output added to or removed from a running job, applied to its
 // document and validated like any job (limits, URL rules, at most 16 outputs), so the edited document is what a retry
-// or a take-over runs. Only RTMP outputs are edited on the fly; files are refused (see README, "Outputs on the fly").
+// or a take-over runs. Only network outputs (RTMP and SRT) are edited on the fly; files are refused (see README, "Outputs on the fly").
 import Foundation
 
 /// One output edit of a running job.
@@ -45,10 +45,10 @@ public struct OutputEdit: Sendable, Equatable {
         let index: Int
         switch action {
         case .add:
-            guard OutputEdit.isRTMP(url) else {
-                // Not echoed: outside rtmp(s) the redaction keeps the path, which may still be someone's secret.
+            guard OutputEdit.isNetwork(url) else {
+                // Not echoed: outside rtmp(s) and srt the redaction keeps the path, which may still be someone's secret.
                 let kind = SpecValidator.scheme(of: url).map { "a \($0):// URL" } ?? "a file path"
-                throw OutputEditError("only rtmp:// and rtmps:// outputs can be added to a running job, not \(kind)")
+                throw OutputEditError("only rtmp://, rtmps:// and srt:// outputs can be added to a running job, not \(kind)")
             }
             guard !spec.outputs.contains(where: { $0.url == url }) else {
                 throw OutputEditError("job \(spec.id) already has the output \(shown)")
@@ -60,8 +60,8 @@ public struct OutputEdit: Sendable, Equatable {
             guard let found = slots.index(of: url) else {
                 throw OutputEditError("job \(spec.id) has no output \(shown)")
             }
-            guard OutputEdit.isRTMP(url) else {
-                throw OutputEditError("\(shown) is a file: only RTMP outputs can be removed from a running job")
+            guard OutputEdit.isNetwork(url) else {
+                throw OutputEditError("\(shown) is a file: only RTMP and SRT outputs can be removed from a running job")
             }
             guard spec.outputs.count > 1 else {
                 throw OutputEditError("\(shown) is the only output of job \(spec.id); cancel the job instead")
@@ -80,9 +80,10 @@ public struct OutputEdit: Sendable, Equatable {
         }
     }
 
-    static func isRTMP(_ url: String) -> Bool {
+    /// Whether `url` names a network output that an edit may add or remove: rtmp://, rtmps:// or srt://.
+    public static func isNetwork(_ url: String) -> Bool {
         let lower = url.lowercased()
-        return lower.hasPrefix("rtmp://") || lower.hasPrefix("rtmps://")
+        return lower.hasPrefix("rtmp://") || lower.hasPrefix("rtmps://") || lower.hasPrefix("srt://")
     }
 
     /// The URL of one `outputs` item: a string, or an object's `url`.

@@ -1,6 +1,7 @@
 // Outputs on the fly (docs/ARCHITECTURE.md §4): the engine's door for output edits. Jobs started by `start` (live copy
 // jobs) are found by the interrupter they were started with; the edit runs on the session's event loop.
 import Foundation
+import JobDocument
 import MediaJob
 import NIOCore
 
@@ -52,27 +53,36 @@ extension RelayEngine {
         editableRuns.session(ObjectIdentifier(interrupter)) != nil
     }
 
-    /// Adds an RTMP output to the running job started with `interrupter`: it connects and starts at the current
+    /// Adds an RTMP or SRT output to the running job started with `interrupter`: it connects and starts at the current
     /// group of pictures (or the next keyframe) with the sequence headers, like a destination that connects late.
     /// - Parameters:
-    ///   - output: the output (an `rtmp://` or `rtmps://` network target; its name is redacted).
+    ///   - output: the output (an `rtmp://` or `rtmps://` target of FLV, or an `srt://` one of MPEG-TS; its name is redacted).
     ///   - index: the index it takes in the job: the number of outputs the job has had so far.
     ///   - interrupter: the interrupter the job was started with.
     public func addOutput(_ output: OutputDescription, index: Int, toJobWith interrupter: Interrupter) async -> Result<Void, OutputEditRefusal> {
-        guard case let .network(url) = output.target, let endpoint = RTMPEndpoint(parsing: url) else {
-            return .failure(OutputEditRefusal("only rtmp:// and rtmps:// outputs can be added to a running job"))
+        guard case let .network(url) = output.target else {
+            return .failure(OutputEditRefusal("only rtmp://, rtmps:// and srt:// outputs can be added to a running job"))
+        }
+        let endpoint = output.kind == .flv ? RTMPEndpoint(parsing: url) : nil
+        let srt = output.kind == .mpegts ? try? SRTURL(parsing: url) : nil
+        guard endpoint != nil || srt != nil else {
+            return .failure(OutputEditRefusal("only rtmp://, rtmps:// and srt:// outputs can be added to a running job"))
         }
         guard let session = editableRuns.session(ObjectIdentifier(interrupter)) else {
             return .failure(OutputEditRefusal("the job is not running on this worker's relay engine"))
         }
         return await withCheckedContinuation { continuation in
             session.loop.execute {
-                continuation.resume(returning: session.addOutput(index: index, name: output.name, endpoint: endpoint))
+                if let endpoint {
+                    continuation.resume(returning: session.addOutput(index: index, name: output.name, endpoint: endpoint))
+                } else if let srt {
+                    continuation.resume(returning: session.addOutput(index: index, name: output.name, srt: srt))
+                }
             }
         }
     }
 
-    /// Removes the RTMP output `index` from the running job started with `interrupter`: flushed and closed politely.
+    /// Removes the RTMP or SRT output `index` from the running job started with `interrupter`: flushed and closed politely.
     /// - Parameters:
     ///   - index: the output's index in the job.
     ///   - interrupter: the interrupter the job was started with.

@@ -1,7 +1,8 @@
-// Outputs on the fly (docs/ARCHITECTURE.md §4): an RTMP output added to, or removed from, a running relay session. An
+// Outputs on the fly (docs/ARCHITECTURE.md §4): an RTMP or SRT output added to, or removed from, a running relay session. An
 // added output is a late joiner (it starts at the kept group of pictures, or the next keyframe, with the sequence
 // headers); a removed one is flushed and closed politely. The other outputs are not touched: no reconnect, no gap.
 import Foundation
+import JobDocument
 import MediaJob
 import NIOCore
 
@@ -17,7 +18,21 @@ public struct OutputEditRefusal: Error, Sendable, Equatable, CustomStringConvert
 extension RelaySession {
     /// Every output index the session has handed out: RTMP outputs, files and outputs removed since the start
     /// (progress snapshots report them all, in index order, so indexes never move).
-    var outputSlotCount: Int { outputs.count + fileOutputs.count + removedOutputs.count }
+    var outputSlotCount: Int { outputs.count + fileOutputs.count + srtOutputs.count + removedOutputs.count + removedSRTOutputs.count }
+
+    /// On `loop`: opens a new SRT output with the next index (`index` must be it).
+    func addOutput(index: Int, name: String, srt url: SRTURL) -> Result<Void, OutputEditRefusal> {
+        loop.preconditionInEventLoop()
+        guard !ending else { return .failure(OutputEditRefusal("the job is ending")) }
+        guard index == outputSlotCount else {
+            return .failure(OutputEditRefusal("the job has \(outputSlotCount) outputs here, not \(index): edits crossed; try again"))
+        }
+        let output = SRTOutputLink(index: index, name: name, url: url, hasVideo: options.video != .drop, hasAudio: options.audio != .drop)
+        srtOutputs.append(output)
+        core.addOutput(index)
+        connect(output)
+        return .success(())
+    }
 
     /// On `loop`: opens a new RTMP output with the next index (`index` must be it).
     func addOutput(index: Int, name: String, endpoint: RTMPEndpoint) -> Result<Void, OutputEditRefusal> {
@@ -37,11 +52,15 @@ extension RelaySession {
     func removeOutput(index: Int) -> Result<Void, OutputEditRefusal> {
         loop.preconditionInEventLoop()
         guard !ending else { return .failure(OutputEditRefusal("the job is ending")) }
-        guard let position = outputs.firstIndex(where: { $0.index == index }) else {
-            return .failure(OutputEditRefusal("output \(index) is not an RTMP output of this job"))
-        }
-        guard outputs.count + fileOutputs.count > 1 else {
+        guard outputs.count + fileOutputs.count + srtOutputs.count > 1 else {
             return .failure(OutputEditRefusal("output \(index) is the job's only output"))
+        }
+        if let position = srtOutputs.firstIndex(where: { $0.index == index }) {
+            removeSRTOutput(at: position)
+            return .success(())
+        }
+        guard let position = outputs.firstIndex(where: { $0.index == index }) else {
+            return .failure(OutputEditRefusal("output \(index) is not an RTMP or SRT output of this job"))
         }
         let output = outputs.remove(at: position)
         core.removeOutput(index)
@@ -63,5 +82,26 @@ extension RelaySession {
         output.progress.status = .removed
         removedOutputs.append(output)
         return .success(())
+    }
+
+    /// On `loop`: what the SRT output has made goes out, and its connection closes once the receiver has it (as at the
+    /// job's end); its events are ignored from now on, and its counters stay in the job's progress.
+    private func removeSRTOutput(at position: Int) {
+        let output = srtOutputs[position]
+        if output.ready {
+            output.pending += output.edge.flush()
+            flushSRTOutputs()
+        }
+        srtOutputs.remove(at: position)
+        core.removeOutput(output.index)
+        output.generation += 1
+        output.retry?.cancel()
+        _ = closeDrained(output)
+        output.listener?.close()
+        output.listener = nil
+        output.ready = false
+        output.pending.removeAll()
+        output.progress.status = .removed
+        removedSRTOutputs.append(output)
     }
 }

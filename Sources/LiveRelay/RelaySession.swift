@@ -39,6 +39,8 @@ final class RelaySession: @unchecked Sendable {
     var fileOutputs: [FileOutputLink] = []
     /// SRT outputs: MPEG-TS made at the edge, on SRT connections.
     var srtOutputs: [SRTOutputLink] = []
+    /// SRT outputs removed while the job ran (an output edit): closed, reported with their last counters.
+    var removedSRTOutputs: [SRTOutputLink] = []
     var timeline = LiveTimeline()
     /// What each output and archive gets of the stream: decided there, applied here (`apply`).
     var core = RelayCore(maxGOPBytes: RelaySession.maxGOPBytes)
@@ -198,7 +200,7 @@ final class RelaySession: @unchecked Sendable {
         snapshot.elapsed = Double(RelaySession.now() &- started) / 1e9
         snapshot.outputs = (outputs.map { ($0.index, $0.progress) } + fileOutputs.map { ($0.index, $0.progress) }
                             + srtOutputs.map { ($0.index, $0.progress) }
-                            + removedOutputs.map { ($0.index, $0.progress) })
+                            + removedOutputs.map { ($0.index, $0.progress) } + removedSRTOutputs.map { ($0.index, $0.progress) })
             .sorted { $0.0 < $1.0 }.map(\.1)
         snapshot.inputReconnects = max(input.connections - 1, 0)
         if let fallback {

@@ -238,16 +238,22 @@ extension RelaySession {
                 output.progress.status = .failed
                 if output.progress.lastError == nil { output.progress.lastError = "the job ended before the output connected" }
             }
-            guard let connection = output.connection else { continue }
-            output.foldLink()
-            output.connection = nil
-            let closed = loop.makePromise(of: Void.self)
-            // The receiver releases a packet its latency after it was sent (half as much again for a late ACK).
-            let latency = TimeAmount.milliseconds(Int64(output.url.latencyMilliseconds) * 3 / 2 + 20)
-            drain(connection, until: NIODeadline.now() + RelaySession.drainLimit, latency: latency, closed: closed)
-            closing.append(closed.futureResult)
+            if let closed = closeDrained(output) { closing.append(closed) }
         }
         return closing
+    }
+
+    /// Takes the output's connection and closes it once its peer acknowledged what was sent and had the latency to
+    /// hand it on (at most `drainLimit`); nil when it had none.
+    func closeDrained(_ output: SRTOutputLink) -> EventLoopFuture<Void>? {
+        guard let connection = output.connection else { return nil }
+        output.foldLink()
+        output.connection = nil
+        let closed = loop.makePromise(of: Void.self)
+        // The receiver releases a packet its latency after it was sent (half as much again for a late ACK).
+        let latency = TimeAmount.milliseconds(Int64(output.url.latencyMilliseconds) * 3 / 2 + 20)
+        drain(connection, until: NIODeadline.now() + RelaySession.drainLimit, latency: latency, closed: closed)
+        return closed.futureResult
     }
 
     /// How long a finished SRT output may take to have its last packets acknowledged.

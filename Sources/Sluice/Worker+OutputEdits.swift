@@ -84,7 +84,7 @@ extension Worker {
             // The row first: the session reports the new output's progress from its first snapshot on.
             do {
                 committed = try store.recordOutputAdded(
-                    jobID: id, index: index, output: NewOutput(url: shown, format: OutputFormat.flv.rawValue),
+                    jobID: id, index: index, output: NewOutput(url: shown, format: (output.kind == .mpegts ? OutputFormat.mpegts : .flv).rawValue),
                     spec: applied.document.jsonText(), specRedacted: applied.spec.redactedDocument.jsonText(), message: message)
             } catch {
                 return refused("the output was not added: the job store failed: \(error)")

@@ -14,7 +14,7 @@ extension JobsCommand {
                 The worker that holds the job applies the edit and answers. An added output starts at the current \
                 group of pictures, like a destination that connects late; a removed one is closed cleanly. The edit is \
                 recorded (job_outputs, a job.output_added / job.output_removed event) and kept by a retry or a take-over. \
-                Only live copy jobs (those on the live relay) take edits; only rtmp:// and rtmps:// outputs are edited.
+                Only live copy jobs (those on the live relay) take edits; only rtmp://, rtmps:// and srt:// outputs are edited.
                 Exit status: 0 applied; 1 refused by the worker, the job is not running on any worker, or no answer; \
                 2 an invalid URL.
                 """,
@@ -47,17 +47,16 @@ struct OutputEditOptions: ParsableArguments {
     @Option(name: .customLong("timeout-s"), help: ArgumentHelp("Seconds to wait for the worker's answer (1–60).", valueName: "s"))
     var timeoutSeconds: Double = 5
     @Argument(help: "The job id.") var id: String
-    @Argument(help: "The output URL, rtmp://HOST[:PORT]/APP/KEY or rtmps://… (never printed: the key is masked).") var url: String
+    @Argument(help: "The output URL, rtmp://HOST[:PORT]/APP/KEY, rtmps://… or srt://HOST:PORT?streamid=… (never printed: the key is masked).") var url: String
 
     func validate() throws {
         guard (1...60).contains(timeoutSeconds) else { throw ValidationError("--timeout-s must be 1 to 60, got \(timeoutSeconds)") }
     }
 
     func send(_ action: OutputEditRequest.Action) throws {
-        let lower = url.lowercased()
-        guard lower.hasPrefix("rtmp://") || lower.hasPrefix("rtmps://") else {
-            // Not echoed: outside rtmp(s) the redaction keeps the path.
-            printError("sluice: the output URL is not rtmp:// or rtmps://: only RTMP outputs are edited on a running job")
+        guard OutputEdit.isNetwork(url) else {
+            // Not echoed: outside rtmp(s) and srt the redaction keeps the path.
+            printError("sluice: the output URL is not rtmp://, rtmps:// or srt://: only RTMP and SRT outputs are edited on a running job")
             throw ExitCode(2)
         }
         let requester: ControlRequester

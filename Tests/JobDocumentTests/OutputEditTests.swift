@@ -45,13 +45,13 @@ struct OutputEditTests {
     }
 
     static let refused: [(action: OutputEdit.Action, url: String, says: String)] = [
-        (.add, "ftp://x.example/live/FTPKEY", "only rtmp:// and rtmps:// outputs can be added to a running job, not a ftp:// URL"),
+        (.add, "ftp://x.example/live/FTPKEY", "only rtmp://, rtmps:// and srt:// outputs can be added to a running job, not a ftp:// URL"),
         (.add, "https://x.example/live/HTTPKEY", "not a https:// URL"),
-        (.add, "out/extra.flv", "only rtmp:// and rtmps:// outputs can be added to a running job, not a file path"),
+        (.add, "out/extra.flv", "only rtmp://, rtmps:// and srt:// outputs can be added to a running job, not a file path"),
         (.add, "rtmp://a.example/live/AKEY", "already has the output rtmp://a.example/live/***"),
         (.add, "rtmp://x.example/live/" + String(repeating: "K", count: 5000), "outputs[3].url"),
         (.remove, "rtmp://nowhere.example/live/NOKEY", "has no output rtmp://nowhere.example/live/***"),
-        (.remove, "cam42.flv", "is a file: only RTMP outputs can be removed"),
+        (.remove, "cam42.flv", "is a file: only RTMP and SRT outputs can be removed"),
     ]
 
     @Test("bad edits are refused with the reason, and the key is never in it", arguments: refused)

@@ -59,7 +59,7 @@ struct OutputEditTests {
 
         // Bad input: each is refused with its reason, and changes nothing.
         let invalid = try await Self.outputs(fixture, "add", "ftp://x.example/live/FTPSECRET")
-        #expect(invalid.status == 2 && invalid.output.contains("not rtmp:// or rtmps://") && !invalid.output.contains("FTPSECRET"), "\(invalid)")
+        #expect(invalid.status == 2 && invalid.output.contains("not rtmp://, rtmps:// or srt://") && !invalid.output.contains("FTPSECRET"), "\(invalid)")
         let noKey = try await Self.outputs(fixture, "add", "rtmp://127.0.0.1:1")
         #expect(noKey.status == 1 && noKey.output.contains("refused"), "\(noKey)")
         let duplicate = try await Self.outputs(fixture, "add", secondURL)
@@ -161,5 +161,48 @@ struct OutputEditTests {
         #expect(try store.events(jobID: fixture.id).allSatisfy { $0.kind != .outputAdded })
         #expect(try fixture.publishers(of: fixture.destination + "-x").isEmpty)
         #expect(try fixture.publishers(of: fixture.destination) == first)
+    }
+
+    @Test("an SRT output added to a running restream reaches ffmpeg listening, is removed again, and the RTMP destination never reconnects; the record says mpegts and removed")
+    func srtOutputOnTheFly() async throws {
+        let fixture = try await LongRestream("edit-srt", seconds: 60)
+        let worker = try fixture.startWorker("w-edit-srt")
+        try await fixture.enqueue()
+        try #require(await eventually(timeout: .seconds(30)) { (try? fixture.publishers(of: fixture.destination).count) == 1 },
+                     "the job never published: \(worker.process.log.suffix(3000))")
+        let first = try fixture.publishers(of: fixture.destination)
+        let port = try await StackTests.freePort()
+        let received = fixture.folder + "/received.ts"
+        let receiver = try BackgroundProcess("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "warning",
+                                                                "-i", "srt://127.0.0.1:\(port)?mode=listener&passphrase=edit-srt-passphrase",
+                                                                "-c", "copy", "-f", "mpegts", "-y", received])
+        defer { receiver.end() }
+        let url = "srt://127.0.0.1:\(port)?streamid=publish:live/EDITKEY&passphrase=edit-srt-passphrase"
+        let added = try await Self.outputs(fixture, "add", url)
+        #expect(added.status == 0 && added.output.contains("output 1 added: srt://127.0.0.1:\(port)?streamid=***&passphrase=***"),
+                "\(added.output) \(worker.process.log.suffix(2000))")
+        let size = { ((try? FileManager.default.attributesOfItem(atPath: received)[.size]) as? Int) ?? 0 }
+        try #require(await eventually(timeout: .seconds(10)) { size() > 200_000 }, "the SRT receiver got \(size()) bytes: \(receiver.stderr)")
+
+        let removed = try await Self.outputs(fixture, "remove", url)
+        #expect(removed.status == 0, "\(removed.output)")
+        // The receiver's caller went: it ends, and what it got is a TS that decodes without an error.
+        #expect(receiver.wait(seconds: 15) != nil, "the SRT receiver did not see its caller go")
+        // The fixture loops a clip whose audio overlaps at each loop: the muxer's notes on those timestamps are the
+        // source's, passed on as every copy does; anything else is an error.
+        let decode = try await Subprocess.run("ffmpeg", ["-v", "error", "-i", received, "-f", "null", "-"])
+        let errors = decode.output.split(separator: "\n").filter { !$0.contains("non monotonically increasing dts") && !$0.isEmpty }
+        #expect(decode.status == 0 && errors.isEmpty, "\(decode.output)")
+        #expect(!receiver.stderr.lowercased().contains("continuity"), "\(receiver.stderr)")
+        let frames = try await Subprocess.run("ffprobe", ["-v", "quiet", "-count_packets", "-select_streams", "v:0",
+                                                          "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", received])
+        // The stream's count, once per program and stream it is listed in.
+        #expect((frames.output.split(whereSeparator: \.isNewline).compactMap { Int($0) }.first ?? 0) >= 60, "\(frames.output)")
+
+        // The RTMP destination kept its one connection; the record shows the SRT output as MPEG-TS, removed.
+        #expect(try fixture.publishers(of: fixture.destination) == first)
+        let rows = try fixture.store(worker.id).outputs(jobID: fixture.id)
+        #expect(rows.count == 2 && rows[1].format == "mpegts" && rows[1].state == .removed && rows[1].bytes > 200_000, "\(rows)")
+        #expect(!worker.process.log.contains("EDITKEY") && !worker.process.log.contains("edit-srt-passphrase"))
     }
 }
