@@ -69,3 +69,69 @@ struct RecordingTakeOverTests {
         return Double(probe.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 }
+
+/// A restream to an SRT destination whose worker is killed: the other worker takes it over and the destination
+/// (srt-live-transmit listening, which takes the next caller once the first is gone) receives the stream again.
+@Suite("SRT take-over", .enabled(if: LongRestream.isAvailable, "needs SLUICE_TEST_AMQP_TIMEOUT_URL, SLUICE_TEST_RTMP_URL and SLUICE_TEST_RTMP_STAT (scripts/test starts them)"))
+struct SRTTakeOverTests {
+    @Test("kill -9 of the holder of an RTMP → SRT restream: the SRT receiver gets the stream again from the other worker, and the TS it got decodes")
+    func killedSRTRestream() async throws {
+        let fixture = try await LongRestream("srt-kill", seconds: 40)
+        let port = try await StackTests.freePort()
+        let received = fixture.folder + "/received.ts"
+        FileManager.default.createFile(atPath: received, contents: nil)
+        let output = try #require(FileHandle(forWritingAtPath: received))
+        let receiver = Process()
+        receiver.executableURL = URL(fileURLWithPath: "/usr/bin/srt-live-transmit")
+        receiver.arguments = ["-q", "srt://:\(port)?mode=listener", "file://con"]
+        receiver.standardOutput = output
+        receiver.standardError = FileHandle.nullDevice
+        try receiver.run()
+        defer { if receiver.isRunning { kill(receiver.processIdentifier, SIGKILL) } }
+        let pair = [try fixture.startWorker("w-a"), try fixture.startWorker("w-b")]
+        try await fixture.enqueue(outputs: #"["srt://127.0.0.1:\#(port)?streamid=publish:live/srtkill"]"#)
+        let size = { ((try? FileManager.default.attributesOfItem(atPath: received)[.size]) as? Int) ?? 0 }
+        var found: LongRestream.Worker?
+        try #require(await eventually(timeout: .seconds(30)) {
+            found = try pair.first { try fixture.store($0.id).job(id: fixture.id)?.state == .running }
+            return found != nil && size() > 100_000
+        }, "the SRT receiver got \(size()) bytes: \(pair.map { fixture.diagnosis($0) })")
+        let holder = try #require(found)
+        let other = try #require(pair.first { $0.id != holder.id })
+        try await Task.sleep(for: .seconds(2))
+        holder.process.kill(SIGKILL)
+        let killed = ContinuousClock.now
+        // What the killed worker had sent is in by now; then the receiver sees its caller gone (its idle timeout,
+        // 5 s), takes the next one, and the file grows again.
+        try await Task.sleep(for: .milliseconds(500))
+        let atKill = size()
+        let resumed = await eventually(timeout: .seconds(25)) { size() > atKill + 100_000 }
+        #expect(resumed, "the receiver got nothing more after the kill: \(fixture.diagnosis(other))")
+        print("SRT take-over: the receiver had the stream again \(ContinuousClock.now - killed) after the kill")
+        #expect(try await eventually(timeout: .seconds(10)) { try fixture.store(other.id).job(id: fixture.id)?.takeovers == 1 },
+                "\(fixture.diagnosis(other))")
+        // Seconds of the other worker's stream, then the receiver goes (srt-live-transmit leaves on SIGTERM only once
+        // its input ends; its SIGKILL may cut the last frame, which is not judged: the first 2 s are).
+        try await Task.sleep(for: .seconds(3))
+        kill(receiver.processIdentifier, SIGKILL)
+        receiver.waitUntilExit()
+        // What came after the kill, from the other worker: it starts with PAT/PMT and a keyframe and decodes without an
+        // error. The file is whole 188-byte TS packets (every message is 7 of them), so a multiple of 188 starts one.
+        // The fixture loops a clip whose audio overlaps at each loop; the muxer's notes on those timestamps are the source's.
+        // The kill may have cut the killed worker's last frame short; the other worker's TS starts with a PAT and a PMT
+        // whose continuity counters are 0 (a new muxer), found after the bytes the receiver had at the kill. The
+        // receiver's last buffered write may be cut by its SIGKILL: only whole packets are kept.
+        let all = [UInt8](try Data(contentsOf: URL(fileURLWithPath: received)))
+        let packets = stride(from: atKill - atKill % 188, to: all.count - 2 * 188 + 1, by: 188)
+        let start = try #require(packets.first { offset in
+            let pat = all[offset..<offset + 188], pmt = all[offset + 188..<offset + 376]
+            func pid(_ packet: ArraySlice<UInt8>) -> Int { Int(packet[packet.startIndex + 1] & 0x1F) << 8 | Int(packet[packet.startIndex + 2]) }
+            func counter(_ packet: ArraySlice<UInt8>) -> UInt8 { packet[packet.startIndex + 3] & 0x0F }
+            return pat.first == 0x47 && pid(pat) == 0 && counter(pat) == 0 && pmt.first == 0x47 && pid(pmt) != 0 && counter(pmt) == 0
+        }, "no new TS (PAT and PMT with continuity counter 0) after the kill")
+        try Data(all[start..<(start + (all.count - start) / 188 * 188)]).write(to: URL(fileURLWithPath: fixture.folder + "/after.ts"))
+        let decode = try await Subprocess.run("ffmpeg", ["-v", "error", "-i", fixture.folder + "/after.ts", "-t", "2", "-f", "null", "-"])
+        let errors = decode.output.split(separator: "\n").filter { !$0.isEmpty && !$0.contains("non monotonically increasing dts") }
+        #expect(decode.status == 0 && errors.isEmpty, "\(decode.output.prefix(2000))")
+    }
+}
