@@ -50,7 +50,7 @@ struct HostileIngestTests {
 
         var before: [String] = []
         for mode in HostilePeers.modes {
-            #expect(ListeningPort.wait(port, seconds: 10), "nothing listened on \(port) before \(mode): \(sluice.stderr)\n\(before)")
+            #expect(ListeningPort.wait(port), "nothing listened on \(port) before \(mode): \(sluice.stderr)\n\(before)")
             before += try HostilePeers.attack([mode], port: port, app: "ingest", holdSeconds: 1, connections: 5)
             #expect(sluice.process.isRunning, "sluice died under \(mode) before the publisher: \(sluice.stderr)\n\(before)")
         }
@@ -101,7 +101,7 @@ struct HostileIngestTests {
              "outputs": ["\(output)"], "reconnect": {"initial_delay_s": 0.1, "max_delay_s": 0.2}}
             """.write(toFile: job, atomically: true, encoding: .utf8)
         let sluice = try BackgroundProcess(Command.sluiceBinary, ["run", "--db", db, job])
-        #expect(ListeningPort.wait(port, seconds: 10), "sluice never listened on \(port): \(sluice.stderr)")
+        #expect(ListeningPort.wait(port), "sluice never listened on \(port): \(sluice.stderr)")
         let before = try HostilePeers.attack(["wrong-key"], port: port, app: "ingest", holdSeconds: 1, connections: 1)
         #expect(ListeningPort.wait(port, seconds: 10), "the port stayed closed after \(before)")
         let publisher = try TestRTMP.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\(key)")

@@ -148,7 +148,7 @@ struct OneRTMPStackTests {
                  "outputs": ["\(harness.path("encode.flv"))"]}
                 """)
         }
-        #expect(ListeningPort.wait(port, seconds: 10))
+        #expect(ListeningPort.wait(port), "the listen job never listened on \(port)")
         usleep(300_000)
         let first = try TestRTMP.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\(copyKey)")
         let second = try TestRTMP.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/\(encodeKey)")
@@ -184,7 +184,7 @@ struct OneRTMPStackTests {
             let job = JobOnThread {
                 try harness.run(json: #"{"id": "publisher-\#(client)", "input": {"url": "\#(url)", "listen": true, "timeout_s": 8}, "outputs": ["\#(archive)"]}"#)
             }
-            #expect(ListeningPort.wait(port, seconds: 10))
+            #expect(ListeningPort.wait(port), "the listen job never listened on \(port)")
             let publisher: BackgroundProcess
             if client == "ffmpeg" {
                 publisher = try TestRTMP.publish(source, to: url)
