@@ -1,6 +1,7 @@
-// Outputs on the fly (docs/ARCHITECTURE.md §4): an RTMP or SRT output added to, or removed from, a running relay session. An
-// added output is a late joiner (it starts at the kept group of pictures, or the next keyframe, with the sequence
-// headers); a removed one is flushed and closed politely. The other outputs are not touched: no reconnect, no gap.
+// Outputs on the fly (docs/ARCHITECTURE.md §4): an RTMP or SRT output added to, or removed from, a running relay
+// session. An added output is a late joiner (it starts at the kept group of pictures, or the next keyframe, with the
+// sequence headers); a removed one is flushed and closed politely. The other outputs are not touched: no reconnect,
+// no gap.
 import Foundation
 import JobDocument
 import MediaJob
@@ -16,9 +17,11 @@ public struct OutputEditRefusal: Error, Sendable, Equatable, CustomStringConvert
 }
 
 extension RelaySession {
-    /// Every output index the session has handed out: RTMP outputs, files and outputs removed since the start
+    /// Every output index the session has handed out: RTMP and SRT outputs, files, and outputs removed since the start
     /// (progress snapshots report them all, in index order, so indexes never move).
-    var outputSlotCount: Int { outputs.count + fileOutputs.count + srtOutputs.count + removedOutputs.count + removedSRTOutputs.count }
+    var outputSlotCount: Int {
+        outputs.count + fileOutputs.count + srtOutputs.count + removedOutputs.count + removedSRTOutputs.count
+    }
 
     /// On `loop`: opens a new SRT output with the next index (`index` must be it).
     func addOutput(index: Int, name: String, srt url: SRTURL) -> Result<Void, OutputEditRefusal> {

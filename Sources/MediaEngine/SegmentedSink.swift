@@ -41,6 +41,8 @@ final class SegmentedSink: PacketSink {
     private var lastLeading: (dts: Int64, step: Int64)?
     /// The open segment was finished (its trailer written and its file closed) and waits for its publication.
     private var currentFinished = false
+    /// A write to the open segment failed (a full disk, say): what it holds ends wherever the failure cut it.
+    private var currentBroken = false
     private var ended = false
     /// Closed segments on disk, oldest first (earlier attempts' too), which `retain` trims.
     private var closed: [RecordedSegment]
@@ -75,6 +77,15 @@ final class SegmentedSink: PacketSink {
     }
 
     func write(_ packet: MediaPacket) throws {
+        do {
+            try place(packet)
+        } catch {
+            currentBroken = true
+            throw error
+        }
+    }
+
+    private func place(_ packet: MediaPacket) throws {
         let leading = wantsVideo ? packet.kind == .video : true
         if leading {
             let jumps = schedule.jumps
@@ -123,11 +134,43 @@ final class SegmentedSink: PacketSink {
             return
         }
         ended = true
+        if currentBroken {
+            keepWhatPlays()
+            return
+        }
         do {
             try closeCurrent(duration: openDuration, ranLong: false, jumps: schedule.jumps)
         } catch {
             current.abandon()
         }
+    }
+
+    /// The open segment after a failed write: its `.part` is cut after its last whole fragment (MP4) or packet (TS), as
+    /// a take-over salvages a killed attempt's, and published under its name; with nothing whole in it, or as FLV, it
+    /// is removed. Finishing it instead would publish a file cut wherever the failure cut it.
+    private func keepWhatPlays() {
+        let lower = currentPath.lowercased()
+        let container: PartSalvage.Container? = lower.hasSuffix(".mp4") || lower.hasSuffix(".m4v") ? .mp4
+            : lower.hasSuffix(".ts") || lower.hasSuffix(".m2ts") || lower.hasSuffix(".mts") ? .mpegts : nil
+        guard let owner, let container else {
+            current.abandon()
+            return
+        }
+        // The write that broke the segment already failed the job; closing only releases the descriptor, which it
+        // does whatever the close reports.
+        _ = try? current.file.close()
+        let kept: PartSalvage.Salvaged?
+        do {
+            kept = try PartSalvage.salvage(path: currentPath, root: root, owner: owner, container: container)
+        } catch {
+            current.abandon()
+            return
+        }
+        guard let kept else { return }
+        closed.append(RecordedSegment(path: currentPath, bytes: kept.bytes))
+        closedBytes += kept.bytes
+        // Its duration is the media handed to it (openDuration): the frames after the last whole fragment are cut.
+        report(.closed(ClosedSegment(output: index, path: currentPath, start: wallStart, duration: openDuration, bytes: kept.bytes)))
     }
 
     // MARK: Segments

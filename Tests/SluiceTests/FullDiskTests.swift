@@ -55,4 +55,32 @@ struct FullDiskTests {
         #expect(run.stderr.contains("output \(output): no space left on device (output 0, while opening)"), "stderr: \(run.stderr)")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: disk.path + "/sub")) ?? [] == [])
     }
+
+    @Test("a recording in 1 s segments onto a 2 MB tmpfs: the job fails naming the output and the full disk; the segments closed before stay, whole and playable; nothing half-written is left")
+    func segmentsOnTinyDisk() throws {
+        let folder = Fixtures.scratch("fulldisk-segments")
+        let disk = try TinyDisk(at: folder + "/disk", megabytes: 2)
+        defer { disk.unmount() }
+        let pattern = disk.path + "/rec-%Y%m%dT%H%M%S.mp4"
+        let job = folder + "/job.json"
+        try #"{"id": "full-seg", "input": "\#(try Self.bigInput())", "outputs": [{"url": "\#(pattern)", "segment_s": 1}]}"#
+            .write(toFile: job, atomically: true, encoding: .utf8)
+        let db = folder + "/jobs.sqlite"
+        let run = try Command.run(Command.sluiceBinary, ["run", "--db", db, job], check: false)
+        #expect(run.status == 1, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("no space left on device") && run.stderr.contains("output"), "stderr: \(run.stderr)")
+        // What is on the disk is closed segments only: no part, no temporary file.
+        let names = disk.names
+        #expect(!names.isEmpty && names.allSatisfy { $0.hasPrefix("rec-") && $0.hasSuffix(".mp4") }, "on the disk: \(names)")
+        for name in names {
+            let decode = try Command.run("ffmpeg", ["-v", "error", "-i", disk.path + "/" + name, "-f", "null", "-"], check: false)
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(name): \(decode.stderr)")
+        }
+        // The record lists exactly those segments, closed, and the job failed by the full disk.
+        let rows = try Command.run("sqlite3", [db, "SELECT path FROM segments WHERE job_id = 'full-seg' AND closed_at IS NOT NULL AND removed_at IS NULL"])
+        let recorded = Set(rows.text.split(separator: "\n").map { ($0 as NSString).lastPathComponent })
+        #expect(recorded == Set(names), "recorded \(recorded.sorted()), on the disk \(names)")
+        let state = try Command.run("sqlite3", [db, "SELECT state || '|' || error FROM jobs WHERE id = 'full-seg'"])
+        #expect(state.text.hasPrefix("failed|") && state.text.contains("no space left on device"), "\(state.text)")
+    }
 }
