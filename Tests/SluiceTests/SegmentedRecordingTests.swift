@@ -130,17 +130,21 @@ struct SegmentSalvageTests {
 /// earlier attempt left open, salvages its `.part` before it writes anything, and records it.
 @Suite("Segment salvage when an attempt takes a job over", .serialized)
 struct SegmentTakeoverTests {
+    /// A whole segment to cut short, made by a job of its own: the longest, as a 2 s segment holds two fragments, so
+    /// two thirds of it keep the first whole.
+    static func wholeSegment(_ harness: JobHarness, source: String) throws -> Data {
+        _ = try #require(try harness.run(json: """
+            {"id": "segments-maker", "input": "\(source)", "outputs": [{"url": "\(harness.path("made/m.mp4"))", "segment_s": 2}]}
+            """).succeeded)
+        let made = try #require(try harness.store.segments(jobID: "segments-maker").max { ($0.bytes ?? 0) < ($1.bytes ?? 0) })
+        return try Data(contentsOf: URL(fileURLWithPath: made.path))
+    }
+
     @Test("an open segment row and its cut-short part: the next attempt closes it playable, records it salvaged, then records its own")
     func takeoverSalvages() throws {
         let source = try Fixtures.live(seconds: 5)
         let harness = try JobHarness("segments-takeover")
-        // A whole segment to cut short, made by a job of its own.
-        _ = try #require(try harness.run(json: """
-            {"id": "segments-maker", "input": "\(source)", "outputs": [{"url": "\(harness.path("made/m.mp4"))", "segment_s": 2}]}
-            """).succeeded)
-        // The longest: a 2 s segment holds two fragments, so two thirds of it keep the first whole.
-        let made = try #require(try harness.store.segments(jobID: "segments-maker").max { ($0.bytes ?? 0) < ($1.bytes ?? 0) })
-        let whole = try Data(contentsOf: URL(fileURLWithPath: made.path))
+        let whole = try Self.wholeSegment(harness, source: source)
 
         let id = "segments-takeover"
         let spec = try JobSpec.parse(Data("""
@@ -177,11 +181,7 @@ extension SegmentTakeoverTests {
     func takeoverFindsPartOnDisk() throws {
         let source = try Fixtures.live(seconds: 5)
         let harness = try JobHarness("segments-takeover-disk")
-        _ = try #require(try harness.run(json: """
-            {"id": "segments-maker", "input": "\(source)", "outputs": [{"url": "\(harness.path("made/m.mp4"))", "segment_s": 2}]}
-            """).succeeded)
-        let made = try #require(try harness.store.segments(jobID: "segments-maker").max { ($0.bytes ?? 0) < ($1.bytes ?? 0) })
-        let whole = try Data(contentsOf: URL(fileURLWithPath: made.path))
+        let whole = try Self.wholeSegment(harness, source: source)
 
         let id = "segments-takeover-disk"
         let pattern = harness.path("rec/t-%Y%m%dT%H%M%S.mp4")
