@@ -73,11 +73,10 @@ extension RelayEngine {
         }
         return await withCheckedContinuation { continuation in
             session.loop.execute {
-                if let endpoint {
-                    continuation.resume(returning: session.addOutput(index: index, name: output.name, endpoint: endpoint))
-                } else if let srt {
-                    continuation.resume(returning: session.addOutput(index: index, name: output.name, srt: srt))
-                }
+                let added = endpoint.map { session.addOutput(index: index, name: output.name, endpoint: $0) }
+                    ?? srt.map { session.addOutput(index: index, name: output.name, srt: $0) }
+                    ?? .failure(OutputEditRefusal("only rtmp://, rtmps:// and srt:// outputs can be added to a running job"))
+                continuation.resume(returning: added)
             }
         }
     }
