@@ -94,11 +94,15 @@ struct LeaseBook: Sendable {
 
     let timing: LeaseTiming
     /// The heartbeat timeout negotiated on the current (or last) connection; zero: none, or not connected yet.
-    private(set) var heartbeat: Duration = .zero
+    private(set) var heartbeat: Duration = .zero { didSet { quietUntil = nil } }
     /// The lowest channel number a lease may use (those below belong to the jobs, publishes and control).
     let firstChannel: Channel
     /// The leases held, by job id.
-    private(set) var leases: [String: Lease] = [:]
+    private(set) var leases: [String: Lease] = [:] { didSet { quietUntil = nil } }
+    /// Until when `renewAndFence` has nothing to do: no renewal is due and no lease lapses before it (what its last
+    /// pass found; any change to the leases forgets it). The serve loop turns with every frame the broker sends, a few
+    /// hundred times a second with a hundred leases, and each turn walked every lease.
+    private var quietUntil: ContinuousClock.Instant?
     /// The job whose lease is attached (or being reattached) on each channel.
     private(set) var channels: [Channel: String] = [:]
     /// Lease queues of released jobs still to delete once the broker is reachable.
@@ -126,7 +130,7 @@ struct LeaseBook: Sendable {
     /// The first instant a lease lapses (nil: none held): the owner thread bounds its blocking calls by it, so that
     /// a broker that stops answering mid-call cannot hold a fence up.
     var earliestDeadline: ContinuousClock.Instant? {
-        leases.values.map(validUntil).min()
+        leases.values.reduce(nil) { earliest, lease in min(earliest ?? validUntil(lease), validUntil(lease)) }
     }
 
     /// The lowest channel number no lease is attached on.
@@ -199,23 +203,34 @@ struct LeaseBook: Sendable {
 
     /// Each turn of the serve loop: renew the claims that are due, and give up the leases that lapsed.
     mutating func renewAndFence(now: ContinuousClock.Instant) -> [Action] {
+        if let quietUntil, now < quietUntil { return [] }
         var actions: [Action] = []
-        for jobID in leases.keys.sorted() {
-            guard var lease = leases[jobID], lease.attachment != nil else { continue }
-            if lease.lastPublish.map({ now - $0 >= timing.renewInterval }) ?? true {
-                lease.lastPublish = now
-                leases[jobID] = lease
-                actions.append(.publishClaim(lease.request, token: lease.token))
-            }
+        // Only the due ones are sorted (the actions' order is the job ids'), not every lease on every pass.
+        let due = leases.compactMap { jobID, lease in
+            lease.attachment != nil && lease.lastPublish.map({ now - $0 >= timing.renewInterval }) ?? true ? jobID : nil
         }
-        return actions + fence(now: now)
+        for jobID in due.sorted() {
+            guard var lease = leases[jobID] else { continue }
+            lease.lastPublish = now
+            leases[jobID] = lease
+            actions.append(.publishClaim(lease.request, token: lease.token))
+        }
+        actions += fence(now: now)
+        quietUntil = leases.values.reduce(nil) { quiet, lease in
+            // A detached lease renews nothing; a lapse counts from the first instant past `validUntil`.
+            let renewal = lease.attachment == nil ? nil : lease.lastPublish.map { $0 + timing.renewInterval }
+            let next = min(renewal ?? validUntil(lease), validUntil(lease))
+            return min(quiet ?? next, next)
+        }
+        return actions
     }
 
     /// A lease whose claim could have expired in the broker by now is lost: another worker may run the job.
     mutating func fence(now: ContinuousClock.Instant) -> [Action] {
         var actions: [Action] = []
-        for jobID in leases.keys.sorted() {
-            guard let lease = leases[jobID], now > validUntil(lease) else { continue }
+        let lapsed = leases.compactMap { jobID, lease in now > validUntil(lease) ? jobID : nil }
+        for jobID in lapsed.sorted() {
+            guard let lease = leases[jobID] else { continue }
             leases[jobID] = nil
             // The job first: closing the channel is a call that a broker which stopped answering holds up.
             actions.append(ending(lease, reason: lease.attachment == nil ? LeaseBook.lapsedWhileAway : LeaseBook.unanswered))

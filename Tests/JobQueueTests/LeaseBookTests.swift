@@ -113,6 +113,26 @@ struct LeaseBookTests {
         #expect(book.renewAndFence(now: t0 + .seconds(2)) == [.publishClaim(Self.request("job-1"), token: "tok-1")])
     }
 
+    @Test("a pass with nothing due is skipped until the next renewal or lapse; a lease attached meanwhile keeps its own schedule")
+    func quietPasses() {
+        var book = held()
+        #expect(book.renewAndFence(now: t0 + .milliseconds(100)) == [])
+        let second = Self.request("job-2")
+        #expect(book.acquire(second) == .attach(channel: 4))
+        #expect(book.attached(second, channel: 4, consumerTag: "ctag-2", token: "tok-2", now: t0 + .milliseconds(200))
+            == [.publishClaim(second, token: "tok-2")])
+        #expect(book.renewAndFence(now: t0 + .milliseconds(300)) == [])
+        #expect(book.renewAndFence(now: t0 + .seconds(1)) == [.publishClaim(Self.request("job-1"), token: "tok-1")])
+        #expect(book.renewAndFence(now: t0 + .milliseconds(1_100)) == [])
+        #expect(book.renewAndFence(now: t0 + .milliseconds(1_200)) == [.publishClaim(second, token: "tok-2")])
+        // No claim of job-1 comes back after t0: renewed every second, it still lapses just after 7 s.
+        for elapsed in 2...7 {
+            #expect(book.renewAndFence(now: t0 + .seconds(elapsed)).contains(.publishClaim(Self.request("job-1"), token: "tok-1")))
+        }
+        #expect(book.renewAndFence(now: t0 + .milliseconds(7_001)) == [.lost(jobID: "job-1", reason: LeaseBook.unanswered), .closeChannel(3)])
+        #expect(book.count == 1)
+    }
+
     @Test("fencing: no claim back before the margin ahead of expiry loses the lease and closes its channel")
     func fencing() {
         var book = held()
