@@ -203,49 +203,6 @@ extension JobStore {
         }
     }
 
-    /// Stores the job's latest progress in `jobs` and appends it as a `job_progress` sample.
-    /// - Parameters:
-    ///   - id: the job's id.
-    ///   - progress: the report.
-    public func updateProgress(id: String, progress: JobProgress) throws(JobStoreError) {
-        try updateProgress(id: id, progress: progress, outputs: [])
-    }
-
-    /// Stores the job's latest progress, its sample and its outputs' counters in one transaction (a running job's
-    /// periodic record: one commit instead of one per row).
-    /// - Parameters:
-    ///   - id: the job's id.
-    ///   - progress: the report.
-    ///   - outputs: each output's position in the spec (from 0) and its new values; nil fields keep the stored ones.
-    public func updateProgress(id: String, progress: JobProgress, outputs: [(index: Int, update: OutputUpdate)]) throws(JobStoreError) {
-        let at = timestamp()
-        try write { db in
-            try db.execute(
-                sql: """
-                    UPDATE jobs SET media_time_s = ?, frames = ?, bytes_in = ?, bytes_out = ?, dts_repairs = ?,
-                        speed = ?, updated_at = ?
-                    WHERE id = ?
-                    """,
-                arguments: [
-                    progress.mediaTimeSeconds, progress.frames, progress.bytesIn, progress.bytesOut,
-                    progress.dtsRepairs, progress.speed, at, id,
-                ])
-            guard db.changesCount == 1 else { throw JobStoreError.jobNotFound(id: id) }
-            try db.execute(
-                sql: """
-                    INSERT INTO job_progress (job_id, at, media_time_s, frames, bytes_out, fps, bitrate_kbps)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    id, at, progress.mediaTimeSeconds, progress.frames, progress.bytesOut, progress.fps,
-                    progress.bitrateKbps,
-                ])
-            for output in outputs {
-                try JobStore.applyOutputUpdate(db, jobID: id, index: output.index, update: output.update, at: at)
-            }
-        }
-    }
-
     /// Changes one output's counters or state; nil fields of `update` keep their stored values.
     /// - Parameters:
     ///   - jobID: the job's id.
@@ -258,10 +215,13 @@ extension JobStore {
         }
     }
 
-    private static func applyOutputUpdate(_ db: Database, jobID: String, index: Int, update: OutputUpdate, at: String) throws {
-        try db.execute(
+    /// An output taken out of its job (`recordOutputRemoved`) stays `removed`: a progress record made before the edit
+    /// and written after it (they wait up to a second to be written together) keeps its counters, not its state.
+    static func applyOutputUpdate(_ db: Database, jobID: String, index: Int, update: OutputUpdate, at: String) throws {
+        try db.cachedStatement(
             sql: """
-                UPDATE job_outputs SET state = COALESCE(?, state), bytes = COALESCE(?, bytes),
+                UPDATE job_outputs SET state = CASE state WHEN 'removed' THEN state ELSE COALESCE(?, state) END,
+                    bytes = COALESCE(?, bytes),
                     frames = COALESCE(?, frames), drops = COALESCE(?, drops),
                     reconnects = COALESCE(?, reconnects), last_error = COALESCE(?, last_error),
                     srt_rtt_ms = COALESCE(?, srt_rtt_ms), srt_send_mbps = COALESCE(?, srt_send_mbps),
@@ -269,7 +229,8 @@ extension JobStore {
                     srt_packets_retransmitted = COALESCE(?, srt_packets_retransmitted),
                     srt_packets_dropped = COALESCE(?, srt_packets_dropped), updated_at = ?
                 WHERE job_id = ? AND idx = ?
-                """,
+                """
+        ).execute(
             arguments: [
                 update.state, update.bytes, update.frames, update.drops, update.reconnects, update.lastError,
                 update.srt?.roundTripMilliseconds, update.srt?.sendMegabitsPerSecond, update.srt?.packetsSent,

@@ -63,6 +63,8 @@ public final class JobRunner: Sendable {
     public let onTransition: @Sendable (CommittedTransition) -> Void
     /// Where attempts' progress is written (one serial queue, whatever the number of jobs).
     let progressQueue = DispatchQueue(label: "sluice-job-progress")
+    /// Running attempts' progress records, written together on `progressQueue`.
+    let progressBatch: ProgressBatch
 
     /// Where live HLS outputs publish their playlists for the worker's HTTP server; nil: nowhere.
     public let livePlaylists: LivePlaylistRegistry?
@@ -76,6 +78,7 @@ public final class JobRunner: Sendable {
         self.paths = paths
         self.storeInterval = storeInterval
         self.onTransition = onTransition
+        progressBatch = ProgressBatch(store: store, queue: progressQueue, delay: min(1, storeInterval / 2))
     }
 
     /// Runs a job document (JSON bytes) and waits for its end.
@@ -175,7 +178,7 @@ public final class JobRunner: Sendable {
                 do throws(JobStoreError) { try recordSlate(state.slateEvents.events(for: snapshot.slate), for: spec) } catch { state.storeError = error }
                 guard Date().timeIntervalSince(state.lastStored) >= storeInterval else { return }
                 state.lastStored = Date()
-                do throws(JobStoreError) { try record(snapshot, for: spec) } catch { state.storeError = error }
+                progressBatch.add(progressRecord(snapshot, for: spec), of: state)
             }
         }, encoderSelected: { [self] selection in
             queue.async { [self] in
@@ -194,6 +197,7 @@ public final class JobRunner: Sendable {
             // Behind every progress write already queued; then off the queue, which must never wait on the broker.
             queue.async { [self] in
                 state.ended = true
+                progressBatch.drop(state)
                 let storeError = state.storeError
                 let answered = state.requeueAnswer
                 let thread = Thread { [self] in
@@ -322,9 +326,13 @@ public final class JobRunner: Sendable {
     }
 
     private func record(_ snapshot: MediaJobProgress, for spec: JobSpec, final: OutputState? = nil) throws(JobStoreError) {
+        if let refused = try store.updateProgress([progressRecord(snapshot, for: spec, final: final)])[0] { throw refused }
+    }
+
+    /// The job's record of a progress snapshot: its counters, a sample, and each output's counters and state.
+    private func progressRecord(_ snapshot: MediaJobProgress, for spec: JobSpec, final: OutputState? = nil) -> ProgressRecord {
         let elapsed = max(snapshot.elapsed, 0.001)
-        // One transaction for the job, its sample and its outputs: with a hundred jobs, commits were most of this queue's work.
-        try store.updateProgress(id: spec.id, progress: JobProgress(
+        return ProgressRecord(id: spec.id, progress: JobProgress(
             mediaTimeSeconds: snapshot.mediaTime,
             frames: snapshot.videoFrames,
             bytesIn: snapshot.bytesIn,

@@ -37,6 +37,12 @@ import Testing
         #expect(rows.map(\.state) == [.removed, .pending, .pending])
         #expect(try store.runnableSpec(id: "s1") == Self.removed)
         #expect(try store.events(jobID: "s1").map(\.kind).suffix(2) == [.outputAdded, .outputRemoved])
+        // A progress record made before the removal and written after it keeps the output removed, counters updated.
+        try store.updateProgress(id: "s1", progress: JobProgress(mediaTimeSeconds: 1, frames: 30, bytesIn: 10, bytesOut: 20),
+                                 outputs: [(0, OutputUpdate(state: .running, bytes: 500)), (1, OutputUpdate(state: .running))])
+        rows = try store.outputs(jobID: "s1")
+        #expect(rows.map(\.state) == [.removed, .running, .pending])
+        #expect(rows[0].bytes == 500)
         try expectNoSecrets(inFilesOf: store.path)
     }
 

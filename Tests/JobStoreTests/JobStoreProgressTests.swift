@@ -44,6 +44,39 @@ import Testing
         #expect(record.updatedAt == times.last)
     }
 
+    /// Many jobs' records in one transaction: a record whose job or output has no row is refused by its position,
+    /// leaves nothing of itself, and costs the others nothing.
+    @Test func batchWritesEachRecordOrRefusesItAlone() throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock()
+        let store = try makeStore(in: directory, clock: clock)
+        for id in ["a", "b"] {
+            _ = try store.receive(sampleJob(id: id))
+            try store.startAttempt(id: id, workerID: "worker-a")
+        }
+        clock.advance(by: 1)
+        func report(_ seconds: Double) -> JobProgress {
+            JobProgress(mediaTimeSeconds: seconds, frames: Int(seconds * 30), bytesIn: 10, bytesOut: 20)
+        }
+        let refused = try store.updateProgress([
+            ProgressRecord(id: "a", progress: report(4), outputs: [(1, OutputUpdate(state: .running, bytes: 77))]),
+            ProgressRecord(id: "missing", progress: report(5)),
+            ProgressRecord(id: "b", progress: report(6), outputs: [(0, OutputUpdate(bytes: 5)), (9, OutputUpdate(bytes: 1))]),
+        ])
+
+        #expect(refused.keys.sorted() == [1, 2])
+        #expect(refused[1] == .jobNotFound(id: "missing"))
+        #expect(refused[2] == .outputNotFound(jobID: "b", index: 9))
+        #expect(try store.job(id: "a")?.mediaTimeSeconds == 4)
+        #expect(try store.progress(jobID: "a").map(\.mediaTimeSeconds) == [4])
+        #expect(try store.outputs(jobID: "a")[1].bytes == 77)
+        // b's savepoint was rolled back whole: its job row, its sample and its first output are as they were.
+        #expect(try store.job(id: "b")?.mediaTimeSeconds == nil)
+        #expect(try store.progress(jobID: "b").isEmpty)
+        #expect(try store.outputs(jobID: "b")[0].bytes == 0)
+        #expect(try store.updateProgress([]).isEmpty)
+    }
+
     @Test func outputsStartPendingInSpecOrder() throws {
         let directory = try TemporaryDirectory()
         let clock = ManualClock()

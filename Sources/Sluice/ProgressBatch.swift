@@ -1,0 +1,55 @@
+// docs/ARCHITECTURE.md §6: running jobs' periodic progress records, written together.
+import Foundation
+import JobStore
+
+/// The progress records that came due on the runner's progress queue, written in one transaction per flush: with a
+/// hundred running jobs, one commit a second instead of fifty (docs/BENCHMARKS.md, density). A record waits at most
+/// `delay` for its flush; a job's newer record replaces one still waiting, and an attempt that ended drops its own
+/// (the end records the final progress itself).
+final class ProgressBatch: @unchecked Sendable {
+    // Reason: every member is used only on `queue`, the runner's serial progress queue.
+    private var due: [ObjectIdentifier: (state: AttemptState, record: ProgressRecord)] = [:]
+    private var flushScheduled = false
+    private let store: JobStore
+    private let queue: DispatchQueue
+    private let delay: Double
+
+    /// - Parameters:
+    ///   - store: where the records go.
+    ///   - queue: the serial queue every call comes on, and the flush runs on.
+    ///   - delay: seconds from the first waiting record to the flush.
+    init(store: JobStore, queue: DispatchQueue, delay: Double) {
+        self.store = store
+        self.queue = queue
+        self.delay = delay
+    }
+
+    /// Queues `record` of the attempt `state` for the next flush. On the queue.
+    func add(_ record: ProgressRecord, of state: AttemptState) {
+        due[ObjectIdentifier(state)] = (state, record)
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        queue.asyncAfter(deadline: .now() + delay) { [self] in flush() }
+    }
+
+    /// Forgets the attempt's waiting record, if any. On the queue.
+    func drop(_ state: AttemptState) {
+        due[ObjectIdentifier(state)] = nil
+    }
+
+    /// Writes every waiting record in one transaction; a record refused, or the transaction failing, is the store
+    /// error of the attempts concerned (the runner reports it when the attempt ends, as for a write of its own).
+    private func flush() {
+        flushScheduled = false
+        let entries = Array(due.values)
+        due.removeAll(keepingCapacity: true)
+        guard !entries.isEmpty else { return }
+        do throws(JobStoreError) {
+            for (position, error) in try store.updateProgress(entries.map(\.record)) {
+                entries[position].state.storeError = error
+            }
+        } catch {
+            for entry in entries { entry.state.storeError = error }
+        }
+    }
+}
