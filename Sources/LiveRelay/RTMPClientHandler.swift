@@ -110,14 +110,22 @@ final class RTMPClientHandler: ChannelInboundHandler {
 
     /// A playing pull with a pacer reads only when asked: after each read burst, at its pacer's next tick.
     private func startPacing(_ context: ChannelHandlerContext) {
-        guard pacer != nil, !pacing, let options = context.channel.syncOptions else { return }
+        guard let readPacer = pacer, !pacing, let options = context.channel.syncOptions else { return }
         do {
             try options.setOption(.autoRead, value: false)
             pacing = true
+            readPacer.join()
         } catch {
             // Reading as data arrives is what the connection did so far: it goes on so.
             pacer = nil
         }
+    }
+
+    /// A closed pull leaves its pacer (once).
+    private func stopPacing() {
+        guard pacing else { return }
+        pacing = false
+        pacer?.leave(self)
     }
 
     /// The pacer's tick: read what arrived since the last burst.
@@ -140,14 +148,14 @@ final class RTMPClientHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        pacer?.forget(self)
+        stopPacing()
         deliverBatch()
         reportClosed()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        pacer?.forget(self)
+        stopPacing()
         reportClosed()
         self.context = nil
     }

@@ -23,10 +23,10 @@ public final class RelayEngine: JobEngine {
               (1...256).contains(threads) else { return System.coreCount }
         return threads
     }
-    /// Environment variable naming the pulls' read pacing in milliseconds (0 reads as data arrives).
+    /// Environment variable naming the pulls' longest read-pacing tick in milliseconds (0 reads as data arrives).
     public static let readPacingEnvironmentVariable = "SLUICE_RELAY_READ_PACING_MS"
-    /// The read pacing when the environment does not name one.
-    public static let defaultReadPacingMilliseconds = 20
+    /// The longest read-pacing tick when the environment does not name one (`ReadPacer`: reached at 40 pulls on a loop).
+    public static let defaultReadPacingMilliseconds = 40
 
     /// `SLUICE_RELAY_READ_PACING_MS` when it is a number from 0 to 1000, else the default.
     public static var configuredReadPacingMilliseconds: Int {
@@ -59,7 +59,8 @@ public final class RelayEngine: JobEngine {
 
     /// - Parameters:
     ///   - threads: event-loop threads for every job of the process.
-    ///   - readPacingMilliseconds: how long a playing pull waits between read bursts (`ReadPacer`); 0 reads as data arrives.
+    ///   - readPacingMilliseconds: the longest a playing pull waits between read bursts (`ReadPacer`: the wait grows
+    ///     with the pulls on its loop); 0 reads as data arrives.
     ///   - rtmpsCAFile: extra trusted CA certificates (PEM) for rtmps:// peers; by default `SLUICE_RTMPS_CA_FILE`.
     ///   - ingestCertificate: what rtmps:// listen jobs serve; by default `SLUICE_RTMPS_CERT_FILE` and `SLUICE_RTMPS_KEY_FILE`.
     ///   - report: where the engine's notes go (never a stream key: output names are redacted); stderr by default.
@@ -74,7 +75,7 @@ public final class RelayEngine: JobEngine {
         srtIngest = SRTIngestRegistry(report: report)
         pool = NIOThreadPool(numberOfThreads: 1)
         let pacing = TimeAmount.milliseconds(Int64(max(readPacingMilliseconds, 0)))
-        readPacers = readPacingMilliseconds > 0 ? PerLoop { ReadPacer(loop: $0, interval: pacing) } : nil
+        readPacers = readPacingMilliseconds > 0 ? PerLoop { ReadPacer(loop: $0, maximum: pacing) } : nil
         pool.start()
         caFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
     }
