@@ -3,8 +3,8 @@
 # `ffmpeg -c copy` process per stream, all in the same run; the goals are judged at N = 100.
 #
 # A private nginx-rtmp (the server every phase pulls from and publishes to) and RabbitMQ. Looping 720p30 ~3 Mb/s
-# H.264 + AAC publishers (ffmpeg -re -stream_loop -1 -c copy, one per stream, started as the curve needs them) feed
-# live/src-iN; their own CPU is not counted. Per point N, one phase after the other:
+# H.264 + AAC publishers (ffmpeg -re -stream_loop -1 -c copy, one per 25 streams, started as the curve needs them)
+# feed live/src-iN; their own CPU is not counted. Per point N, one phase after the other:
 #  A. One `sluice worker --live-slots N` runs N restream jobs (`sluice enqueue`), each pulling live/src-iN and
 #     publishing to K outputs live/out-iN-k. Then the worker is stopped and its requeued jobs purged.
 #  B. A second nginx-rtmp, the relay: the server pushes src-iN to it (as live/nx-iN) and it pushes each on to the
@@ -84,10 +84,15 @@ bench_density() {
     point="$dir/point-$n.json"
     : > "$point"
     files+=("$point")
+    # The sources: one ffmpeg per 25 streams, each reading the clip once and publishing it to each of its streams
+    # (one process per stream cost ~0.9 % of a core each: 300 of them alone saturated this 2-core machine).
     while [ "$publishers" -lt "$n" ]; do
-      publishers=$((publishers + 1))
-      ffmpeg -hide_banner -nostdin -loglevel error -re -stream_loop -1 -i "$media" -c copy -f flv "$url/src-i$publishers" 2> "$dir/publisher-$publishers.log" &
+      local first=$((publishers + 1)) last=$((publishers + 25)) outs=()
+      [ "$last" -gt "$n" ] && last=$n
+      for i in $(seq "$first" "$last"); do outs+=(-map 0 -c copy -f flv "$url/src-i$i"); done
+      ffmpeg -hide_banner -nostdin -loglevel error -re -stream_loop -1 -i "$media" "${outs[@]}" 2> "$dir/publisher-$first.log" &
       density_pids+=($!)
+      publishers=$last
     done
     echo "bench: N = $n ($(uptime | sed 's/.*load/load/'))" >&2
 

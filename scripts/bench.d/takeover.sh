@@ -1,12 +1,14 @@
-# Sourced by scripts/bench: `scripts/bench takeover [RUNS [kill|term]]` (default 5 runs of each). How long a live restream is gone from its
+# Sourced by scripts/bench: `scripts/bench takeover [RUNS [kill|term|cut]]` (default 5 runs of each). How long a live restream is gone from its
 # destination when the worker that runs it goes: two `sluice worker`s (default lease timing) on a private RabbitMQ,
 # a looping 1x publisher into a private nginx-rtmp, one restream job to another stream name. Once the destination has
 # flowed for 3-4 s (a random point in the lease's renewal), the holder gets kill -9 (RUNS times) or SIGTERM (RUNS
 # times); nginx-rtmp's statistics page, polled every 0.2 s, says when a new publisher sends bytes to the destination.
 # Prints each time-to-flowing and the median of each. Each run has a vhost of its own, so nothing of one reaches the next.
+# cut (root, iproute2, nftables, socat): the holder runs in a network namespace and is cut off from the broker only
+# (its media path stays up); prints when its copy stopped and when the other worker's began, against heartbeat + 3 s.
 # Then the broker's side of leases: 100 and 300 holders renewing claims as a worker does, claims/s and the broker's CPU.
 bench_takeover() {
-  local runs="${1:-5}" modes="${2:-kill term}"
+  local runs="${1:-5}" modes="${2:-kill term cut}"
   local dir
   dir=$(bench_broker_folder takeover)
   mkdir -p "$dir/out"
@@ -116,6 +118,101 @@ def run(mode, index):
         publisher.wait()
         subprocess.run([ctl, "delete_vhost", vhost], capture_output=True)
 
+def sh(*command, check=True):
+    return subprocess.run(list(command), check=check, capture_output=True, text=True)
+
+def iso(text):
+    """Seconds since the epoch of an ISO-8601 UTC time as the workers write it (2026-11-27T07:13:28.222Z)."""
+    from datetime import datetime, timezone
+    return datetime.strptime(text.rstrip("Z")[:26], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=timezone.utc).timestamp()
+
+def run_cut(index, heartbeat=4):
+    """The holder runs in a network namespace that reaches the broker over one veth pair and nginx-rtmp over another
+    (socat on both ends, so its URLs are the same 127.0.0.1 ones); the cut drops every packet of the broker's pair in
+    the namespace (nftables), silently: no reset, no unreachable, as a partition looks from both sides."""
+    name = f"cut-{index}"
+    ns, broker_port, media_port = f"sluice-{name}-{os.getpid()}", amqp.rsplit(":", 1)[1].split("/")[0], rtmp.rsplit(":", 1)[1].split("/")[0]
+    links = {"b": ("10.231.1.1", "10.231.1.2", broker_port), "m": ("10.231.2.1", "10.231.2.2", media_port)}
+    helpers, workers = [], {}
+    vhost = f"takeover-{name}"
+    sh(ctl, "add_vhost", vhost)
+    sh(ctl, "set_permissions", "-p", vhost, "guest", ".*", ".*", ".*")
+    url = amqp.rsplit("/", 1)[0] + "/" + vhost
+    source, destination = f"src-{name}", f"dst-{name}"
+    publisher = subprocess.Popen(["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-stream_loop", "-1",
+                                  "-i", clip, "-c", "copy", "-f", "flv", f"{rtmp}/{source}"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        sh("ip", "netns", "add", ns)
+        sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
+        for key, (host, inside, port) in links.items():
+            outer, inner = f"s{key}{index}h", f"s{key}{index}n"
+            sh("ip", "link", "add", outer, "type", "veth", "peer", "name", inner)
+            sh("ip", "link", "set", inner, "netns", ns)
+            sh("ip", "addr", "add", f"{host}/30", "dev", outer)
+            sh("ip", "link", "set", outer, "up")
+            sh("ip", "netns", "exec", ns, "ip", "addr", "add", f"{inside}/30", "dev", inner)
+            sh("ip", "netns", "exec", ns, "ip", "link", "set", inner, "up")
+            helpers.append(subprocess.Popen(["socat", f"TCP-LISTEN:{port},bind={host},fork,reuseaddr", f"TCP:127.0.0.1:{port}"]))
+            helpers.append(subprocess.Popen(["ip", "netns", "exec", ns, "socat", f"TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr",
+                                             f"TCP:{host}:{port}"]))
+        wait(lambda: stat().get(source, ([], 0))[0], 15, "the source never published")
+        time.sleep(0.5)  # the socat listeners
+        def start(worker, namespace):
+            wid = f"w-{name}-{worker}"
+            log = open(f"{folder}/{wid}.log", "w")
+            prefix = ["ip", "netns", "exec", ns] if namespace else []
+            workers[wid] = subprocess.Popen(prefix + [sluice, "worker", "--amqp-url", url, "--db", f"{folder}/{wid}.sqlite",
+                                                      "--input-root", folder, "--output-root", f"{folder}/out", "--worker-id", wid,
+                                                      "--heartbeat-s", str(heartbeat), "--progress-s", "1"],
+                                            stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+            return wid
+        holder = start("cut", True)
+        job = f"{folder}/job-{name}.json"
+        with open(job, "w") as f:
+            f.write('{"id": "%s", "input": {"url": "%s/%s", "timeout_s": 10}, "outputs": ["%s/%s"], "max_duration_s": 180}'
+                    % (name, rtmp, source, rtmp, destination))
+        sh(sluice, "enqueue", "--amqp-url", url, job)
+        wait(lambda: job_state(f"{folder}/{holder}.sqlite", name) == "running" and stat().get(destination, ([], 0))[0], 30,
+             "the holder in the namespace never published")
+        other = start("direct", False)
+        wait(lambda: "connected to" in open(f"{folder}/{other}.log").read(), 15, "the other worker never connected")
+        time.sleep(2 + random.random())
+        first = set(stat()[destination][0])
+        inner = f"sb{index}n"
+        sh("ip", "netns", "exec", ns, "nft", "add", "table", "inet", "cut")
+        for hook, direction in (("input", "iifname"), ("output", "oifname")):
+            sh("ip", "netns", "exec", ns, "nft", "add", "chain", "inet", "cut", hook, f"{{ type filter hook {hook} priority 0; policy accept; }}")
+            sh("ip", "netns", "exec", ns, "nft", "add", "rule", "inet", "cut", hook, direction, inner, "drop")
+        cut, cut_wall = time.monotonic(), time.time()
+        last_seen, resumed = cut, None
+        while time.monotonic() - cut < 90 and resumed is None:
+            ids = set(stat().get(destination, ([], 0))[0])
+            now = time.monotonic()
+            if ids & first:
+                last_seen = now
+            if ids - first:
+                resumed = now
+            time.sleep(0.2)
+        if resumed is None:
+            raise SystemExit(f"bench: {name}: never taken over; see {folder}/w-{name}-*.log")
+        lost = [line for line in open(f"{folder}/{holder}.log") if "the job's lease was lost" in line]
+        stopped_at = iso(lost[0].split()[0]) - cut_wall if lost else None
+        with sqlite3.connect(f"file:{folder}/{other}.sqlite?mode=ro", uri=True) as db:
+            row = db.execute("SELECT at FROM job_events WHERE job_id = ? AND kind = 'job.running' ORDER BY id LIMIT 1", (name,)).fetchone()
+        began_at = iso(row[0]) - cut_wall if row else None
+        return {"stopped": stopped_at, "began": began_at, "gone": last_seen + 0.2 - cut, "resumed": resumed - cut}
+    finally:
+        for process in list(workers.values()) + helpers:
+            process.kill()
+            process.wait()
+        publisher.kill()
+        publisher.wait()
+        sh("ip", "netns", "del", ns, check=False)
+        for key in links:
+            sh("ip", "link", "del", f"s{key}{index}h", check=False)
+        sh(ctl, "delete_vhost", vhost, check=False)
+
 for mode, label in (("kill", "kill -9"), ("term", "SIGTERM")):
     if mode not in modes.split():
         continue
@@ -124,6 +221,15 @@ for mode, label in (("kill", "kill -9"), ("term", "SIGTERM")):
         times.append(run(mode, index))
         print(f"takeover {label}: run {index}: destination flowing again after {times[-1]:.2f} s", flush=True)
     print(f"takeover {label}: median {statistics.median(times):.2f} s (min {min(times):.2f}, max {max(times):.2f}, {runs} runs)", flush=True)
+if "cut" in modes.split():
+    bound = 4 + 3
+    for index in range(1, runs + 1):
+        r = run_cut(index)
+        overlap = r["stopped"] - r["began"] if r["stopped"] is not None and r["began"] is not None else None
+        print(f"takeover partition (heartbeat 4 s, network namespace): run {index}: the holder stopped its copy "
+              f"{r['stopped']:.2f} s after the cut (its publisher gone from the destination by {r['gone']:.2f} s); the other worker "
+              f"recorded the job running {r['began']:.2f} s after it and published at {r['resumed']:.2f} s; copies overlapped "
+              f"{max(overlap, 0):.2f} s (bound: heartbeat + 3 = {bound} s)", flush=True)
 PY
   echo "== takeover: the broker's cost of leases: N holders renewing a 3 s claim every second for 30 s (pika, one connection)"
   local pid
