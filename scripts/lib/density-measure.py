@@ -7,7 +7,8 @@ Usage: density-measure.py STAT_SOCKET PREFIX EXPECTED WARMUP WINDOW NAME PID...
   EXPECTED: how many output streams there should be; WARMUP: at most this many seconds until they all flow (then 5 s
   more); WINDOW: the measured seconds. PID...: the processes whose CPU (utime+stime), RSS and threads are counted.
 
-Figures: cpu (% of one core over the window), rss_kib and threads (summed, at the end of the window), flowing (outputs
+Figures: cpu (% of one core over the window), rss_kib, anon_kib (RssAnon: the part no file backs) and threads
+(summed, at the end of the window), flowing (outputs
 whose bytes grew), kept_up (outputs whose bytes over the window are within 5 % of their input's: none fell behind),
 worst (the lowest output/input ratio), mbits (all outputs together).
 """
@@ -86,7 +87,7 @@ warm = time.monotonic() - start
 t0, c0, s0 = time.monotonic(), ticks(), stat_page()
 time.sleep(window)
 t1, c1, s1 = time.monotonic(), ticks(), stat_page()
-rss, threads = status("VmRSS"), status("Threads")
+rss, anon, threads = status("VmRSS"), status("RssAnon"), status("Threads")
 o0, o1 = outputs(s0), outputs(s1)
 flowing = sum(1 for k, v in o1.items() if v > o0.get(k, v))
 mbits = sum(v - o0.get(k, v) for k, v in o1.items() if k in o0) * 8 / (t1 - t0) / 1e6
@@ -99,6 +100,6 @@ for k, v in o1.items():
     got, sent = v - o0[k], s1[source] - s0[source]
     ratios.append(got / sent if sent > 0 else 0.0)
 kept_up = sum(1 for r in ratios if abs(r - 1) <= tolerance)
-print(json.dumps({"name": name, "cpu": (c1 - c0) / hz / (t1 - t0) * 100, "rss_kib": rss, "threads": threads,
+print(json.dumps({"name": name, "cpu": (c1 - c0) / hz / (t1 - t0) * 100, "rss_kib": rss, "anon_kib": anon, "threads": threads,
                   "flowing": flowing, "kept_up": kept_up, "worst": min(ratios) if ratios else 0.0, "expected": expected,
                   "processes": alive(), "warmup_s": round(warm, 1), "mbits": mbits}))

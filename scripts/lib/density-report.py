@@ -25,6 +25,11 @@ def mib(p):
     return p["rss_kib"] / 1024
 
 
+def memory(p):
+    """RSS, with the anonymous part (what no file backs) when measured."""
+    return f"{mib(p):.0f} MiB" + (f" ({p['anon_kib'] / 1024:.0f} anon)" if "anon_kib" in p else "")
+
+
 def ratio(a, b):
     return a / b if b else float("nan")
 
@@ -41,8 +46,8 @@ verdicts = []
 for phases in points:
     s, n, f = phases.get("sluice"), phases.get("nginx"), phases.get("ffmpeg")
     streams = s["streams"]
-    sluice = f"{s['cpu']:.1f} % / {mib(s):.0f} MiB / {s['threads']} / {s['flowing']} of {s['expected']} / {s['kept_up']}"
-    nginx = f"{n['cpu']:.1f} % / {mib(n):.0f} MiB / {n['flowing']} of {n['expected']} / {n['kept_up']}" if n else "not run"
+    sluice = f"{s['cpu']:.1f} % / {memory(s)} / {s['threads']} / {s['flowing']} of {s['expected']} / {s['kept_up']}"
+    nginx = f"{n['cpu']:.1f} % / {memory(n)} / {n['flowing']} of {n['expected']} / {n['kept_up']}" if n else "not run"
     if f:
         capped = f" (at {f['streams']})" if f["streams"] != streams else ""
         ffmpeg = f"{f['cpu']:.1f} %{capped} / {f['flowing']} of {f['expected']} / {f['kept_up']}"
