@@ -325,31 +325,6 @@ public final class JobRunner: Sendable {
         for event in events { try store.recordEvent(id: spec.id, kind: event.kind, message: event.message) }
     }
 
-    private func record(_ snapshot: MediaJobProgress, for spec: JobSpec, final: OutputState? = nil) throws(JobStoreError) {
-        if let refused = try store.updateProgress([progressRecord(snapshot, for: spec, final: final)])[0] { throw refused }
-    }
-
-    /// The job's record of a progress snapshot: its counters, a sample, and each output's counters and state.
-    private func progressRecord(_ snapshot: MediaJobProgress, for spec: JobSpec, final: OutputState? = nil) -> ProgressRecord {
-        let elapsed = max(snapshot.elapsed, 0.001)
-        return ProgressRecord(id: spec.id, progress: JobProgress(
-            mediaTimeSeconds: snapshot.mediaTime,
-            frames: snapshot.videoFrames,
-            bytesIn: snapshot.bytesIn,
-            bytesOut: snapshot.bytesOut,
-            dtsRepairs: snapshot.dtsRepairs,
-            speed: snapshot.speed,
-            fps: Double(snapshot.videoFrames) / elapsed,
-            bitrateKbps: Double(snapshot.bytesOut) * 8 / 1000 / elapsed
-        ), outputs: snapshot.outputs.enumerated().map { index, output in
-            (index, OutputUpdate(
-                state: JobRunner.state(of: output, final: final), bytes: output.bytes, frames: output.videoFrames,
-                drops: output.drops, reconnects: output.reconnects,
-                lastError: output.lastError.map { Redaction.scrub($0, urls: spec.secretURLs + editedURLs.urls(of: spec.id)) },
-                srt: output.srt.map(SRTLinkRecord.init)))
-        })
-    }
-
     /// An id for a document whose own id could not be read, so its rejection is still recorded.
     static func generatedID() -> String {
         let formatter = DateFormatter()

@@ -1,6 +1,8 @@
 // docs/ARCHITECTURE.md §6: running jobs' periodic progress records, written together.
 import Foundation
+import JobDocument
 import JobStore
+import MediaJob
 
 /// The progress records that came due on the runner's progress queue, written in one transaction per flush: with a
 /// hundred running jobs, one commit a second instead of fifty (docs/BENCHMARKS.md, density). A record waits at most
@@ -51,5 +53,33 @@ final class ProgressBatch: @unchecked Sendable {
         } catch {
             for entry in entries { entry.state.storeError = error }
         }
+    }
+}
+
+extension JobRunner {
+    /// Writes the job's record of a progress snapshot now, alone (an attempt's end, with `final` for its outputs).
+    func record(_ snapshot: MediaJobProgress, for spec: JobSpec, final: OutputState? = nil) throws(JobStoreError) {
+        if let refused = try store.updateProgress([progressRecord(snapshot, for: spec, final: final)])[0] { throw refused }
+    }
+
+    /// The job's record of a progress snapshot: its counters, a sample, and each output's counters and state.
+    func progressRecord(_ snapshot: MediaJobProgress, for spec: JobSpec, final: OutputState? = nil) -> ProgressRecord {
+        let elapsed = max(snapshot.elapsed, 0.001)
+        return ProgressRecord(id: spec.id, progress: JobProgress(
+            mediaTimeSeconds: snapshot.mediaTime,
+            frames: snapshot.videoFrames,
+            bytesIn: snapshot.bytesIn,
+            bytesOut: snapshot.bytesOut,
+            dtsRepairs: snapshot.dtsRepairs,
+            speed: snapshot.speed,
+            fps: Double(snapshot.videoFrames) / elapsed,
+            bitrateKbps: Double(snapshot.bytesOut) * 8 / 1000 / elapsed
+        ), outputs: snapshot.outputs.enumerated().map { index, output in
+            (index, OutputUpdate(
+                state: JobRunner.state(of: output, final: final), bytes: output.bytes, frames: output.videoFrames,
+                drops: output.drops, reconnects: output.reconnects,
+                lastError: output.lastError.map { Redaction.scrub($0, urls: spec.secretURLs + editedURLs.urls(of: spec.id)) },
+                srt: output.srt.map(SRTLinkRecord.init)))
+        })
     }
 }

@@ -225,11 +225,15 @@ if "cut" in modes.split():
     bound = 4 + 3
     for index in range(1, runs + 1):
         r = run_cut(index)
-        overlap = r["stopped"] - r["began"] if r["stopped"] is not None and r["began"] is not None else None
+        if r["stopped"] is None or r["began"] is None:
+            raise SystemExit(f"bench: cut-{index}: the holder's stop or the other worker's start is not on record; see {folder}/w-cut-{index}-*")
+        overlap = r["stopped"] - r["began"]
+        verdict = (f"the copies overlapped {overlap:.2f} s" if overlap > 0
+                   else f"no overlap: the other began {-overlap:.2f} s after the holder stopped")
         print(f"takeover partition (heartbeat 4 s, network namespace): run {index}: the holder stopped its copy "
               f"{r['stopped']:.2f} s after the cut (its publisher gone from the destination by {r['gone']:.2f} s); the other worker "
-              f"recorded the job running {r['began']:.2f} s after it and published at {r['resumed']:.2f} s; copies overlapped "
-              f"{max(overlap, 0):.2f} s (bound: heartbeat + 3 = {bound} s)", flush=True)
+              f"recorded the job running {r['began']:.2f} s after it and published at {r['resumed']:.2f} s; {verdict} "
+              f"(bound: heartbeat + 3 = {bound} s)", flush=True)
 PY
   echo "== takeover: the broker's cost of leases: N holders renewing a 3 s claim every second for 30 s (pika, one connection)"
   local pid
