@@ -22,12 +22,14 @@ struct RecordingTakeOverTests {
         }, "no worker runs the job: \(pair.map { fixture.diagnosis($0) })")
         let holder = try #require(found)
         let other = try #require(pair.first { $0.id != holder.id })
-        // Two segments closed, then halfway into the next one (segments are cut on multiples of 4 s of Unix time).
+        // Two segments closed, then three quarters into the next one (segments are cut on multiples of 4 s of Unix
+        // time, at the first key frame after the multiple: up to a second late with this source's GOP, so halfway could
+        // leave the open segment less than a whole 1 s fragment to salvage).
         try #require(await eventually(timeout: .seconds(30)) {
             try fixture.store(holder.id).segments(jobID: fixture.id).filter { $0.closedAt != nil }.count >= 2
         }, "\(fixture.diagnosis(holder))")
         let into = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: Self.segment)
-        try await Task.sleep(for: .milliseconds(Int((((Self.segment / 2 - into) + Self.segment).truncatingRemainder(dividingBy: Self.segment)) * 1000)))
+        try await Task.sleep(for: .milliseconds(Int((((Self.segment * 3 / 4 - into) + Self.segment).truncatingRemainder(dividingBy: Self.segment)) * 1000)))
         let killedAt = Date().timeIntervalSince1970
         holder.process.kill(SIGKILL)
 
