@@ -8,7 +8,7 @@ import NIOCore
 /// The tick grows with the pulls the loop paces, `perPull` each, up to `maximum`: the cost it saves is per wake-up
 /// and per burst, so it is worth most where many pulls share a loop, while a loop with a few pulls reads almost as
 /// data arrives. Each message waits at most one tick in the kernel's socket buffer (half a tick on average): with
-/// 20 pulls or more on a loop (40 restreams on 2 cores), 40 ms at most.
+/// 40 pulls or more on a loop (80 restreams on 2 cores), 40 ms at most.
 ///
 /// `@unchecked Sendable`: every member is touched on `loop` only.
 final class ReadPacer: @unchecked Sendable {
@@ -20,7 +20,7 @@ final class ReadPacer: @unchecked Sendable {
     /// Pulls paced on this loop now (joined, not yet left).
     private(set) var members = 0
     /// What each paced pull adds to the tick.
-    static let perPull = TimeAmount.milliseconds(2)
+    static let perPull = TimeAmount.milliseconds(1)
     /// A read burst at least this large reads again at once rather than at the next tick.
     static let immediateBurstBytes = 128 << 10
 

@@ -25,7 +25,7 @@ public final class RelayEngine: JobEngine {
     }
     /// Environment variable naming the pulls' longest read-pacing tick in milliseconds (0 reads as data arrives).
     public static let readPacingEnvironmentVariable = "SLUICE_RELAY_READ_PACING_MS"
-    /// The longest read-pacing tick when the environment does not name one (`ReadPacer`: reached at 20 pulls on a loop).
+    /// The longest read-pacing tick when the environment does not name one (`ReadPacer`: reached at 40 pulls on a loop).
     public static let defaultReadPacingMilliseconds = 40
 
     /// `SLUICE_RELAY_READ_PACING_MS` when it is a number from 0 to 1000, else the default.
