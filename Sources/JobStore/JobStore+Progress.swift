@@ -34,7 +34,14 @@ extension JobStore {
     ///   - progress: the report.
     ///   - outputs: each output's position in the spec (from 0) and its new values; nil fields keep the stored ones.
     public func updateProgress(id: String, progress: JobProgress, outputs: [(index: Int, update: OutputUpdate)]) throws(JobStoreError) {
-        if let refused = try updateProgress([ProgressRecord(id: id, progress: progress, outputs: outputs)])[0] { throw refused }
+        try updateProgress(ProgressRecord(id: id, progress: progress, outputs: outputs))
+    }
+
+    /// Stores one job's record in a transaction of its own.
+    /// - Parameter record: the record.
+    /// - Throws: why it was not written (its job or one of its outputs has no row, or the transaction failed).
+    public func updateProgress(_ record: ProgressRecord) throws(JobStoreError) {
+        if let refused = try updateProgress([record])[0] { throw refused }
     }
 
     /// Stores many running jobs' records in one transaction: with a hundred jobs, a commit each was most of the

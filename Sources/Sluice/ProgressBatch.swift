@@ -59,7 +59,7 @@ final class ProgressBatch: @unchecked Sendable {
 extension JobRunner {
     /// Writes the job's record of a progress snapshot now, alone (an attempt's end, with `final` for its outputs).
     func record(_ snapshot: MediaJobProgress, for spec: JobSpec, final: OutputState? = nil) throws(JobStoreError) {
-        if let refused = try store.updateProgress([progressRecord(snapshot, for: spec, final: final)])[0] { throw refused }
+        try store.updateProgress(progressRecord(snapshot, for: spec, final: final))
     }
 
     /// The job's record of a progress snapshot: its counters, a sample, and each output's counters and state.
