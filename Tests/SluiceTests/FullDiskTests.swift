@@ -11,6 +11,12 @@ struct FullDiskTests {
         try Fixtures.make("big-lossless.mp4", Fixtures.video(size: "640x360") + ["-t", "6"] + Fixtures.x264 + ["-preset", "ultrafast", "-qp", "0"])
     }
 
+    /// Writes `document` to `file` and runs it with `sluice run`, recorded in `db`; a failing run is a result.
+    static func sluiceRun(_ document: String, file: String, db: String) throws -> CommandResult {
+        try document.write(toFile: file, atomically: true, encoding: .utf8)
+        return try Command.run(Command.sluiceBinary, ["run", "--db", db, file], check: false)
+    }
+
     @Test("sluice run with an output on a 2 MB tmpfs: exit 1, the message names the output, no file is left")
     func runOnTinyDisk() throws {
         let folder = Fixtures.scratch("fulldisk")
@@ -18,11 +24,9 @@ struct FullDiskTests {
         defer { disk.unmount() }
         let output = disk.path + "/a.flv"
         let beside = folder + "/beside.h264"
-        let job = folder + "/job.json"
-        try #"{"id": "full-1", "input": "\#(try Self.bigInput())", "outputs": ["\#(output)", "\#(beside)"]}"#
-            .write(toFile: job, atomically: true, encoding: .utf8)
         let db = folder + "/jobs.sqlite"
-        let run = try Command.run(Command.sluiceBinary, ["run", "--db", db, job], check: false)
+        let run = try Self.sluiceRun(#"{"id": "full-1", "input": "\#(try Self.bigInput())", "outputs": ["\#(output)", "\#(beside)"]}"#,
+                                     file: folder + "/job.json", db: db)
         #expect(run.status == 1, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("output \(output): no space left on device"), "stderr: \(run.stderr)")
         #expect(disk.names.isEmpty, "left on the full disk: \(disk.names)")
@@ -32,10 +36,8 @@ struct FullDiskTests {
         #expect(shell.text.hasPrefix("failed|job full-1: output \(output): no space left on device"), "\(shell.text)")
 
         // The same disk, emptied by the failure, takes a job that fits.
-        let small = folder + "/small.json"
-        try #"{"id": "full-2", "input": "\#(try Fixtures.mp4BFrames())", "outputs": ["\#(disk.path)/b.flv"]}"#
-            .write(toFile: small, atomically: true, encoding: .utf8)
-        let fits = try Command.run(Command.sluiceBinary, ["run", "--db", db, small], check: false)
+        let fits = try Self.sluiceRun(#"{"id": "full-2", "input": "\#(try Fixtures.mp4BFrames())", "outputs": ["\#(disk.path)/b.flv"]}"#,
+                                      file: folder + "/small.json", db: db)
         #expect(fits.status == 0, "stderr: \(fits.stderr)")
         #expect(disk.names == ["b.flv"])
     }
@@ -47,10 +49,8 @@ struct FullDiskTests {
         let disk = try TinyDisk(at: folder + "/disk", megabytes: 2, inodes: 2)
         defer { disk.unmount() }
         let output = disk.path + "/sub/a.flv"
-        let job = folder + "/job.json"
-        try #"{"id": "inodes-1", "input": "\#(try Fixtures.mp4BFrames())", "outputs": ["\#(output)"]}"#
-            .write(toFile: job, atomically: true, encoding: .utf8)
-        let run = try Command.run(Command.sluiceBinary, ["run", "--db", folder + "/jobs.sqlite", job], check: false)
+        let run = try Self.sluiceRun(#"{"id": "inodes-1", "input": "\#(try Fixtures.mp4BFrames())", "outputs": ["\#(output)"]}"#,
+                                     file: folder + "/job.json", db: folder + "/jobs.sqlite")
         #expect(run.status == 1, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("output \(output): no space left on device (output 0, while opening)"), "stderr: \(run.stderr)")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: disk.path + "/sub")) ?? [] == [])
@@ -62,11 +62,9 @@ struct FullDiskTests {
         let disk = try TinyDisk(at: folder + "/disk", megabytes: 2)
         defer { disk.unmount() }
         let pattern = disk.path + "/rec-%Y%m%dT%H%M%S.mp4"
-        let job = folder + "/job.json"
-        try #"{"id": "full-seg", "input": "\#(try Self.bigInput())", "outputs": [{"url": "\#(pattern)", "segment_s": 1}]}"#
-            .write(toFile: job, atomically: true, encoding: .utf8)
         let db = folder + "/jobs.sqlite"
-        let run = try Command.run(Command.sluiceBinary, ["run", "--db", db, job], check: false)
+        let run = try Self.sluiceRun(#"{"id": "full-seg", "input": "\#(try Self.bigInput())", "outputs": [{"url": "\#(pattern)", "segment_s": 1}]}"#,
+                                     file: folder + "/job.json", db: db)
         #expect(run.status == 1, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("no space left on device") && run.stderr.contains("output"), "stderr: \(run.stderr)")
         // What is on the disk is closed segments only: no part, no temporary file.
