@@ -34,12 +34,10 @@ let package = Package(
     targets: [
         // Pure Swift bitstream core: no dependencies, no C types, no logging.
         .target(name: "MediaFormats", swiftSettings: swiftSettings),
-        // FFmpeg 5.1 from the system, plus a shim for the macros Swift cannot import.
-        .systemLibrary(
-            name: "CFFmpeg",
-            pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
-        ),
+        // FFmpeg 5.1's headers from the system (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev,
+        // libswresample-dev), plus a shim for the macros Swift cannot import. Nothing links libav: libav_loader.c opens
+        // it on the first call, so a worker that only relays never maps it.
+        .target(name: "CFFmpeg"),
         // librabbitmq 0.11 from the system, plus a shim for its variadic login.
         .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
         .target(name: "JobQueue", dependencies: ["CRabbitMQ"], swiftSettings: swiftSettings),

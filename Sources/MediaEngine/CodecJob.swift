@@ -25,6 +25,7 @@ public final class CodecJob: @unchecked Sendable {
     /// Runs the job to its end and publishes the outputs; on failure every file output is removed.
     /// - Parameter progress: called on the input thread about every `progressInterval` seconds.
     public func run(progress: (MediaJobProgress) -> Void = { _ in }) throws -> MediaJobResult {
+        try CodecLibraries.require()
         let started = Interrupter.now()
         let input: any PacketSource
         var liveInput: RelayInput?

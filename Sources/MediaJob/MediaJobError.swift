@@ -26,6 +26,8 @@ public enum MediaJobError: Error, Sendable, CustomStringConvertible {
     case multivariantPlaylist(name: String, any Error)
     /// The relay engine could not take or keep its input (a listener that cannot bind, a key another job holds).
     case liveInput(name: String, reason: String)
+    /// libav, which codec jobs need and relays do not, could not be loaded on this machine.
+    case codecLibraries(reason: String)
 
     public var description: String {
         switch self {
@@ -54,6 +56,7 @@ public enum MediaJobError: Error, Sendable, CustomStringConvertible {
         case let .emptyOutput(index, name):
             return "output \(index) (\(name)) received no packets: the input ended before any of its stream reached it"
         case let .liveInput(name, reason): return "live input \(name): \(reason)"
+        case let .codecLibraries(reason): return "the codec libraries (libav) could not be loaded: \(reason)"
         case let .multivariantPlaylist(name, error):
             if MediaJobError.isNoSpace(error) { return "multivariant playlist \(name): no space left on device" }
             return "multivariant playlist \(name) failed: \(MediaJobError.describe(error))"

@@ -147,6 +147,30 @@ struct CLITests {
         #expect(run.stderr.contains("No such file or directory"))
     }
 
+    @Test("a libavcodec that does not load: run exits 1 naming it, the job is recorded failed, no output is left; probe exits 1 naming it")
+    func codecLibrariesMissing() throws {
+        // The loader searches LD_LIBRARY_PATH before the system's folders: an empty file there is a library that cannot load.
+        let libraries = folder + "/broken-libav"
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: libraries + "/libavcodec.so.59", contents: Data()))
+        let environment = ["LD_LIBRARY_PATH": libraries]
+        let input = try Fixtures.mp4BFrames()
+        let output = folder + "/nolib.flv"
+        let job = try writeJob("nolib.json", #"{"id": "cli-nolib", "input": "\#(input)", "outputs": ["\#(output)"]}"#)
+        let run = try Command.run(Command.sluiceBinary, ["run", "--db", db, job], environment: environment, check: false)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("job cli-nolib: the codec libraries (libav) could not be loaded: \(libraries)/libavcodec.so.59"),
+                "stderr: \(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output) && !FileManager.default.fileExists(atPath: output + ".part"))
+        let record = try Command.run("sqlite3", [db, "SELECT state, error FROM jobs WHERE id = 'cli-nolib'"])
+        #expect(record.text.hasPrefix("failed|") && record.text.contains("the codec libraries (libav) could not be loaded: \(libraries)/libavcodec.so.59"),
+                "\(record.text)")
+
+        let probe = try Command.run(Command.sluiceBinary, ["probe", input], environment: environment, check: false)
+        #expect(probe.status == 1)
+        #expect(probe.stderr.contains("could not be loaded: \(libraries)/libavcodec.so.59"), "stderr: \(probe.stderr)")
+    }
+
     /// Regression: NSString.deletingLastPathComponent trapped on a one-letter database name.
     @Test("regression: --db with a one-letter name opens the database there")
     func oneLetterDatabase() throws {

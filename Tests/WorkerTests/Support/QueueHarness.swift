@@ -236,6 +236,16 @@ final class WorkerProcess: @unchecked Sendable {
 
     var pid: Int32 { process.processIdentifier }
 
+    /// The files the process has mapped now (/proc/PID/maps: its executable, the shared libraries it loaded).
+    func mappedFiles() throws -> Set<String> {
+        // Read to the end: procfs reports a size of 0, and reading a file whole by its size would stop after a page.
+        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps"))
+        defer { try? file.close() }
+        let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+        // A line is "address perms offset device inode path"; only the path has a slash.
+        return Set(maps.split(separator: "\n").compactMap { line in line.firstIndex(of: "/").map { String(line[$0...]) } })
+    }
+
     func kill(_ signal: Int32) {
         if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
     }

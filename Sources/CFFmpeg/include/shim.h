@@ -1,5 +1,6 @@
-// What Swift cannot import from FFmpeg 5.1's headers (function-like and compound macros),
-// re-exported as tiny inline functions with a `sluice_` prefix.
+// FFmpeg 5.1's headers for Swift, the one call that loads the libraries (libav_loader.c), and what Swift cannot
+// import from the headers (function-like and compound macros), re-exported as tiny inline functions with a
+// `sluice_` prefix.
 #ifndef SLUICE_CFFMPEG_SHIM_H
 #define SLUICE_CFFMPEG_SHIM_H
 
@@ -23,6 +24,11 @@
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
+
+/// Opens libavutil, libswresample, libswscale, libavcodec and libavformat, once per process (every libav call does
+/// this itself on first use). Returns NULL once they are loaded, otherwise why they could not be: dlerror's text, or
+/// the function a library lacks. Thread-safe.
+const char *sluice_libav_load(void);
 
 /// AVERROR(e): FFmpeg's negative errno convention.
 static inline int sluice_averror(int e) { return AVERROR(e); }

@@ -1,0 +1,80 @@
+// Every libav function Sluice calls, one line each, for libav_loader.c (an X-macro list: the includer defines
+// SLUICE_LIBAV and SLUICE_LIBAV_VOID). Columns: the library that defines it, the return type, the name, the
+// parameters, the arguments, and what the call returns when the libraries could not be loaded (only an entry call
+// can see that: nothing exists to pass to the others). A function Swift starts calling goes here too, or the link
+// fails naming it; its prototype is checked against FFmpeg's own header by the compiler.
+
+// libavutil
+SLUICE_LIBAV(AVUTIL, AVAudioFifo *, av_audio_fifo_alloc, (enum AVSampleFormat sample_fmt, int channels, int nb_samples), (sample_fmt, channels, nb_samples), NULL)
+SLUICE_LIBAV_VOID(AVUTIL, av_audio_fifo_free, (AVAudioFifo *af), (af))
+SLUICE_LIBAV(AVUTIL, int, av_audio_fifo_read, (AVAudioFifo *af, void **data, int nb_samples), (af, data, nb_samples), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, int, av_audio_fifo_size, (AVAudioFifo *af), (af), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, int, av_audio_fifo_write, (AVAudioFifo *af, void **data, int nb_samples), (af, data, nb_samples), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, AVBufferRef *, av_buffer_ref, (const AVBufferRef *buf), (buf), NULL)
+SLUICE_LIBAV_VOID(AVUTIL, av_buffer_unref, (AVBufferRef **buf), (buf))
+SLUICE_LIBAV(AVUTIL, int, av_channel_layout_compare, (const AVChannelLayout *chl, const AVChannelLayout *chl1), (chl, chl1), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, int, av_channel_layout_copy, (AVChannelLayout *dst, const AVChannelLayout *src), (dst, src), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV_VOID(AVUTIL, av_channel_layout_default, (AVChannelLayout *ch_layout, int nb_channels), (ch_layout, nb_channels))
+SLUICE_LIBAV_VOID(AVUTIL, av_channel_layout_uninit, (AVChannelLayout *channel_layout), (channel_layout))
+SLUICE_LIBAV(AVUTIL, AVRational, av_d2q, (double d, int max), (d, max), SLUICE_LIBAV_ZERO_RATIONAL)
+SLUICE_LIBAV_VOID(AVUTIL, av_dict_free, (AVDictionary **m), (m))
+SLUICE_LIBAV(AVUTIL, AVDictionaryEntry *, av_dict_get, (const AVDictionary *m, const char *key, const AVDictionaryEntry *prev, int flags), (m, key, prev, flags), NULL)
+SLUICE_LIBAV(AVUTIL, int, av_dict_set, (AVDictionary **pm, const char *key, const char *value, int flags), (pm, key, value, flags), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, AVFrame *, av_frame_alloc, (void), (), NULL)
+SLUICE_LIBAV(AVUTIL, int, av_frame_copy_props, (AVFrame *dst, const AVFrame *src), (dst, src), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV_VOID(AVUTIL, av_frame_free, (AVFrame **frame), (frame))
+SLUICE_LIBAV(AVUTIL, int, av_frame_get_buffer, (AVFrame *frame, int align), (frame, align), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, int, av_frame_make_writable, (AVFrame *frame), (frame), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, int, av_frame_ref, (AVFrame *dst, const AVFrame *src), (dst, src), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV_VOID(AVUTIL, av_frame_unref, (AVFrame *frame), (frame))
+SLUICE_LIBAV(AVUTIL, int, av_hwdevice_ctx_create, (AVBufferRef **device_ctx, enum AVHWDeviceType type, const char *device, AVDictionary *opts, int flags), (device_ctx, type, device, opts, flags), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, AVBufferRef *, av_hwframe_ctx_alloc, (AVBufferRef *device_ctx), (device_ctx), NULL)
+SLUICE_LIBAV(AVUTIL, int, av_hwframe_ctx_init, (AVBufferRef *ref), (ref), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, int, av_hwframe_get_buffer, (AVBufferRef *hwframe_ctx, AVFrame *frame, int flags), (hwframe_ctx, frame, flags), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, int, av_hwframe_transfer_data, (AVFrame *dst, const AVFrame *src, int flags), (dst, src, flags), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV_VOID(AVUTIL, av_log_set_level, (int level), (level))
+SLUICE_LIBAV(AVUTIL, void *, av_mallocz, (size_t size), (size), NULL)
+SLUICE_LIBAV(AVUTIL, int64_t, av_rescale_q, (int64_t a, AVRational bq, AVRational cq), (a, bq, cq), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, int, av_samples_set_silence, (uint8_t **audio_data, int offset, int nb_samples, int nb_channels, enum AVSampleFormat sample_fmt), (audio_data, offset, nb_samples, nb_channels, sample_fmt), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVUTIL, int, av_strerror, (int errnum, char *errbuf, size_t errbuf_size), (errnum, errbuf, errbuf_size), sluice_libav_unloaded_message(errbuf, errbuf_size))
+
+// libswresample
+SLUICE_LIBAV(SWRESAMPLE, int, swr_alloc_set_opts2, (struct SwrContext **ps, AVChannelLayout *out_ch_layout, enum AVSampleFormat out_sample_fmt, int out_sample_rate, AVChannelLayout *in_ch_layout, enum AVSampleFormat in_sample_fmt, int in_sample_rate, int log_offset, void *log_ctx), (ps, out_ch_layout, out_sample_fmt, out_sample_rate, in_ch_layout, in_sample_fmt, in_sample_rate, log_offset, log_ctx), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(SWRESAMPLE, int, swr_convert, (struct SwrContext *s, uint8_t **out, int out_count, const uint8_t **in, int in_count), (s, out, out_count, in, in_count), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV_VOID(SWRESAMPLE, swr_free, (struct SwrContext **s), (s))
+SLUICE_LIBAV(SWRESAMPLE, int, swr_get_out_samples, (struct SwrContext *s, int in_samples), (s, in_samples), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(SWRESAMPLE, int, swr_init, (struct SwrContext *s), (s), SLUICE_LIBAV_UNLOADED)
+
+// libswscale
+SLUICE_LIBAV_VOID(SWSCALE, sws_freeContext, (struct SwsContext *swsContext), (swsContext))
+SLUICE_LIBAV(SWSCALE, struct SwsContext *, sws_getCachedContext, (struct SwsContext *context, int srcW, int srcH, enum AVPixelFormat srcFormat, int dstW, int dstH, enum AVPixelFormat dstFormat, int flags, SwsFilter *srcFilter, SwsFilter *dstFilter, const double *param), (context, srcW, srcH, srcFormat, dstW, dstH, dstFormat, flags, srcFilter, dstFilter, param), NULL)
+SLUICE_LIBAV(SWSCALE, int, sws_scale_frame, (struct SwsContext *c, AVFrame *dst, const AVFrame *src), (c, dst, src), SLUICE_LIBAV_UNLOADED)
+
+// libavcodec
+SLUICE_LIBAV(AVCODEC, int, av_new_packet, (AVPacket *pkt, int size), (pkt, size), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVCODEC, AVPacket *, av_packet_alloc, (void), (), NULL)
+SLUICE_LIBAV_VOID(AVCODEC, av_packet_free, (AVPacket **pkt), (pkt))
+SLUICE_LIBAV(AVCODEC, uint8_t *, av_packet_get_side_data, (const AVPacket *pkt, enum AVPacketSideDataType type, size_t *size), (pkt, type, size), NULL)
+SLUICE_LIBAV(AVCODEC, uint8_t *, av_packet_new_side_data, (AVPacket *pkt, enum AVPacketSideDataType type, size_t size), (pkt, type, size), NULL)
+SLUICE_LIBAV_VOID(AVCODEC, av_packet_unref, (AVPacket *pkt), (pkt))
+SLUICE_LIBAV(AVCODEC, AVCodecContext *, avcodec_alloc_context3, (const AVCodec *codec), (codec), NULL)
+SLUICE_LIBAV(AVCODEC, const AVCodec *, avcodec_find_decoder, (enum AVCodecID id), (id), NULL)
+SLUICE_LIBAV(AVCODEC, const AVCodec *, avcodec_find_encoder_by_name, (const char *name), (name), NULL)
+SLUICE_LIBAV_VOID(AVCODEC, avcodec_free_context, (AVCodecContext **avctx), (avctx))
+SLUICE_LIBAV(AVCODEC, const char *, avcodec_get_name, (enum AVCodecID id), (id), "unknown")
+SLUICE_LIBAV(AVCODEC, int, avcodec_open2, (AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options), (avctx, codec, options), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVCODEC, AVCodecParameters *, avcodec_parameters_alloc, (void), (), NULL)
+SLUICE_LIBAV_VOID(AVCODEC, avcodec_parameters_free, (AVCodecParameters **par), (par))
+SLUICE_LIBAV(AVCODEC, int, avcodec_parameters_to_context, (AVCodecContext *codec, const AVCodecParameters *par), (codec, par), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVCODEC, int, avcodec_receive_frame, (AVCodecContext *avctx, AVFrame *frame), (avctx, frame), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVCODEC, int, avcodec_receive_packet, (AVCodecContext *avctx, AVPacket *avpkt), (avctx, avpkt), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVCODEC, int, avcodec_send_frame, (AVCodecContext *avctx, const AVFrame *frame), (avctx, frame), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVCODEC, int, avcodec_send_packet, (AVCodecContext *avctx, const AVPacket *avpkt), (avctx, avpkt), SLUICE_LIBAV_UNLOADED)
+
+// libavformat
+SLUICE_LIBAV(AVFORMAT, int, av_read_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVFORMAT, AVFormatContext *, avformat_alloc_context, (void), (), NULL)
+SLUICE_LIBAV_VOID(AVFORMAT, avformat_close_input, (AVFormatContext **s), (s))
+SLUICE_LIBAV(AVFORMAT, int, avformat_find_stream_info, (AVFormatContext *ic, AVDictionary **options), (ic, options), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVFORMAT, int, avformat_open_input, (AVFormatContext **ps, const char *url, const AVInputFormat *fmt, AVDictionary **options), (ps, url, fmt, options), SLUICE_LIBAV_UNLOADED)
+SLUICE_LIBAV(AVFORMAT, int64_t, avio_seek, (AVIOContext *s, int64_t offset, int whence), (s, offset, whence), SLUICE_LIBAV_UNLOADED)
