@@ -7,14 +7,37 @@ import JobDocument
 /// How `sluice jobs …` shows records: an aligned table, JSON rows, and a detail page. Everything shown
 /// comes from the store, where URLs are already redacted.
 public enum JobsFormatting {
-    /// `2026-11-23T17:34:00.123Z`. A format style, not an `ISO8601DateFormatter`: the worker stamps every
-    /// progress event with it, and making a formatter per call was a visible share of a busy worker's CPU.
+    /// `2026-11-23T17:34:00.123Z`, in UTC, the milliseconds truncated. The worker stamps every log line and
+    /// progress event with it, so it is formatted by hand from `gmtime_r`: a Foundation format style builds a calendar
+    /// on first use, which loads ICU's time-zone data (0.6 MiB of pages, and ICU's code) into a worker that needs
+    /// neither; an `ISO8601DateFormatter` per call was a visible share of a busy worker's CPU.
     static func iso(_ date: Date?) -> String {
         guard let date else { return "" }
-        return date.formatted(isoStyle)
+        // The second floored (an instant before 1970 keeps a positive fraction), and its fraction truncated to
+        // nanoseconds and then milliseconds, as Foundation's calendar does.
+        let interval = date.timeIntervalSince1970
+        let whole = interval.rounded(.down)
+        guard let wholeSeconds = Int64(exactly: whole) else { return "" }
+        let milliseconds = Int32(Int64((interval - whole) * 1e9) / 1_000_000)
+        var seconds = time_t(wholeSeconds)
+        var fields = tm()
+        guard gmtime_r(&seconds, &fields) != nil else { return "" }
+        var text = ""
+        text.reserveCapacity(24)
+        func append(_ value: Int32, digits: Int, then separator: Character?) {
+            let number = String(value)
+            text += String(repeating: "0", count: max(0, digits - number.count)) + number
+            if let separator { text.append(separator) }
+        }
+        append(fields.tm_year + 1900, digits: 4, then: "-")
+        append(fields.tm_mon + 1, digits: 2, then: "-")
+        append(fields.tm_mday, digits: 2, then: "T")
+        append(fields.tm_hour, digits: 2, then: ":")
+        append(fields.tm_min, digits: 2, then: ":")
+        append(fields.tm_sec, digits: 2, then: ".")
+        append(milliseconds, digits: 3, then: "Z")
+        return text
     }
-
-    private static let isoStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// Parses `2026-11-21T05:00:00Z`, with or without fractional seconds, or a bare date.
     public static func parseTime(_ text: String) -> Date? {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Sluice
+import SluiceTestSupport
 import Testing
 
 /// The worker's swift-log lines, captured instead of written to standard error.
@@ -31,5 +32,20 @@ import Testing
         #expect(object["state"] as? String == "failed" && object["job"] as? String == "cam42" && object["level"] as? String == "info")
         #expect(object["message"] as? String == "job.failed (attempt 3): refused")
         #expect(!all[2].contains("\n"))
+    }
+
+    @Test("log and event timestamps: the same text as Foundation's ISO 8601 style with fractional seconds, 1900 to 2200")
+    func timestampsMatchFoundation() {
+        let reference = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        var generator = SeededGenerator(seed: 2026_11_27)
+        // Whole seconds, a millisecond either side, the last millisecond of a leap day, and two epochs' edges.
+        var instants: [Double] = [0, 0.001, 0.999, -0.001, -1, 951_868_799.999, 946_684_800, 4_102_444_800.5, 1_795_804_485.672]
+        instants += (0..<2000).map { _ in Double.random(in: -2_208_988_800...7_258_118_400, using: &generator) }
+        instants += (0..<500).map { _ in Double(Int64.random(in: -2_208_988_800_000...7_258_118_400_000, using: &generator)) / 1000 }
+        for seconds in instants {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(JobsFormatting.iso(date) == date.formatted(reference), "at \(seconds) s")
+        }
+        #expect(JobsFormatting.iso(nil) == "")
     }
 }

@@ -1,13 +1,13 @@
-// libsrt 1.5.1 (Debian's libsrt-gnutls-dev: headers under /usr/include/srt, found through pkg-config "srt").
+// libsrt 1.5.1 (Debian's libsrt-gnutls-dev: headers under /usr/include/srt), opened on first use by srt_loader.c.
 // Swift imports the API, its enums, CBytePerfMon and the integer macros (SRT_REJX_*, SRT_LOGF_*, the syslog levels
 // the log API speaks) directly; this shim gathers the headers SRTTransport needs and adds, with a `sluice_` prefix,
 // the one call Swift cannot make.
 #ifndef SLUICE_CSRT_SHIM_H
 #define SLUICE_CSRT_SHIM_H
 
-#include <srt.h>
-#include <access_control.h>
-#include <logging_api.h>
+#include <srt/srt.h>
+#include <srt/access_control.h>
+#include <srt/logging_api.h>
 #include <syslog.h>
 #include <sys/prctl.h>
 

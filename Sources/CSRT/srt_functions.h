@@ -1,0 +1,35 @@
+// Every libsrt function Sluice calls, one line each, for srt_loader.c (an X-macro list: the includer defines
+// SLUICE_SRT and SLUICE_SRT_VOID). Columns: the return type, the name, the parameters, the arguments, and what the
+// call returns when libsrt could not be loaded (srt_startup comes first, and srt_getlasterror_str then gives dlerror's text, which names the library). A
+// function Swift starts calling goes here too, or the link fails naming it; the compiler checks each prototype
+// against libsrt's header.
+
+SLUICE_SRT(SRTSOCKET, srt_accept, (SRTSOCKET u, struct sockaddr *addr, int *addrlen), (u, addr, addrlen), SRT_INVALID_SOCK)
+SLUICE_SRT(int, srt_bind, (SRTSOCKET u, const struct sockaddr *name, int namelen), (u, name, namelen), SRT_ERROR)
+SLUICE_SRT(int, srt_bstats, (SRTSOCKET u, SRT_TRACEBSTATS *perf, int clear), (u, perf, clear), SRT_ERROR)
+SLUICE_SRT_VOID(srt_clearlasterror, (void), ())
+SLUICE_SRT(int, srt_close, (SRTSOCKET u), (u), SRT_ERROR)
+SLUICE_SRT(int, srt_connect, (SRTSOCKET u, const struct sockaddr *name, int namelen), (u, name, namelen), SRT_ERROR)
+SLUICE_SRT(SRTSOCKET, srt_create_socket, (void), (), SRT_INVALID_SOCK)
+SLUICE_SRT(int, srt_epoll_add_ssock, (int eid, SYSSOCKET s, const int *events), (eid, s, events), SRT_ERROR)
+SLUICE_SRT(int, srt_epoll_add_usock, (int eid, SRTSOCKET u, const int *events), (eid, u, events), SRT_ERROR)
+SLUICE_SRT(int, srt_epoll_create, (void), (), SRT_ERROR)
+SLUICE_SRT(int, srt_epoll_release, (int eid), (eid), SRT_ERROR)
+SLUICE_SRT(int, srt_epoll_remove_usock, (int eid, SRTSOCKET u), (eid, u), SRT_ERROR)
+SLUICE_SRT(int, srt_epoll_wait, (int eid, SRTSOCKET *readfds, int *rnum, SRTSOCKET *writefds, int *wnum, int64_t msTimeOut, SYSSOCKET *lrfds, int *lrnum, SYSSOCKET *lwfds, int *lwnum), (eid, readfds, rnum, writefds, wnum, msTimeOut, lrfds, lrnum, lwfds, lwnum), SRT_ERROR)
+SLUICE_SRT(int, srt_getlasterror, (int *errno_loc), (errno_loc), SRT_EUNKNOWN)
+SLUICE_SRT(const char *, srt_getlasterror_str, (void), (), sluice_srt_set.failure)
+SLUICE_SRT(int, srt_getrejectreason, (SRTSOCKET sock), (sock), SRT_REJ_UNKNOWN)
+SLUICE_SRT(int, srt_getsockflag, (SRTSOCKET u, SRT_SOCKOPT opt, void *optval, int *optlen), (u, opt, optval, optlen), SRT_ERROR)
+SLUICE_SRT(int, srt_getsockname, (SRTSOCKET u, struct sockaddr *name, int *namelen), (u, name, namelen), SRT_ERROR)
+SLUICE_SRT(SRT_SOCKSTATUS, srt_getsockstate, (SRTSOCKET u), (u), SRTS_NONEXIST)
+SLUICE_SRT(int, srt_listen, (SRTSOCKET u, int backlog), (u, backlog), SRT_ERROR)
+SLUICE_SRT(int, srt_listen_callback, (SRTSOCKET lsn, srt_listen_callback_fn *hook_fn, void *hook_opaque), (lsn, hook_fn, hook_opaque), SRT_ERROR)
+SLUICE_SRT(int, srt_recvmsg2, (SRTSOCKET u, char *buf, int len, SRT_MSGCTRL *mctrl), (u, buf, len, mctrl), SRT_ERROR)
+SLUICE_SRT(int, srt_sendmsg2, (SRTSOCKET u, const char *buf, int len, SRT_MSGCTRL *mctrl), (u, buf, len, mctrl), SRT_ERROR)
+SLUICE_SRT_VOID(srt_setlogflags, (int flags), (flags))
+SLUICE_SRT_VOID(srt_setloghandler, (void *opaque, SRT_LOG_HANDLER_FN *handler), (opaque, handler))
+SLUICE_SRT_VOID(srt_setloglevel, (int ll), (ll))
+SLUICE_SRT(int, srt_setrejectreason, (SRTSOCKET sock, int value), (sock, value), SRT_ERROR)
+SLUICE_SRT(int, srt_setsockflag, (SRTSOCKET u, SRT_SOCKOPT opt, const void *optval, int optlen), (u, opt, optval, optlen), SRT_ERROR)
+SLUICE_SRT(int, srt_startup, (void), (), SRT_ERROR)
