@@ -171,6 +171,20 @@ struct CLITests {
         #expect(probe.stderr.contains("could not be loaded: \(libraries)/libavcodec.so.59"), "stderr: \(probe.stderr)")
     }
 
+    @Test("a libsrt that does not load: an SRT pull fails at its input timeout naming it, and the job is recorded failed")
+    func srtLibraryMissing() throws {
+        let libraries = folder + "/broken-srt"
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: libraries + "/libsrt-gnutls.so.1.5", contents: Data()))
+        // A relay job: SRT in, RTMP out; nothing listens on either port, and libsrt's start-up is what fails first.
+        let job = try writeJob("nosrt.json", #"{"id": "cli-nosrt", "input": {"url": "srt://127.0.0.1:9?mode=caller", "timeout_s": 2}, "outputs": ["rtmp://127.0.0.1:9/live/x"]}"#)
+        let run = try Command.run(Command.sluiceBinary, ["run", "--db", db, job], environment: ["LD_LIBRARY_PATH": libraries], check: false)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("srt_startup: \(libraries)/libsrt-gnutls.so.1.5: file too short"), "stderr: \(run.stderr)")
+        let record = try Command.run("sqlite3", [db, "SELECT state FROM jobs WHERE id = 'cli-nosrt'"])
+        #expect(record.text.trimmingCharacters(in: .whitespacesAndNewlines) == "failed")
+    }
+
     /// Regression: NSString.deletingLastPathComponent trapped on a one-letter database name.
     @Test("regression: --db with a one-letter name opens the database there")
     func oneLetterDatabase() throws {
