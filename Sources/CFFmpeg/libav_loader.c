@@ -48,10 +48,9 @@ static void sluice_libav_open(void) {
     sluice_library_set_loaded(&sluice_libav_set);
 }
 
-/// Loads the libraries once per process; every later call is one check.
+/// Loads the libraries once per process.
 static inline int sluice_libav_ready(void) {
-    pthread_once(&sluice_libav_set.once, sluice_libav_open);
-    return sluice_libav_set.failure[0] == '\0';
+    return sluice_library_set_ready(&sluice_libav_set, sluice_libav_open);
 }
 
 /// av_strerror when there is no libavutil to ask: the message says why not.

@@ -34,10 +34,9 @@ static void sluice_srt_open(void) {
     sluice_library_set_loaded(&sluice_srt_set);
 }
 
-/// Loads libsrt once per process; every later call is one check.
+/// Loads libsrt once per process.
 static inline int sluice_srt_ready(void) {
-    pthread_once(&sluice_srt_set.once, sluice_srt_open);
-    return sluice_srt_set.failure[0] == '\0';
+    return sluice_library_set_ready(&sluice_srt_set, sluice_srt_open);
 }
 
 #define SLUICE_SRT(type, name, parameters, arguments, unloaded) \

@@ -28,6 +28,13 @@ void *sluice_library_set_symbol(struct sluice_library_set *set, int index, const
 /// Marks `set` loaded; a loader calls it once every function is found.
 void sluice_library_set_loaded(struct sluice_library_set *set);
 
+/// Runs `open` once per process (it opens `set` and finds its functions) and says whether `set` is loaded; every
+/// later call is one check. Each loader's forwarders call it through a `ready()` of their own.
+static inline int sluice_library_set_ready(struct sluice_library_set *set, void (*open)(void)) {
+    pthread_once(&set->once, open);
+    return set->failure[0] == '\0';
+}
+
 /// The forwarders a loader defines for its list (`table` holds the real functions, `ready()` loads them once and
 /// says whether they are there; `unloaded` is what the call returns when they are not).
 #define SLUICE_FORWARD(ready, table, type, name, parameters, arguments, unloaded) \

@@ -20,7 +20,7 @@ public struct SlateMaker: SlateMaking {
     ///   - root: the input root the path must stay under (nil: the path as given, for `sluice run`).
     /// - Throws: when the slate does not open or decode, naming it, so the job fails before it starts.
     public init(slate: String?, root: String?) throws(SlateError) {
-        if let reason = CodecLibraries.load() { throw SlateError("the codec libraries (libav) could not be loaded: \(reason)") }
+        if let reason = CodecLibraries.load() { throw SlateError(MediaJobError.codecLibraries(reason: reason).description) }
         if let slate {
             let pictures = SlatePictures(path: slate, root: root)
             try pictures.validate()
