@@ -147,12 +147,18 @@ struct CLITests {
         #expect(run.stderr.contains("No such file or directory"))
     }
 
+    /// A folder holding an empty file named `soname`, for LD_LIBRARY_PATH: the loader searches it before the system's
+    /// folders, and an empty file there is a library that cannot load.
+    func brokenLibrary(_ soname: String) throws -> String {
+        let libraries = folder + "/broken-" + soname
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        try #require(FileManager.default.createFile(atPath: libraries + "/" + soname, contents: Data()))
+        return libraries
+    }
+
     @Test("a libavcodec that does not load: run exits 1 naming it, the job is recorded failed, no output is left; probe exits 1 naming it")
     func codecLibrariesMissing() throws {
-        // The loader searches LD_LIBRARY_PATH before the system's folders: an empty file there is a library that cannot load.
-        let libraries = folder + "/broken-libav"
-        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
-        #expect(FileManager.default.createFile(atPath: libraries + "/libavcodec.so.59", contents: Data()))
+        let libraries = try brokenLibrary("libavcodec.so.59")
         let environment = ["LD_LIBRARY_PATH": libraries]
         let input = try Fixtures.mp4BFrames()
         let output = folder + "/nolib.flv"
@@ -173,9 +179,7 @@ struct CLITests {
 
     @Test("a libsrt that does not load: an SRT pull fails at its input timeout naming it, and the job is recorded failed")
     func srtLibraryMissing() throws {
-        let libraries = folder + "/broken-srt"
-        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
-        #expect(FileManager.default.createFile(atPath: libraries + "/libsrt-gnutls.so.1.5", contents: Data()))
+        let libraries = try brokenLibrary("libsrt-gnutls.so.1.5")
         // A relay job: SRT in, RTMP out; nothing listens on either port, and libsrt's start-up is what fails first.
         let job = try writeJob("nosrt.json", #"{"id": "cli-nosrt", "input": {"url": "srt://127.0.0.1:9?mode=caller", "timeout_s": 2}, "outputs": ["rtmp://127.0.0.1:9/live/x"]}"#)
         let run = try Command.run(Command.sluiceBinary, ["run", "--db", db, job], environment: ["LD_LIBRARY_PATH": libraries], check: false)
