@@ -109,8 +109,11 @@ struct NginxRTMPTests {
             publisher.encodeMedia(Message(type: .audio, timestamp: UInt32(index * 40), streamID: 0, payload: [0xAF, 0x01, 0x21, UInt8(index)]), into: &out)
         }
         try publishing.write(out)
+        // Until both of the last frames are in: the video at 200 ms can come in one read and its audio in the next.
         events += try drive(playing, &player) { events in
-            events.contains { if case let .media(message) = $0 { message.timestamp == 200 } else { false } }
+            [MessageType.video, .audio].allSatisfy { type in
+                events.contains { if case let .media(message) = $0 { message.timestamp == 200 && message.type == type } else { false } }
+            }
         }
         let media = events.compactMap { event -> Message? in
             if case let .media(message) = event { return message }
