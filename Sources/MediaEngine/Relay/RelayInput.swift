@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// A live input (an RTMP pull, or a publisher on the shared ingest port) for the codec engine: the relay engine
 /// delivers its FLV tags on an event loop (`LiveTagConsumer`), and the codec job's input thread reads them as
