@@ -42,9 +42,9 @@ public final class RelayEngine: JobEngine {
     /// Blocking file work (creating, writing, renaming FLV files) off the event loops.
     let pool: NIOThreadPool
     /// One housekeeping timer per event loop, shared by its sessions.
-    let housekeeping = PerLoop { LoopHousekeeping(loop: $0) }
+    let housekeeping: PerLoop<LoopHousekeeping>
     /// Each event loop's buffer for encoding a message's chunks.
-    let chunkScratch = PerLoop { _ in ChunkScratch() }
+    let chunkScratch: PerLoop<ChunkScratch>
     /// Paced reads of the pulls, per event loop (nil: pulls read as data arrives).
     let readPacers: PerLoop<ReadPacer>?
     private let caFile: String?
@@ -75,7 +75,9 @@ public final class RelayEngine: JobEngine {
         srtIngest = SRTIngestRegistry(report: report)
         pool = NIOThreadPool(numberOfThreads: 1)
         let pacing = TimeAmount.milliseconds(Int64(max(readPacingMilliseconds, 0)))
-        readPacers = readPacingMilliseconds > 0 ? PerLoop { ReadPacer(loop: $0, maximum: pacing) } : nil
+        housekeeping = PerLoop(group) { LoopHousekeeping(loop: $0) }
+        chunkScratch = PerLoop(group) { _ in ChunkScratch() }
+        readPacers = readPacingMilliseconds > 0 ? PerLoop(group) { ReadPacer(loop: $0, maximum: pacing) } : nil
         pool.start()
         caFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
     }
