@@ -1,4 +1,5 @@
 import Dispatch
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
