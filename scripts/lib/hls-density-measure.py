@@ -12,7 +12,7 @@ Usage: hls-density-measure.py --name NAME --playlists PATTERN --count N --segmen
 A playlist is fresh when it was rewritten within the last 3 segment durations and names at least one segment, every
 segment it names (and its EXT-X-MAP) exists. Figures: cpu (% of one core over the window), rss_kib, anon_kib
 (RssAnon), threads (summed, at the end of the window), fresh (playlists fresh at the end of the window), advanced
-(playlists whose EXT-X-MEDIA-SEQUENCE moved on by at least half the window's segments: none stalled and came back),
+(playlists whose last segment's number moved on by at least half the window's segments: none stalled and came back),
 oldest_s (the oldest playlist's age at the end), stale (up to 5 reasons), load (the 1-minute load average at the
 window's start and end), and with --stat flowing and kept_up (RTMP
 outputs whose bytes grew, and within 5 % of their input's), with --recordings recording (recordings that grew).
@@ -75,7 +75,7 @@ def alive():
 
 
 def playlist(path):
-    """(age in seconds, media sequence, None) when fresh, else (age or None, sequence or None, why not)."""
+    """(age in seconds, last segment's number, None) when fresh, else (age or None, number or None, why not)."""
     try:
         age = time.time() - os.stat(path).st_mtime
         with open(path) as f:
@@ -83,10 +83,11 @@ def playlist(path):
     except FileNotFoundError:
         return None, None, f"{path}: missing"
     folder = os.path.dirname(path)
-    sequence = re.search(r"^#EXT-X-MEDIA-SEQUENCE:(\d+)", text, re.M)
-    sequence = int(sequence.group(1)) if sequence else None
+    first = re.search(r"^#EXT-X-MEDIA-SEQUENCE:(\d+)", text, re.M)
     named = re.findall(r'^#EXT-X-MAP:.*URI="([^"]+)"', text, re.M)
     segments = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    # The number of the last segment listed: it moves on while the window fills, as the media sequence does after.
+    sequence = int(first.group(1) if first else 0) + len(segments)
     if age > fresh_segments * args.segment_s:
         return age, sequence, f"{path}: rewritten {age:.1f} s ago"
     if not segments:
