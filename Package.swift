@@ -53,7 +53,13 @@ let package = Package(
         // interrupter, the timeline splicer, the live transport's protocols, and the output files (parts, fsync,
         // rename). No FFmpeg, no network, so the relay engine links neither libav nor the codec engine.
         .target(name: "MediaJob", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
-        .target(name: "MediaEngine", dependencies: ["MediaFormats", "MediaJob", "CFFmpeg"], swiftSettings: swiftSettings),
+        // Linux's writeback hint (sync_file_range through syscall(2), which Swift cannot call): C, nothing linked.
+        .target(name: "CFileIO"),
+        // One writer per output format, for both engines: the sinks (FLV, fragmented MP4, MPEG-TS, HLS and LL-HLS,
+        // segmented recordings, Annex B, ADTS) take media packets and write through `OutputFile`; the live edge reads FLV
+        // tags as packets. No FFmpeg and no network, so the relay engine writes every file format without libav.
+        .target(name: "MediaSinks", dependencies: ["MediaFormats", "MediaJob", "CFileIO"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaFormats", "MediaJob", "MediaSinks", "CFFmpeg"], swiftSettings: swiftSettings),
         // The RTMP protocol in pure Swift (handshake, chunk stream, messages, AMF0 commands, NetConnection and
         // NetStream state machines): bytes in, actions out; no I/O, so it is tested byte by byte and fuzzed.
         .target(name: "RTMP", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
@@ -61,7 +67,7 @@ let package = Package(
         // live copy jobs on a fixed number of event-loop threads whatever the number of streams.
         .target(
             name: "LiveRelay",
-            dependencies: ["RTMP", "MediaFormats", "MediaJob", "JobDocument", "SRTTransport",
+            dependencies: ["RTMP", "MediaFormats", "MediaJob", "MediaSinks", "JobDocument", "SRTTransport",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: swiftSettings
@@ -106,11 +112,12 @@ let package = Package(
         .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaJobTests", dependencies: ["MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaSinksTests", dependencies: ["MediaSinks", "MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaSinks", "MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The relay engine against nginx-rtmp, ffmpeg and hostile peers on loopback; MediaEngine only for the test that
         // runs the codec stage over the engine (EnhancedTranscodeTests), as the worker wires them (LiveRelay links no FFmpeg).
-        .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaJob", "MediaEngine", "MediaFormats", "JobDocument", "SluiceTestSupport",
+        .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaJob", "MediaSinks", "MediaEngine", "MediaFormats", "JobDocument", "SluiceTestSupport",
                                                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
@@ -118,9 +125,9 @@ let package = Package(
         .testTarget(name: "SRTTransportTests", dependencies: ["SRTTransport", "JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaJob", "MediaEngine", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaJob", "MediaEngine", "MediaSinks", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The queue worker end to end: the real `sluice worker` binary against the private broker.
-        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "MediaJob", "MediaEngine", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "WorkerTests", dependencies: ["Sluice", "JobQueue", "JobStore", "MediaJob", "MediaEngine", "MediaSinks", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
         // The HTTP side in-process on seeded databases, and the admin page rendered in headless Chromium.
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "Sluice", "JobDocument", "JobStore", "JobQueue", "MediaJob", "MediaEngine", "MediaFormats"], swiftSettings: swiftSettings),
     ],

@@ -77,6 +77,8 @@ final class AMQPConnection {
         var connectTimeout = timeval(configuration.connectTimeout)
         try AMQPCheck.status(amqp_socket_open_noblock(socket, url.host, Int32(url.port), &connectTimeout),
                              "amqp_socket_open_noblock")
+        // From the first byte of the login on, a write the broker does not take fails within the call bound too.
+        try setSendDeadline(configuration.rpcTimeout)
         var rpcTimeout = timeval(configuration.rpcTimeout)
         try AMQPCheck.status(amqp_set_handshake_timeout(state, &rpcTimeout), "amqp_set_handshake_timeout")
         try AMQPCheck.status(amqp_set_rpc_timeout(state, &rpcTimeout), "amqp_set_rpc_timeout")
@@ -250,6 +252,41 @@ final class AMQPConnection {
         var limit = timeval(timeout)
         try AMQPCheck.status(amqp_set_rpc_timeout(state, &limit), "amqp_set_rpc_timeout")
     }
+
+    /// The write deadline last given to the socket, in milliseconds (nil: none yet), so that an unchanged one costs no
+    /// system call.
+    private var sendDeadlineMilliseconds: UInt32?
+
+    /// Bounds every later write (publish, ack, heartbeat, the request of an RPC): data the broker's host has not
+    /// acknowledged within `deadline` breaks the connection (`TCP_USER_TIMEOUT`), so a write into a dead peer or a full
+    /// window fails instead of holding the owner thread (librabbitmq's own sends wait without any deadline).
+    /// - Parameter deadline: at least 1 ms.
+    func setSendDeadline(_ deadline: Duration) throws(AMQPError) {
+        let (seconds, attoseconds) = deadline.components
+        let milliseconds = UInt32(clamping: max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        guard milliseconds != sendDeadlineMilliseconds else { return }
+        var value = milliseconds
+        guard setsockopt(socketDescriptor, Int32(IPPROTO_TCP), AMQPConnection.tcpUserTimeout, &value,
+                         socklen_t(MemoryLayout<UInt32>.size)) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw .library(function: "setsockopt(TCP_USER_TIMEOUT)", status: AMQP_STATUS_SOCKET_ERROR.rawValue,
+                           message: reason)
+        }
+        sendDeadlineMilliseconds = milliseconds
+    }
+
+    /// The deadline on unacknowledged writes the socket has now, read back from the kernel (nil when it cannot be read).
+    var socketSendDeadline: Duration? {
+        var value: UInt32 = 0
+        var length = socklen_t(MemoryLayout<UInt32>.size)
+        guard getsockopt(socketDescriptor, Int32(IPPROTO_TCP), AMQPConnection.tcpUserTimeout, &value, &length) == 0 else {
+            return nil
+        }
+        return .milliseconds(Int64(value))
+    }
+
+    /// `TCP_USER_TIMEOUT` from <netinet/tcp.h> (Linux 2.6.37 and later).
+    static let tcpUserTimeout: Int32 = 18
 
     // MARK: Reading
 

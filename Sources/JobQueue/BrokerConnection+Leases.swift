@@ -30,6 +30,18 @@ extension BrokerConnection {
         }
     }
 
+    /// Leaves a job's lease to the lease mechanism, for a job whose next step the broker did not confirm (the publish
+    /// of its retry, hand-back or dead letter failed): its queues are not deleted, so its claim expires into
+    /// `sluice.jobs` and the job is taken over, by this worker or another. Returns once the owner thread has let go.
+    /// - Parameter jobID: the job id.
+    public func abandonLease(jobID: String) async {
+        if lock.withLock({ shared.closedReason }) != nil { return }
+        await withCheckedContinuation { continuation in
+            mailbox.post(.abandonLease(jobID: jobID, LeaseReleaseWaiter(continuation)))
+            if lock.withLock({ shared.closedReason }) != nil { failQueuedCommands(reason: "closed") }
+        }
+    }
+
     // MARK: Owner thread
 
     func countChannelError(_ error: any Error) {
@@ -119,6 +131,11 @@ extension BrokerConnection {
     func release(jobID: String, connection: AMQPConnection?) throws(AMQPError) {
         leaseCallers[jobID] = nil
         try applyLeases(leaseBook.release(jobID: jobID), connection: connection)
+    }
+
+    func abandon(jobID: String, connection: AMQPConnection?) throws(AMQPError) {
+        leaseCallers[jobID] = nil
+        try applyLeases(leaseBook.abandon(jobID: jobID), connection: connection)
     }
 
     /// The connection is gone: every lease is detached (its claim is back in its queue, valid until it expires).

@@ -105,7 +105,11 @@ extension BrokerConnection {
             guard let connection else { return lifecycle.connectionLost() }
             if lock.withLock({ shared.closeRequested }) { return lifecycle.close() }
             do throws(AMQPError) {
-                try connection.setRPCTimeout(blockingCallLimit(configuration.rpcTimeout))
+                // One bound for every call and every write of this turn: a broker that stops answering or taking bytes
+                // cannot hold the owner thread past the first lease's deadline (docs/ARCHITECTURE.md §5).
+                let bound = blockingCallLimit(configuration.rpcTimeout)
+                try connection.setRPCTimeout(bound)
+                try connection.setSendDeadline(bound)
                 try execute(mailbox.drain(), on: connection, generation: generation)
                 if !connection.hasBufferedInput {
                     mailbox.wait(socket: connection.socketDescriptor, timeout: configuration.pollInterval)
@@ -194,6 +198,9 @@ extension BrokerConnection {
             // reconnect): a waiter left behind would hold its job's settlement forever.
             defer { waiter?.resume() }
             try release(jobID: jobID, connection: connection)
+        case let .abandonLease(jobID, waiter):
+            defer { waiter?.resume() }
+            try abandon(jobID: jobID, connection: connection)
         case let .replaceLeaseBody(jobID, body):
             replaceHeldLeaseBody(jobID: jobID, body: body)
         }
@@ -294,6 +301,10 @@ extension BrokerConnection {
                     // Detached: its queues are deleted once the connection is back.
                     try? release(jobID: jobID, connection: nil)
                     waiter?.resume()
+                case let .abandonLease(jobID, waiter):
+                    // Detached: the claim is back in its queue already.
+                    try? abandon(jobID: jobID, connection: nil)
+                    waiter?.resume()
                 case let .replaceLeaseBody(jobID, body):
                     replaceHeldLeaseBody(jobID: jobID, body: body)
                 }
@@ -351,7 +362,7 @@ extension BrokerConnection {
             switch command {
             case let .publish(_, waiter): waiter?.resume(.failure(.closed(reason: reason)))
             case let .acquireLease(_, waiter): waiter.resume(.failed(reason: "the broker connection is closed: \(reason)"))
-            case let .releaseLease(_, waiter): waiter?.resume()
+            case let .releaseLease(_, waiter), let .abandonLease(_, waiter): waiter?.resume()
             case .ack, .reject, .stopConsuming, .pauseConsuming, .replaceLeaseBody: break
             }
         }

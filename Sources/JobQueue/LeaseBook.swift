@@ -17,6 +17,7 @@
 ///     acquire ─attach→ attached (acquiring) ─claim back→ held ─renew due→ publish claim …
 ///     held ─connection lost→ detached ─restored→ reattach ─refused→ lost (taken over elsewhere)
 ///     any ─past validUntil(_:)→ lost (fenced)    any ─release→ queues deleted (now, or after the reconnect)
+///     any ─abandon→ forgotten, claims left in the queue (they expire into `sluice.jobs`: a take-over)
 struct LeaseBook: Sendable {
     /// An AMQP channel number (`amqp_channel_t`).
     typealias Channel = UInt16
@@ -269,6 +270,18 @@ struct LeaseBook: Sendable {
         }
         channels[channel] = nil
         return [.delete(jobID: jobID, queues: LeaseBook.queues(of: lease.request), channel: channel)]
+    }
+
+    /// The job's next step could not be confirmed by the broker (the publish of its retry, hand-back or dead letter
+    /// failed): nothing is deleted, so the claims stay in the lease queue, and the job goes on from there. Attached,
+    /// the channel is closed: the consumer goes with it, the held claim returns to the queue with its original expiry,
+    /// expires into `sluice.jobs` and any worker takes the job over. Detached, the claim is back in its queue already.
+    mutating func abandon(jobID: String) -> [Action] {
+        guard let lease = leases.removeValue(forKey: jobID) else { return [] }
+        let line = Action.log("left the lease of job \(jobID) to lapse: its claim expires into \(Topology.jobsQueue) and the job is taken over")
+        guard let channel = lease.attachment?.channel else { return [line] }
+        channels[channel] = nil
+        return [.closeChannel(channel), line]
     }
 
     /// The connection failed under a delete: the queues are deleted after the reconnect.

@@ -20,6 +20,9 @@ enum MailboxCommand {
     case acquireLease(LeaseRequest, LeaseWaiter)
     /// Give a job's lease up: delete its queue (claims included); the waiter, if any, is resumed after.
     case releaseLease(jobID: String, LeaseReleaseWaiter?)
+    /// Leave a job's lease to lapse (its next step was not confirmed): nothing is deleted, its claim expires into
+    /// `sluice.jobs`; the waiter, if any, is resumed after.
+    case abandonLease(jobID: String, LeaseReleaseWaiter?)
     /// The job's document changed while it runs (an output edit): later claims carry this body.
     case replaceLeaseBody(jobID: String, [UInt8])
 }

@@ -8,7 +8,7 @@ import RTMP
 /// An FLV file output of a live job: tags assembled on the session's loop (an RTMP audio/video body is an
 /// FLV tag body as is), written on the engine's thread pool in order, into `OutputFile`'s temporary file,
 /// renamed into place only when the job succeeds. `@unchecked Sendable`: touched on the session's loop only.
-final class FileOutputLink: @unchecked Sendable {
+final class FileOutputLink: LiveFileOutput, @unchecked Sendable {
     let index: Int
     let name: String
     let path: String
@@ -33,6 +33,7 @@ final class FileOutputLink: @unchecked Sendable {
         self.path = path
         self.pool = pool
         self.loop = loop
+        takesVideo = hasVideo
         progress.status = .running
         FLVWriter().writeFileHeader(hasAudio: hasAudio, hasVideo: hasVideo, into: &pending)
         let opened = pool.runIfActive(eventLoop: loop) { try OutputFile.create(path: path, root: root, owner: owner) }
@@ -95,8 +96,8 @@ final class FileOutputLink: @unchecked Sendable {
         }
     }
 
-    /// Writes what is left, closes, and publishes (`commit`) or removes the temporary file. The future fails
-    /// with the output's first error.
+    /// Writes what is left and closes (`commit`; `commit` then moves it onto its name), or removes the temporary
+    /// file. The future fails with the output's first error.
     func finish(commit: Bool) -> EventLoopFuture<Void> {
         flush()
         let pool = pool
@@ -107,7 +108,6 @@ final class FileOutputLink: @unchecked Sendable {
             return pool.runIfActive(eventLoop: loop) {
                 if keep {
                     try file?.closeForWriting()
-                    try file?.publish()
                 } else {
                     file?.discard()
                 }
@@ -121,4 +121,32 @@ final class FileOutputLink: @unchecked Sendable {
             progress.status = commit ? .finished : .failed
         }
     }
+
+    var commit: any LiveFileCommit { ArchiveCommit(file: file) }
+    /// FLV carries the slate's configurations like any other (a sequence header mid-file).
+    var skipsSlate: Bool { false }
+    let takesVideo: Bool
+
+    /// Takes one archived message; metadata without the source's `duration` and `filesize` (`archivedMetadata`).
+    func archive(_ message: Message) {
+        guard message.typeID == MessageType.dataAMF0.rawValue else {
+            append(message)
+            return
+        }
+        let body = message.payload.starts(with: Message.setDataFrameName)
+            ? message.payload.dropFirst(Message.setDataFrameName.count) : message.payload[...]
+        append(message, body: RelaySession.archivedMetadata(body)[...])
+    }
+}
+
+/// An archive's temporary file, committed or removed on the pool.
+private struct ArchiveCommit: LiveFileCommit {
+    let file: OutputFile?
+
+    func rename() throws -> OutputFile? {
+        try file?.rename()
+        return file
+    }
+
+    func discard() { file?.discard() }
 }

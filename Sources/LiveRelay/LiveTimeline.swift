@@ -14,6 +14,11 @@ struct LiveTimeline: Sendable {
     /// Whether audio or video has been mapped (data is placed only after them).
     private var anchored = false
 
+    /// Each stream's last frame time, so frames leave in strictly increasing decode order (`strictlyAfter`).
+    private var frameOrder: [UInt16: TimestampNormalizer] = [:]
+    /// Frames moved to just after their stream's previous one.
+    private(set) var repairs = 0
+
     var splices: Int { splicer.splices }
     var wraps: Int { splicer.wraps }
 
@@ -31,9 +36,29 @@ struct LiveTimeline: Sendable {
         // Data (onMetaData) often carries 0 while the media clock is far along: it never anchors a segment.
         if kind == 2 && (splicer.startsNewSegment || !anchored) { return splicer.furthestEnd ?? 0 }
         let raw = Int64(timestamp)
-        let mapped = raw.addingSaturating(splicer.offset(stream: kind, dts: raw, inferringDurationOr: typical))
+        // A stream whose first message is earlier than the one that started the timeline (audio a few milliseconds
+        // before the first video) would map before 0, which RTMP's unsigned 32-bit time reads as 49 days on: it
+        // starts at the origin instead.
+        let mapped = max(raw.addingSaturating(splicer.offset(stream: kind, dts: raw, inferringDurationOr: typical)), 0)
         if kind != 2 { anchored = true }
         mediaTime = max(mediaTime, mapped)
         return mapped
+    }
+
+    /// A frame's mapped time, moved just after its stream's previous frame when it is not later (a publisher looping
+    /// its file steps audio back by a few milliseconds at the loop; a splice can leave two frames on one instant):
+    /// the product's one rule for decode order (`TimestampNormalizer`, as the codec engine applies it), so every
+    /// output of a live job, RTMP, SRT, FLV, MP4, TS and HLS alike, gets strictly increasing DTS per stream.
+    /// - Parameters:
+    ///   - typeID: audio (8) or video (9).
+    ///   - track: the Enhanced RTMP track the frame belongs to (0 for legacy messages): tracks keep their own order.
+    mutating func strictlyAfter(_ time: Int64, typeID: UInt8, track: UInt8) -> Int64 {
+        let stream = UInt16(typeID) << 8 | UInt16(track)
+        var order = frameOrder[stream] ?? TimestampNormalizer()
+        let before = order.repairs
+        let ordered = order.normalize(pts: nil, dts: time, duration: 0).dts
+        repairs += order.repairs - before
+        frameOrder[stream] = order
+        return ordered
     }
 }

@@ -1,22 +1,22 @@
 import NIOCore
-import Synchronization
 
-/// One value per event loop of a group (its housekeeping, its read pacer), made on first use.
+/// One value per event loop of a group (its housekeeping, its read pacer, its chunk scratch), made for every loop of
+/// the group at once: the table never changes afterwards, so any thread (a session made on the codec job's thread,
+/// sessions beginning on two loops at the same moment) reads it without a lock. Each value is its loop's, used there.
 final class PerLoop<Value: AnyObject & Sendable>: Sendable {
-    private let values = Mutex<[ObjectIdentifier: Value]>([:])
-    private let make: @Sendable (any EventLoop) -> Value
+    private let values: [ObjectIdentifier: Value]
 
-    init(_ make: @escaping @Sendable (any EventLoop) -> Value) {
-        self.make = make
+    init(_ group: any EventLoopGroup, _ make: (any EventLoop) -> Value) {
+        var values: [ObjectIdentifier: Value] = [:]
+        for loop in group.makeIterator() { values[ObjectIdentifier(loop)] = make(loop) }
+        self.values = values
     }
 
-    /// The value of `loop`.
+    /// The value of `loop`, a loop of the group this was made for.
     func on(_ loop: any EventLoop) -> Value {
-        values.withLock { values in
-            if let existing = values[ObjectIdentifier(loop)] { return existing }
-            let made = make(loop)
-            values[ObjectIdentifier(loop)] = made
-            return made
+        guard let value = values[ObjectIdentifier(loop)] else {
+            preconditionFailure("an event loop of another group: the relay engine hands out only its own loops")
         }
+        return value
     }
 }

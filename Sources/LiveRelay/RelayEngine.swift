@@ -42,9 +42,9 @@ public final class RelayEngine: JobEngine {
     /// Blocking file work (creating, writing, renaming FLV files) off the event loops.
     let pool: NIOThreadPool
     /// One housekeeping timer per event loop, shared by its sessions.
-    let housekeeping = PerLoop { LoopHousekeeping(loop: $0) }
+    let housekeeping: PerLoop<LoopHousekeeping>
     /// Each event loop's buffer for encoding a message's chunks.
-    let chunkScratch = PerLoop { _ in ChunkScratch() }
+    let chunkScratch: PerLoop<ChunkScratch>
     /// Paced reads of the pulls, per event loop (nil: pulls read as data arrives).
     let readPacers: PerLoop<ReadPacer>?
     private let caFile: String?
@@ -75,7 +75,9 @@ public final class RelayEngine: JobEngine {
         srtIngest = SRTIngestRegistry(report: report)
         pool = NIOThreadPool(numberOfThreads: 1)
         let pacing = TimeAmount.milliseconds(Int64(max(readPacingMilliseconds, 0)))
-        readPacers = readPacingMilliseconds > 0 ? PerLoop { ReadPacer(loop: $0, maximum: pacing) } : nil
+        housekeeping = PerLoop(group) { LoopHousekeeping(loop: $0) }
+        chunkScratch = PerLoop(group) { _ in ChunkScratch() }
+        readPacers = readPacingMilliseconds > 0 ? PerLoop(group) { ReadPacer(loop: $0, maximum: pacing) } : nil
         pool.start()
         caFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -98,18 +100,20 @@ public final class RelayEngine: JobEngine {
 
     /// Whether this engine runs these job options: a live rtmp(s) or srt pull or listen, video and audio
     /// copied or dropped alike for every output, and every output a publish to rtmp:// or rtmps:// (FLV), to srt://
-    /// (MPEG-TS), or an FLV file.
+    /// (MPEG-TS), or a file of any format (no multivariant playlist).
     public static func supports(_ options: MediaJobOptions) -> Bool {
         guard options.liveInput, source(options) != nil else { return false }
         guard options.video == .copy || options.video == .drop, options.audio == .copy || options.audio == .drop,
               options.video == .copy || options.audio == .copy else { return false }
-        // Outputs with renditions of their own (an audio-only output, a ladder rung) go through the codec stage.
-        guard !options.outputs.isEmpty, !options.hasRenditions else { return false }
+        // Outputs with renditions of their own (an audio-only output, a ladder rung) go through the codec stage, and so
+        // does a ladder's multivariant playlist.
+        guard !options.outputs.isEmpty, !options.hasRenditions, options.multivariant == nil else { return false }
         return options.outputs.allSatisfy { output in
             switch output.target {
             case let .network(url):
                 return output.kind == .flv ? RTMPEndpoint(parsing: url) != nil : output.kind == .mpegts && (try? SRTURL(parsing: url)) != nil
-            case .file: return output.kind == .flv
+            // Every file format: FLV archives as they come, the others through their sinks on the file pool.
+            case .file: return true
             }
         }
     }
@@ -126,6 +130,9 @@ public final class RelayEngine: JobEngine {
 
     /// Starts a job; never blocks. `progress` about once a second and `completion` exactly once, both on an event loop.
     public func start(_ options: MediaJobOptions, interrupter: Interrupter, callbacks: JobCallbacks) {
+        var options = options
+        // Recordings in segments report each segment from the file pool, in order, before the completion.
+        options.segmentReports = callbacks.segment
         start(options, interrupter: interrupter, progress: callbacks.progress) { result in
             callbacks.completion(result.mapError { $0 as any Error })
         }
@@ -162,7 +169,7 @@ public final class RelayEngine: JobEngine {
                 progress: @escaping @Sendable (MediaJobProgress) -> Void,
                 completion: @escaping @Sendable (Result<MediaJobResult, MediaJobError>) -> Void) -> RelaySession {
         var outputs: [(Int, String, RTMPEndpoint)] = []
-        var files: [(Int, String, String)] = []
+        var files: [(Int, OutputDescription)] = []
         var srt: [(Int, String, SRTURL)] = []
         for (index, output) in options.outputs.enumerated() {
             switch output.target {
@@ -172,8 +179,8 @@ public final class RelayEngine: JobEngine {
                 } else if let url = try? SRTURL(parsing: url) {
                     srt.append((index, output.name, url))
                 }
-            case let .file(path):
-                files.append((index, output.name, path))
+            case .file:
+                files.append((index, output))
             }
         }
         let session = RelaySession(engine: self, loop: loop, options: options, source: source,

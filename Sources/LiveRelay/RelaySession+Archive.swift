@@ -8,16 +8,6 @@ import RTMP
 
 /// FLV archives of a live job: what a file takes of the relayed messages.
 extension RelaySession {
-    func append(_ message: Message, to file: FileOutputLink) {
-        guard message.typeID == MessageType.dataAMF0.rawValue else {
-            file.append(message)
-            return
-        }
-        let body = message.payload.starts(with: Message.setDataFrameName)
-            ? message.payload.dropFirst(Message.setDataFrameName.count) : message.payload[...]
-        file.append(message, body: RelaySession.archivedMetadata(body)[...])
-    }
-
     /// An onMetaData body without the source's `duration` and `filesize`; any other data body as it is (also one
     /// that does not parse: it is the publisher's, and the archive keeps it).
     static func archivedMetadata(_ body: ArraySlice<UInt8>) -> [UInt8] {

@@ -71,7 +71,7 @@ extension RelaySession {
         // Outputs and archives start on a key frame of the default track: a stream without one (only track 1, say)
         // reaches none of them.
         let why = core.sawKeyframe ? "" : "; no key frame arrived on the default track (0), where outputs start"
-        if let file = fileOutputs.first(where: { $0.failure == nil && $0.progress.videoFrames == 0 }) {
+        if let file = fileOutputs.first(where: { $0.takesVideo && $0.failure == nil && $0.progress.videoFrames == 0 }) {
             return .output(index: file.index, name: file.name, RelayCodecError(
                 description: "the input had \(progress.videoFrames) frames of \(codec) video and none reached this file\(why)"))
         }

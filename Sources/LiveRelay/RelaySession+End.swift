@@ -50,15 +50,18 @@ extension RelaySession {
         if case .success = outcome, !end.cancelled, let empty = fileOutputs.first(where: { $0.progress.packets == 0 && $0.failure == nil }) {
             outcome = .failure(.emptyOutput(index: empty.index, name: empty.name))
         }
-        var commit = false
-        if case .success = outcome { commit = true }
-        // Files are finished whatever happens (published on success, removed otherwise) before the job completes.
+        let commit: Bool
+        if case .success = outcome { commit = true } else { commit = false }
+        // Files are finished whatever happens, then published all together on success, or removed, before the job completes.
         let files = fileOutputs.map { file in
-            file.finish(commit: commit).flatMapErrorThrowing { error in
-                throw MediaJobError.output(index: file.index, name: file.name, error)
+            let (index, name) = (file.index, file.name)
+            return file.finish(commit: commit).flatMapErrorThrowing { error in
+                throw error as? MediaJobError ?? MediaJobError.output(index: index, name: name, error)
             }
         }
-        let filesDone = EventLoopFuture.whenAllComplete(files, on: loop)
+        let filesDone = EventLoopFuture.whenAllComplete(files, on: loop).flatMap { [self] results in
+            commitFiles(results, commit: commit)
+        }
         // Give polite closes a moment to reach the servers, never longer than 2 s.
         let decided = outcome
         let networkDone = loop.makePromise(of: Void.self)
@@ -67,18 +70,48 @@ extension RelaySession {
             deadline.cancel()
             networkDone.succeed()
         }
-        networkDone.futureResult.and(filesDone).whenSuccess { [self] _, results in
+        networkDone.futureResult.and(filesDone).whenSuccess { [self] _, filesFailure in
             var final = decided
-            if case .success = decided {
-                for result in results {
-                    if case let .failure(error as MediaJobError) = result {
-                        final = .failure(error)
-                        break
-                    }
-                }
-            }
+            if case .success = decided, let filesFailure { final = .failure(filesFailure) }
             complete(final)
         }
+    }
+
+    /// Every file output finished (`results`, in `fileOutputs`' order): on success each is moved onto its name and each
+    /// folder synced once (docs/ARCHITECTURE.md §7: durable before the job succeeds), on the file pool; after any
+    /// failure, every one is removed. The future gives the first failure, if any.
+    private func commitFiles(_ results: [Result<Void, any Error>], commit: Bool) -> EventLoopFuture<MediaJobError?> {
+        var failure: MediaJobError?
+        for case let .failure(error) in results {
+            failure = error as? MediaJobError ?? .liveInput(name: options.inputName, reason: "\(error)")
+            break
+        }
+        let outputs = fileOutputs.map { (index: $0.index, name: $0.name, commit: $0.commit) }
+        // Without `commit` each output removed its own file when it finished.
+        guard commit, !outputs.isEmpty else { return loop.makeSucceededFuture(failure) }
+        let finished = failure
+        return engine.pool.runIfActive(eventLoop: loop) { () -> MediaJobError? in
+            var failure = finished
+            guard failure == nil else {
+                for output in outputs { output.commit.discard() }
+                return failure
+            }
+            var renamed: [(index: Int, name: String, file: OutputFile)] = []
+            for output in outputs {
+                do {
+                    if let file = try output.commit.rename() { renamed.append((output.index, output.name, file)) }
+                } catch {
+                    // What is in place stays (its folder synced below); the rest is removed.
+                    for rest in outputs where !renamed.contains(where: { $0.index == rest.index }) { rest.commit.discard() }
+                    failure = .output(index: output.index, name: output.name, error)
+                    break
+                }
+            }
+            if let (position, error) = OutputFile.syncFolders(of: renamed.map(\.file)), failure == nil {
+                failure = .output(index: renamed[position].index, name: renamed[position].name, error)
+            }
+            return failure
+        }.recover { error in .liveInput(name: self.options.inputName, reason: "the file pool stopped: \(error)") }
     }
 
     func complete(_ outcome: Result<Void, MediaJobError>) {

@@ -30,7 +30,8 @@ extension RelaySession {
                 }
             case let .archive(message, index):
                 guard let file = fileOutputs.first(where: { $0.index == index }), file.failure == nil else { continue }
-                append(message, to: file)
+                if core.onSlate, file.skipsSlate { continue }
+                file.archive(message)
             case let .dropped(index):
                 output(index)?.progress.drops += 1
                 srtOutput(index)?.progress.drops += 1

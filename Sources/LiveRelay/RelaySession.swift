@@ -36,7 +36,8 @@ final class RelaySession: @unchecked Sendable {
     var outputs: [OutputLink] = []
     /// RTMP outputs removed while the job ran (an output edit): closed, reported with their last counters.
     var removedOutputs: [OutputLink] = []
-    var fileOutputs: [FileOutputLink] = []
+    /// FLV archives and every other file format (its sink on the file pool).
+    var fileOutputs: [any LiveFileOutput] = []
     /// SRT outputs: MPEG-TS made at the edge, on SRT connections.
     var srtOutputs: [SRTOutputLink] = []
     /// SRT outputs removed while the job ran (an output edit): closed, reported with their last counters.
@@ -101,14 +102,18 @@ final class RelaySession: @unchecked Sendable {
     // MARK: Start
 
     /// On `loop`: opens every output and the source, and starts the housekeeping tick.
-    func begin(outputs endpoints: [(Int, String, RTMPEndpoint)], files: [(Int, String, String)] = [],
+    func begin(outputs endpoints: [(Int, String, RTMPEndpoint)], files: [(Int, OutputDescription)] = [],
                srt srtEndpoints: [(Int, String, SRTURL)] = []) {
         loop.preconditionInEventLoop()
         outputs = endpoints.map { OutputLink(index: $0.0, name: $0.1, endpoint: $0.2) }
         srtOutputs = srtEndpoints.map { SRTOutputLink(index: $0.0, name: $0.1, url: $0.2, hasVideo: options.video != .drop, hasAudio: options.audio != .drop) }
-        fileOutputs = files.map { index, name, path in
-            FileOutputLink(index: index, name: name, path: path, root: options.fileRoots?.output, owner: options.partOwner,
-                           hasAudio: options.audio != .drop, hasVideo: options.video != .drop, pool: engine.pool, loop: loop)
+        fileOutputs = files.map { index, description -> any LiveFileOutput in
+            // A plain FLV file keeps the tags as they came; every other format (and a recording in segments) is its sink's.
+            if description.kind == .flv, description.segments == nil, case let .file(path) = description.target {
+                return FileOutputLink(index: index, name: description.name, path: path, root: options.fileRoots?.output, owner: options.partOwner,
+                                      hasAudio: options.audio != .drop, hasVideo: options.video != .drop, pool: engine.pool, loop: loop)
+            }
+            return SinkOutputLink(index: index, description: description, options: options, pool: engine.pool, loop: loop)
         }
         for output in outputs { core.addOutput(output.index) }
         for output in srtOutputs { core.addOutput(output.index) }
@@ -139,7 +144,8 @@ final class RelaySession: @unchecked Sendable {
             return
         }
         if let broken = fileOutputs.first(where: { $0.failure != nil }), let error = broken.failure {
-            finish(.failure(.output(index: broken.index, name: broken.name, error)))
+            // What the stream itself lacks (a codec the format cannot take) is the job's error as it is.
+            finish(.failure(error as? MediaJobError ?? .output(index: broken.index, name: broken.name, error)))
             return
         }
         let now = RelaySession.now()
@@ -314,9 +320,13 @@ final class RelaySession: @unchecked Sendable {
             case MessageType.dataAMF0.rawValue: break
             default: continue
             }
-            let time = timeline.map(typeID: message.typeID, timestamp: message.timestamp)
-            message.timestamp = UInt32(truncatingIfNeeded: time)
             let kind = RelayCore.Kind(message)
+            var time = timeline.map(typeID: message.typeID, timestamp: message.timestamp)
+            if kind.isFrame {
+                time = timeline.strictlyAfter(time, typeID: message.typeID, track: UInt8(truncatingIfNeeded: kind.configurationKey >> 8))
+                progress.dtsRepairs = timeline.repairs
+            }
+            message.timestamp = UInt32(truncatingIfNeeded: time)
             tap?.batch.append(FLVTagMessage(typeID: message.typeID, timestamp: time, body: message.payload))
             if kind.isFrame, let maxMilliseconds, time >= maxMilliseconds {
                 end.reachedMaxDuration = true

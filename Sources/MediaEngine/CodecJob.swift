@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// The codec engine: demux once (a file through libavformat, or a live input from the engine), copy or
 /// encode, and write each file output on its own thread; RTMP outputs are published by the relay engine. `run` blocks the calling
@@ -60,7 +61,7 @@ public final class CodecJob: @unchecked Sendable {
         defer { liveInput?.close() }
         var session = try CodecSession(input: input, options: options, interrupter: interrupter)
         if let selection = session.encoderSelection { encoderSelected(selection) }
-        let multivariant = try session.openMultivariant()
+        let multivariant = try SinkFactory(options: session.options).openMultivariant()
         let outputs: [any JobOutput]
         do {
             outputs = try session.openOutputs(multivariant: multivariant)

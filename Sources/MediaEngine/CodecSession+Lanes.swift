@@ -1,5 +1,6 @@
 import Foundation
 import MediaJob
+import MediaSinks
 
 /// The output side of the input thread's session: packets of every rendition go to the lanes that take them (an
 /// interleaver per lane where an encoder holds frames back), then to the lane's outputs, paced at 1x when asked and

@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// The input-thread half of `CodecJob`: picks the streams, derives their configurations, normalizes
 /// timestamps and hands each packet to the outputs that take its kind.

@@ -1,5 +1,6 @@
 import Foundation
 import MediaJob
+import MediaSinks
 
 /// One file output's thread and bounded queue: writing never runs on the input thread.
 ///

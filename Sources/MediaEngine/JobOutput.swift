@@ -1,6 +1,7 @@
 /// One output as the codec job's input thread drives it: a file on its own thread (`FileOutput`) or an RTMP
 /// publish on the relay engine (`RelayPublishOutput`).
 import MediaJob
+import MediaSinks
 protocol JobOutput: AnyObject {
     var index: Int { get }
     var name: String { get }

@@ -1,14 +1,11 @@
 import MediaFormats
+import MediaSinks
 
 /// Timing for raw Annex B input, which carries no timestamps: presentation order comes from each
 /// access unit's picture order count (MediaFormats), spaced at the job's frame rate.
 struct RawVideoTiming {
     /// FFmpeg's own default for raw H.264 without timing information.
     static let defaultFrameRate = 25.0
-    /// Frame rates a stream's VUI may set; outside this (num_units_in_tick / time_scale of 2^32 − 1 against 1)
-    /// the VUI is ignored and the default used, since such a rate gives every frame the same or an absurd time.
-    static let plausibleVUIFrameRates: ClosedRange<Double> = 0.5...1000
-
     let frameRate: Double
     private var timestamper: AnnexBAccessUnitTimestamper
 
@@ -44,7 +41,7 @@ struct RawVideoTiming {
     /// The SPS VUI frame rate from extradata or the first access unit, when the stream states one.
     static func frameRate(fromParameterSets extradata: [UInt8], firstAccessUnit: [UInt8]) -> Double? {
         for bytes in [extradata, firstAccessUnit] {
-            if let sps = try? MediaProbe.firstSPS(inAnnexB: bytes), let rate = sps.frameRate, plausibleVUIFrameRates.contains(rate) {
+            if let sps = try? MediaProbe.firstSPS(inAnnexB: bytes), let rate = sps.frameRate, LiveStreamDescription.plausibleFrameRates.contains(rate) {
                 return rate
             }
         }

@@ -142,10 +142,9 @@ public final class JobRunner: Sendable {
         return CodecEngine(transport: relay as? any LiveTransport)
     }
 
-    /// Whether the relay engine runs these options: a live copy, but for a recording in segments, which the codec
-    /// engine's SegmentedSink cuts (also a live copy to .flv).
+    /// Whether the relay engine runs these options: a live copy, whatever its outputs (`RelayEngine.supports`).
     static func runsOnRelay(_ options: MediaJobOptions, relay: (any JobEngine)?) -> Bool {
-        relay?.runs(options) == true && !options.outputs.contains { $0.segments != nil }
+        relay?.runs(options) == true
     }
 
     /// Starts one attempt of a received job on its engine without keeping a thread for it: the blocking start (the

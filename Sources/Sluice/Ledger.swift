@@ -1,6 +1,7 @@
 // docs/ARCHITECTURE.md §5 and §6: `sluice ledger`, one database of every worker's jobs, fed by `sluice.events`.
 import Foundation
 import JobQueue
+import Synchronization
 import JobStore
 import JobDocument
 
@@ -128,11 +129,23 @@ extension LedgerEntry {
     }
 }
 
-/// Consumes `sluice.ledger` into one job database: each event applied once, then acked.
+/// Consumes `sluice.ledger` into one job database: each event applied once, then acked. Its stop is bounded like a
+/// worker's (`stopOverrun`), whatever the broker does meanwhile.
 public final class Ledger: Sendable {
+    /// How long a stop waits for the event in hand to be applied and its ack handed to the broker connection: an
+    /// SQLite write, or the pause after a failed one. Past it the consuming ends under it (the event is redelivered).
+    public static let drainTimeout = Duration.seconds(2)
+    /// How long closing the broker may take (it flushes the last acks): a connect, a login or a call to a broker that
+    /// stopped answering would otherwise wait out its own timeouts.
+    public static let brokerCloseTimeout = Duration.seconds(3)
+    /// The ledger returns from `run()` at most this long after `shutdown()`, whatever the broker does.
+    public static var stopOverrun: Duration { drainTimeout + brokerCloseTimeout }
+
     private let broker: BrokerConnection
     private let store: JobStore
     private let log: WorkerLog
+    /// The consuming task, and whether a stop was asked for (either may come first).
+    private let stop = Mutex<(consuming: Task<Void, Never>?, requested: Bool)>((nil, false))
 
     /// - Parameters:
     ///   - broker: a connection whose `consumedQueue` is `.ledger`.
@@ -144,29 +157,53 @@ public final class Ledger: Sendable {
         self.log = log
     }
 
-    /// Applies events until `shutdown()`, then closes the connection.
+    /// Applies events until `shutdown()`, then closes the connection: returns within `stopOverrun` of the shutdown.
     public func run() async {
         broker.start()
         log("ledger: consuming \(Topology.ledgerQueue) (bound to \(Topology.eventsExchange) \(Topology.ledgerBindingKey)) into \(store.path)")
-        for await delivery in broker.deliveries {
-            await handle(delivery)
+        let consuming = Task { [self] in
+            for await delivery in broker.deliveries {
+                await handle(delivery)
+            }
         }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            // close() blocks until the owner thread has flushed the mailbox (the last acks).
+        let requested = stop.withLock { state in
+            state.consuming = consuming
+            return state.requested
+        }
+        if requested { endConsuming(consuming) }
+        await consuming.value
+        // close() blocks until the owner thread has flushed the mailbox (the last acks), or until the bound.
+        let closed = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
             let thread = Thread { [broker] in
-                broker.close()
-                done.resume()
+                done.resume(returning: broker.close(within: Ledger.brokerCloseTimeout))
             }
             thread.name = "sluice-ledger-close"
             thread.start()
         }
+        if !closed {
+            log("ledger: the broker connection did not close within \(Ledger.brokerCloseTimeout); stopping without it: the broker redelivers what was not acked", level: .warning)
+        }
         log("ledger: stopped")
     }
 
-    /// Stops consuming; the delivery in hand is applied and acked first.
+    /// Stops consuming; the delivery in hand is applied and acked first, within `drainTimeout`.
     public func shutdown() {
         log("ledger: shutdown requested")
         broker.stopConsuming()
+        let consuming = stop.withLock { state in
+            defer { state.requested = true }
+            return state.requested ? nil : state.consuming
+        }
+        if let consuming { endConsuming(consuming) }
+    }
+
+    /// Ends the consuming `drainTimeout` from now if the broker has not finished the stream by then: the owner thread
+    /// that finishes it may be held by a call to a broker that stopped answering.
+    private func endConsuming(_ consuming: Task<Void, Never>) {
+        Task {
+            try? await Task.sleep(for: Ledger.drainTimeout)
+            consuming.cancel()
+        }
     }
 
     private func handle(_ delivery: Delivery) async {

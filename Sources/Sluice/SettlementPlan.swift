@@ -1,5 +1,6 @@
-// docs/ARCHITECTURE.md §2 (step 7): what follows an attempt, decided without I/O so it is tested alone;
-// `Worker.settle` applies it (publishes with a confirm), then gives the job's lease up.
+// docs/ARCHITECTURE.md §2 (step 7) and §5 (settling): what follows an attempt, and what becomes of the lease after,
+// decided without I/O so it is tested alone; `Worker.settle` applies it (publishes with a confirm), then releases the
+// job's lease, or leaves it to lapse when the broker did not confirm.
 import JobQueue
 
 /// The step that follows an attempt, before the lease is released: the job lives on in the message this publishes.
@@ -15,6 +16,29 @@ enum SettlementPlan: Equatable, Sendable {
     /// A transient failure with attempts left: publish to `sluice.jobs.retry`, to come back after `delay`, carrying
     /// `headers` (the attempt that follows in `x-sluice-attempt`).
     case retry(reason: String, delay: Duration, headers: [String: String])
+
+    /// What becomes of the job's lease once the step was published (or its publish failed).
+    enum LeaseEnd: Equatable, Sendable {
+        /// Delete the lease queue: the job lives on in what was published, or has ended.
+        case release
+        /// Leave the lease to lapse: the broker did not confirm the step, so the claims in the lease queue are the
+        /// job's only copy; they expire into `sluice.jobs` and the job is taken over.
+        case abandon
+    }
+
+    /// Whether this step publishes a copy of the job that must be confirmed before the lease may go.
+    var publishes: Bool {
+        switch self {
+        case .finished, .stopLeaseLost: false
+        case .deadLetter, .handBack, .retry: true
+        }
+    }
+
+    /// The lease's end: released unless the step publishes a copy the broker did not confirm.
+    /// - Parameter confirmed: whether the broker confirmed the step's publish (ignored when it publishes nothing).
+    func leaseEnd(confirmed: Bool) -> LeaseEnd {
+        publishes && !confirmed ? .abandon : .release
+    }
 
     /// Decides the step after an attempt.
     /// - Parameters:

@@ -58,8 +58,8 @@ extension Worker {
     func storeFailed(_ job: ActiveJob, _ error: any Error) {
         log("the job store failed: \(error); returning the job to the queue in 1 s", job: job.spec.id)
         Thread.sleep(forTimeInterval: 1)
-        handBack(job, reason: "the job store failed")
-        blockingWait { [broker] in await broker.releaseLease(jobID: job.spec.id) }
+        let confirmed = handBack(job, reason: "the job store failed")
+        endLease(of: job.spec.id, SettlementPlan.handBack(reason: "the job store failed").leaseEnd(confirmed: confirmed))
     }
 
     /// One progress snapshot of a running attempt: metrics, the take-over's gap at the first output, and a

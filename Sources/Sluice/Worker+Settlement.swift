@@ -1,17 +1,18 @@
 // docs/ARCHITECTURE.md §2 and §5: what follows an attempt (dead letter, retry, hand-over, nothing), published with a
-// confirm before the lease goes, and how deliveries are settled. Called from job threads, never from the cooperative
-// pool.
+// confirm before the lease goes (or the lease left to lapse when no confirm came), and how deliveries are settled.
+// Called from job threads, never from the cooperative pool.
 import Foundation
 import JobQueue
 import JobStore
 import MediaEngine
 
 extension Worker {
-    /// Publishes what follows the attempt (`SettlementPlan`: dead letter, retry, hand-over), then gives the lease up:
-    /// the job lives on in the published message, never in two places at once for long.
+    /// Publishes what follows the attempt (`SettlementPlan`: dead letter, retry, hand-over), then gives the lease up
+    /// once the broker confirmed it: the job lives on in the published message, never in two places at once for long.
+    /// A publish the broker did not confirm leaves the lease to lapse instead (docs/ARCHITECTURE.md §5, settling):
+    /// nothing is released that was not settled.
     func settle(_ job: ActiveJob, _ outcome: JobOutcome) {
         let spec = job.spec
-        defer { blockingWait { [broker] in await broker.releaseLease(jobID: spec.id) } }
         let plan = SettlementPlan.plan(outcome: outcome, leaseLost: job.leaseLostReason,
                                        requeueRequested: job.requeueReason != nil, carriedHeaders: job.carriedHeaders,
                                        backoff: configuration.retryBackoff) { [self] in
@@ -22,13 +23,14 @@ extension Worker {
                 return 1
             }
         }
+        var confirmed = true
         switch plan {
         case .finished:
-            return
+            break
         case let .deadLetter(reason):
             log("dead-lettered: \(reason)", job: spec.id)
-            blockingWait { [self] in
-                await publishOrLog(job: spec.id) { [broker = self.broker] () throws(AMQPError) in
+            confirmed = blockingValue { [self] in
+                await publishConfirmed(job: spec.id) { [broker = self.broker] () throws(AMQPError) in
                     try await broker.deadLetter(body: job.body, priority: job.priority, headers: job.carriedHeaders,
                                                 reason: reason)
                 }
@@ -36,39 +38,54 @@ extension Worker {
         case let .stopLeaseLost(lost):
             log("stopped: the job's lease was lost (\(lost)); the worker that holds it now runs the job", job: spec.id)
         case let .handBack(reason):
-            handBack(job, reason: reason)
+            confirmed = handBack(job, reason: reason)
         case let .retry(reason, delay, headers):
             log("retrying in \(Worker.seconds(delay)) s: \(reason)", job: spec.id)
-            blockingWait { [self] in
-                await publishOrLog(job: spec.id) { [broker = self.broker] () throws(AMQPError) in
+            confirmed = blockingValue { [self] in
+                await publishConfirmed(job: spec.id) { [broker = self.broker] () throws(AMQPError) in
                     try await broker.retry(body: job.body, priority: job.priority, headers: headers, after: delay)
                 }
             }
         }
+        endLease(of: spec.id, plan.leaseEnd(confirmed: confirmed))
+    }
+
+    /// Applies a settled (or unsettled) attempt's `SettlementPlan.LeaseEnd` to the job's lease.
+    func endLease(of jobID: String, _ end: SettlementPlan.LeaseEnd) {
+        switch end {
+        case .release:
+            blockingWait { [broker] in await broker.releaseLease(jobID: jobID) }
+        case .abandon:
+            log("the broker did not confirm the job's next step; its lease is left to lapse, and the job is taken over from its claim", job: jobID)
+            blockingWait { [broker] in await broker.abandonLease(jobID: jobID) }
+        }
     }
 
     /// Hands a job this worker stops without finishing back to `sluice.jobs` (shutdown, a failing store),
-    /// with when its output stopped, for the worker that takes it over. The caller releases the lease after.
-    func handBack(_ job: ActiveJob, reason: String) {
+    /// with when its output stopped, for the worker that takes it over. The caller ends the lease after.
+    /// - Returns: whether the broker confirmed the hand-back.
+    func handBack(_ job: ActiveJob, reason: String) -> Bool {
         log("handed back to the queue: \(reason)", job: job.spec.id)
         var handover = job.carriedHeaders
         handover[JobLease.handoverHeader] = configuration.workerID
         handover[JobLease.stoppedAtHeader] = String(BrokerConnection.wallClockMilliseconds())
         let headers = handover
-        blockingWait { [self] in
-            await publishOrLog(job: job.spec.id) { [broker = self.broker] () throws(AMQPError) in
+        return blockingValue { [self] in
+            await publishConfirmed(job: job.spec.id) { [broker = self.broker] () throws(AMQPError) in
                 try await broker.handOver(body: job.body, priority: job.priority, headers: headers)
             }
         }
     }
 
-    /// A confirmed publish that settles a job after its lease; when the broker is away, the lease (not
-    /// released) keeps the job safe: its claim expires into `sluice.jobs` and another attempt follows.
-    func publishOrLog(job: String, _ publish: () async throws(AMQPError) -> Void) async {
+    /// A publish that settles a job after its lease; false (logged) when the broker did not confirm it: then the lease,
+    /// not released, keeps the job: its claim expires into `sluice.jobs` and another attempt follows.
+    func publishConfirmed(job: String, _ publish: () async throws(AMQPError) -> Void) async -> Bool {
         do throws(AMQPError) {
             try await publish()
+            return true
         } catch {
-            log("could not publish the job's next step: \(error); its lease lapses and the job is taken over", job: job)
+            log("could not publish the job's next step: \(error)", job: job)
+            return false
         }
     }
 

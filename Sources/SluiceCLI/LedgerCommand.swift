@@ -12,8 +12,9 @@ struct LedgerCommand: ParsableCommand {
         discussion: """
             Declares the durable queue sluice.ledger bound to sluice.events (job.#) and applies each event once \
             (by its event_id) to --db, which has the workers' schema: `sluice jobs list --db` and the admin page \
-            (--http) then show every job of every worker. SIGTERM/SIGINT stop it after the event in hand. Run one \
-            ledger per broker (several would split the events between them).
+            (--http) then show every job of every worker. SIGTERM/SIGINT stop it after the event in hand, within 5 s \
+            whatever the broker does (a stop that overruns exits with status 70). Run one ledger per broker (several \
+            would split the events between them).
             """
     )
 
@@ -56,6 +57,8 @@ struct LedgerCommand: ParsableCommand {
                             brokerStatus: { ServiceLoop.status(of: connection) }, logger: log.logger),
                 serving: "/healthz and the admin page of the ledger", log: log)
         }
-        try ServiceLoop.run(shutdown: { ledger.shutdown() }, server: server) { await ledger.run() }
+        // The ledger stops within its own bound; the watchdog is for a bound that did not hold.
+        let stopWithin = Ledger.stopOverrun + WorkerCommand.watchdogMargin
+        try ServiceLoop.run(shutdown: { ledger.shutdown() }, server: server, stopWithin: stopWithin) { await ledger.run() }
     }
 }

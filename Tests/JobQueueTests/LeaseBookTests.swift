@@ -231,6 +231,33 @@ struct LeaseBookTests {
         #expect(book.connectionRestored(now: t0, heartbeat: .seconds(10)) == [.deleteIfUnused(queue: "sluice.lease.job-1", channel: 3)])
     }
 
+    @Test("abandon: nothing is deleted, now or after the reconnect; attached, the channel closes so the held claim returns to its queue")
+    func abandon() {
+        var book = held()
+        let line = LeaseBook.Action.log("left the lease of job job-1 to lapse: its claim expires into sluice.jobs and the job is taken over")
+        #expect(book.abandon(jobID: "job-1") == [.closeChannel(3), line])
+        #expect(book.count == 0)
+        #expect(book.channels.isEmpty)
+        #expect(book.pendingDeletes.isEmpty)
+        #expect(book.abandon(jobID: "job-1") == [])
+        #expect(book.renewAndFence(now: t0 + .seconds(30)) == [])
+
+        // Detached (the publish failed with the connection): the claim is back in its queue; a reconnect neither deletes
+        // it nor takes the lease again, so it expires into sluice.jobs.
+        var away = held()
+        _ = away.connectionLost(reason: "gone")
+        #expect(away.abandon(jobID: "job-1") == [.log("left the lease of job job-1 to lapse: its claim expires into sluice.jobs and the job is taken over")])
+        #expect(away.connectionRestored(now: t0 + .seconds(1), heartbeat: .seconds(10)) == [])
+        #expect(away.pendingDeletes.isEmpty)
+
+        // A release in the same place would delete the claim after the reconnect: the job would be gone.
+        var released = held()
+        _ = released.connectionLost(reason: "gone")
+        #expect(released.release(jobID: "job-1") == [])
+        #expect(released.connectionRestored(now: t0 + .seconds(1), heartbeat: .seconds(10))
+            == [.deleteIfUnused(queue: "sluice.lease.job-1", channel: 3)])
+    }
+
     @Test("the broker cancelling a lease consumer, or closing its channel, loses the lease")
     func brokerEnds() {
         var book = held()

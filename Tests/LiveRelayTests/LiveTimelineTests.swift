@@ -9,6 +9,15 @@ import Testing
         #expect(timeline.map(typeID: 9, timestamp: 5033) == 33)
     }
 
+    @Test("a second stream starting before the first is clamped at the origin, never mapped below 0")
+    func earlierSecondStreamClampedAtOrigin() {
+        var timeline = LiveTimeline()
+        #expect(timeline.map(typeID: 9, timestamp: 1000) == 0)
+        #expect(timeline.map(typeID: 8, timestamp: 990) == 0)
+        #expect(timeline.map(typeID: 8, timestamp: 1013) == 13)
+        #expect(timeline.map(typeID: 9, timestamp: 1033) == 33)
+    }
+
     @Test func metadataBeforeMediaDoesNotAnchorTheClock() {
         var timeline = LiveTimeline()
         #expect(timeline.map(typeID: 18, timestamp: 0) == 0)
@@ -63,5 +72,29 @@ import Testing
         #expect(timeline.map(typeID: 9, timestamp: 1099) == 10_033)
         timeline.resume(at: 20_000)
         #expect(timeline.map(typeID: 9, timestamp: 0) == 20_000)
+    }
+}
+
+@Suite("LiveTimeline.strictlyAfter: frames leave in strictly increasing decode order per stream")
+struct LiveTimelineDecodeOrderTests {
+    @Test("a publisher looping its file steps audio back 30 ms: the frames move just past the last one, counted")
+    func audioSteppingBack() {
+        var timeline = LiveTimeline()
+        let raw: [Int64] = [755_700, 755_730, 755_760, 755_730, 755_753, 755_776, 755_799]
+        let ordered = raw.map { timeline.strictlyAfter($0, typeID: 8, track: 0) }
+        #expect(ordered == [755_700, 755_730, 755_760, 755_761, 755_762, 755_776, 755_799])
+        #expect(timeline.repairs == 2)
+    }
+
+    @Test("two frames on one instant: the second moves a millisecond on; streams and tracks keep their own order")
+    func streamsApart() {
+        var timeline = LiveTimeline()
+        #expect(timeline.strictlyAfter(100, typeID: 9, track: 0) == 100)
+        #expect(timeline.strictlyAfter(100, typeID: 9, track: 0) == 101)
+        // Audio at the video's instant, and a second audio track at the first's: neither is a repair.
+        #expect(timeline.strictlyAfter(100, typeID: 8, track: 0) == 100)
+        #expect(timeline.strictlyAfter(100, typeID: 8, track: 1) == 100)
+        #expect(timeline.strictlyAfter(133, typeID: 9, track: 0) == 133)
+        #expect(timeline.repairs == 1)
     }
 }

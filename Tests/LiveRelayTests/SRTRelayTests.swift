@@ -86,6 +86,37 @@ struct SRTRelayTests {
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the player's copy does not decode cleanly: \(decode.stderr)")
     }
 
+    @Test("ten 8 s H.264 + AAC publishes side by side on one SRT port: each archive holds the source's frames to the last, none damaged")
+    func archiveEndsWithTheLastFrames() throws {
+        let source = try Live.fixture(seconds: 8)
+        let port = try Live.freePort()
+        let root = Live.scratch("srt-last-frames")
+        let runs = 0..<10
+        let jobs = runs.map { run in
+            var options = Live.options(input: Self.srtURL(port: port, streamID: "publish:live/end\(run)"), listen: true, outputs: [], timeout: 3)
+            options.outputs = [OutputDescription(target: .file(path: root + "/\(run).flv"), kind: .flv, name: "\(run).flv")]
+            options.fileRoots = FileRoots(input: root, output: root)
+            return RunningJob(Self.engine, options)
+        }
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let publishers = try runs.map { try Self.publishSRT(source, to: Self.srtURL(port: port, streamID: "publish:live/end\($0)")) }
+        let video = try Live.frames(source, "v")
+        let audio = try Live.frames(source, "a")
+        #expect(video.count == 240 && audio.count > 370)
+        for run in runs {
+            #expect(publishers[run].wait(seconds: 40) == 0, "publisher \(run): \(publishers[run].stderr)")
+            let result = try #require(jobs[run].wait(seconds: 20), "job \(run) did not end").get()
+            #expect(result.progress.videoFrames == video.count, "run \(run) relayed \(result.progress.videoFrames) video frames")
+            let archive = root + "/\(run).flv"
+            let archivedVideo = try Live.frames(archive, "v")
+            #expect(archivedVideo == video, "run \(run): \(archivedVideo.count) of \(video.count) video frames; the last one the source's: \(archivedVideo.last == video.last)")
+            let archivedAudio = try Live.frames(archive, "a")
+            #expect(archivedAudio == audio, "run \(run): \(archivedAudio.count) of \(audio.count) audio frames; the last one the source's: \(archivedAudio.last == audio.last)")
+            let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+            #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "run \(run) does not decode cleanly: \(decode.stderr)")
+        }
+    }
+
     @Test("a wrong passphrase and an unknown streamid are refused in the handshake, named in the log, and the job still takes its publisher")
     func refusals() throws {
         let source = try Live.fixture(seconds: 4)

@@ -1,5 +1,6 @@
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 
 @Suite("DecodeTimeInference")
 struct DecodeTimeInferenceTests {

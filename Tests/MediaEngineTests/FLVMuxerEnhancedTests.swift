@@ -2,6 +2,7 @@ import MediaFormats
 import MediaJob
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 
 /// The tags FLVMuxer writes for HEVC and AV1 (Enhanced RTMP v2, as FFmpeg 6.1+'s flvenc writes them), byte by byte.
 @Suite("FLVMuxer, enhanced video")

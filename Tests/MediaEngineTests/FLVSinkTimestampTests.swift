@@ -2,6 +2,7 @@ import Foundation
 import MediaFormats
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 
 /// FLV tag timestamps on a timeline that outlives 32 bits of milliseconds. The bytes are the same whether
 /// they go to a file or to libavformat's rtmp protocol, which takes each tag's 32 timestamp bits as the

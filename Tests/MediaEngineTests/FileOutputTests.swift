@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 
 /// A file output's two threads: the input thread submitting while the worker thread writes, and fails. Run under
 /// `swift test --sanitize=thread` (scripts/test does in CI), this is where a race between them would show.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 @testable import MediaJob
 
 @Suite("FileWriter: a file output's bytes, buffered, whole packets or nothing")

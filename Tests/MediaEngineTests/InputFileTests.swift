@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 import MediaJob
 
 @Suite("InputFile: an input under a root, opened by descriptor without following links")

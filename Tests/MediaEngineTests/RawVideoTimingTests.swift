@@ -1,6 +1,7 @@
 import MediaFormats
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 
 @Suite("RawVideoTiming")
 struct RawVideoTimingTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 
 @Suite("SegmentSchedule: recordings cut at the first keyframe at or after each epoch multiple of segment_s")
 struct SegmentScheduleTests {

@@ -1,6 +1,8 @@
 import Foundation
+import MediaJob
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 
 @Suite("TimestampNormalizer")
 struct TimestampNormalizerTests {

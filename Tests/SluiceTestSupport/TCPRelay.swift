@@ -7,7 +7,8 @@ import Glibc
 /// server unreachable for the clients it gave the relay's port, without touching the server the other suites share.
 /// One thread accepts; each connection gets a thread that copies bytes both ways and owns both sockets.
 public final class TCPRelay: @unchecked Sendable {
-    // Reason: `cutHow`, `closed`, `held`, `acceptedCount` and `listener` are guarded by `condition`; `port` and the upstream never change.
+    // Reason: `cutHow`, `closed`, `held`, `acceptedCount`, `trap`, `sprung` and `listener` are guarded by `condition`;
+    // `port` and the upstream never change.
 
     /// How a cut looks to the clients.
     public enum Cut: String, Sendable, CaseIterable {
@@ -16,6 +17,22 @@ public final class TCPRelay: @unchecked Sendable {
         /// Connections stay open and nothing more passes either way; new ones are accepted and never answered, like a
         /// server that hangs: whatever waits on it waits for its own timeouts.
         case silent
+    }
+
+    /// How a sprung trap (`trap(_:when:)`) cuts the one connection it caught; the relay's other and later connections
+    /// go on as before.
+    public enum TrapCut: String, Sendable, CaseIterable {
+        /// Nothing more passes either way and neither side hears of it: each finds out by its own timeouts.
+        case silent
+        /// The client hears nothing more, while the server's side is reset: the server drops the connection at once,
+        /// and the client finds out by its own timeouts.
+        case silentToClient
+    }
+
+    /// An armed trap: what it waits for in the client's bytes and how it cuts.
+    private struct Trap {
+        var pattern: [UInt8]
+        var how: TrapCut
     }
 
     /// The loopback port clients connect to.
@@ -29,6 +46,8 @@ public final class TCPRelay: @unchecked Sendable {
     /// Connections accepted after a silent cut: never relayed, closed by `stop`.
     private var held: [Int32] = []
     private var acceptedCount = 0
+    private var trap: Trap?
+    private var sprung = 0
 
     /// Listens on a free loopback port and relays every connection to `host`:`port` (an IPv4 address).
     public init(to host: String, port upstreamPort: Int) throws {
@@ -80,6 +99,32 @@ public final class TCPRelay: @unchecked Sendable {
     /// reaches a descriptor number that was closed and reused by someone else.
     private func wakeAcceptLoop() {
         if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
+    }
+
+    /// Arms a one-shot trap: the first connection whose client sends `pattern` (under 256 bytes) is cut (`how`) before
+    /// the read that completes it passes, so the server never sees it whole. Replaces a trap not sprung yet.
+    public func trap(_ how: TrapCut, when pattern: [UInt8]) {
+        locked { trap = Trap(pattern: pattern, how: how) }
+    }
+
+    /// How many traps have sprung so far.
+    public var trapsSprung: Int { locked { sprung } }
+
+    /// Takes the armed trap if `bytes` (the client's latest read, after the tail of the one before) hold its pattern.
+    private func spring(_ bytes: [UInt8]) -> TrapCut? {
+        locked {
+            guard let armed = trap, Self.contains(bytes, armed.pattern) else { return nil }
+            trap = nil
+            sprung += 1
+            return armed.how
+        }
+    }
+
+    private static func contains(_ bytes: [UInt8], _ pattern: [UInt8]) -> Bool {
+        guard !pattern.isEmpty, bytes.count >= pattern.count else { return false }
+        return (0...(bytes.count - pattern.count)).contains { start in
+            bytes[start] == pattern[0] && bytes[start..<(start + pattern.count)].elementsEqual(pattern)
+        }
     }
 
     /// Closes every connection and the listener.
@@ -142,6 +187,8 @@ public final class TCPRelay: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var descriptors = [pollfd(fd: client, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: upstream, events: Int16(POLLIN), revents: 0)]
+        // The client's last bytes, so that a trap's pattern split across two reads is still seen.
+        var tail: [UInt8] = []
         copying: while !isCut {
             // A short poll, so that a cut stops the copying within 50 ms.
             guard poll(&descriptors, 2, 50) >= 0 || errno == EINTR else { break }
@@ -149,6 +196,14 @@ public final class TCPRelay: @unchecked Sendable {
                 guard !isCut else { break copying }
                 let to = index == 0 ? upstream : client
                 let count = read(entry.fd, &buffer, buffer.count)
+                if index == 0, count > 0 {
+                    let seen = tail + buffer[0..<count]
+                    if let how = spring(seen) {
+                        hold(client, upstream, how)
+                        return
+                    }
+                    tail = Array(seen.suffix(256))
+                }
                 guard count > 0, Self.writeAll(buffer, count: count, to: to) else { break copying }
             }
         }
@@ -157,6 +212,22 @@ public final class TCPRelay: @unchecked Sendable {
         }
         Self.reset(client)
         Self.reset(upstream)
+    }
+
+    /// Cuts one connection a trap caught: the client's socket stays open and silent until `stop`; the server's is kept
+    /// the same way, or reset.
+    private func hold(_ client: Int32, _ upstream: Int32, _ how: TrapCut) {
+        if how == .silentToClient { Self.reset(upstream) }
+        let stopped = locked {
+            guard !closed else { return true }
+            held.append(client)
+            if how == .silent { held.append(upstream) }
+            return false
+        }
+        if stopped {
+            Self.reset(client)
+            if how == .silent { Self.reset(upstream) }
+        }
     }
 
     private static func writeAll(_ buffer: [UInt8], count: Int, to descriptor: Int32) -> Bool {

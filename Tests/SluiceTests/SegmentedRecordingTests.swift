@@ -216,14 +216,14 @@ extension SegmentTakeoverTests {
 
 @Suite("Which engine records in segments")
 struct SegmentEngineTests {
-    @Test("a live copy to .flv runs on the relay engine, but not when it is a recording in segments: the codec engine cuts those")
-    func segmentedLiveCopyRunsOnCodecEngine() throws {
+    @Test("a live copy to .flv runs on the relay engine, and so does a recording in segments: its sink cuts them on the file pool")
+    func segmentedLiveCopyRunsOnTheRelay() throws {
         let single = try JobPlan(spec: JobSpec.parse(Data(#"{"id": "e", "input": "rtmp://127.0.0.1/live/k", "outputs": ["/tmp/e.flv"]}"#.utf8)),
                                  paths: .trusted)
         let segmented = try JobPlan(spec: JobSpec.parse(Data(#"{"id": "e", "input": "rtmp://127.0.0.1/live/k", "outputs": [{"url": "/tmp/e-%s.flv", "segment_s": 60}]}"#.utf8)),
                                     paths: .trusted)
         #expect(JobRunner.runsOnRelay(single.options, relay: JobHarness.liveEngine))
-        #expect(!JobRunner.runsOnRelay(segmented.options, relay: JobHarness.liveEngine))
+        #expect(JobRunner.runsOnRelay(segmented.options, relay: JobHarness.liveEngine))
         #expect(segmented.options.outputs[0].segments?.seconds == 60)
     }
 }

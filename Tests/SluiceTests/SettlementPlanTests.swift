@@ -62,4 +62,20 @@ struct SettlementPlanTests {
                 == .retry(reason: Self.transient.message, delay: .seconds(seconds), headers: headers))
         #expect(asked.count == 1)
     }
+
+    @Test("the lease is released only when what the step publishes was confirmed; otherwise it is left to lapse")
+    func leaseEnd() {
+        let steps: [SettlementPlan] = [.deadLetter(reason: "r"), .handBack(reason: "r"),
+                                       .retry(reason: "r", delay: .seconds(5), headers: [:])]
+        for step in steps {
+            #expect(step.publishes)
+            #expect(step.leaseEnd(confirmed: true) == .release, "\(step)")
+            #expect(step.leaseEnd(confirmed: false) == .abandon, "\(step)")
+        }
+        // Nothing to publish: the release itself is the settlement (a finished job), or there is no lease left.
+        for step in [SettlementPlan.finished, .stopLeaseLost(reason: "fenced")] {
+            #expect(!step.publishes)
+            #expect(step.leaseEnd(confirmed: false) == .release, "\(step)")
+        }
+    }
 }

@@ -14,7 +14,7 @@ struct CodecLibrariesTests {
         }.sorted()
     }
 
-    @Test("a worker relaying a restream maps no libav; its first codec job opens it and succeeds beside the relay")
+    @Test("a worker relaying a restream and writing every live file format maps no libav; its first codec job opens it beside the relay")
     func loadedByTheFirstCodecJob() async throws {
         let fixture = try await LongRestream("libav", seconds: 40)
         let worker = try fixture.startWorker("w-libav")
@@ -26,20 +26,45 @@ struct CodecLibrariesTests {
         #expect(relaying.contains { $0.contains("libsqlite3.so") }, "\(relaying.sorted())")
         #expect(Self.libav(relaying).isEmpty, "a relaying worker mapped \(Self.libav(relaying))")
 
-        // A live job with an Annex B output is a codec-engine job (`CodecJob`), which opens libav before it starts.
         let rtmp = try #require(LongRestream.rtmpURL)
+        let store = try fixture.store(worker.id)
+        // A live copy job writing every file format (HLS with parts, .mp4, .ts, Annex B, ADTS, a recording in segments)
+        // runs on the relay engine: its sinks on the file pool, still no libav.
+        let filesID = fixture.id + "-files"
+        let files = #"{"id": "\#(filesID)", "input": {"url": "\#(rtmp)/\#(fixture.source)", "timeout_s": 10}, "outputs": ["#
+            + #"{"url": "hls/index.m3u8", "segment_s": 1, "window": 4, "part_s": 0.5}, "files.mp4", "files.ts", "files.h264", "files.aac", "#
+            + #"{"url": "rec/seg-%H%M%S.ts", "segment_s": 2}], "max_duration_s": 5}"#
+        try files.write(toFile: fixture.folder + "/files.json", atomically: true, encoding: .utf8)
+        let queued = try await Subprocess.run(Subprocess.sluice, ["enqueue", "--amqp-url", fixture.amqpURL, fixture.folder + "/files.json"])
+        try #require(queued.status == 0, "\(queued.output)")
+        let filesEnded = try await eventually(timeout: .seconds(40)) { try store.job(id: filesID)?.state.isTerminal == true }
+        let filesRecord = try store.job(id: filesID)
+        #expect(filesEnded && filesRecord?.state == .succeeded, "\(String(describing: filesRecord)): \(worker.process.log.suffix(3000))")
+        for name in ["files.mp4", "files.ts", "files.h264", "files.aac", "hls/index.m3u8"] {
+            let probe = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-count_packets", "-show_entries", "stream=codec_name,nb_read_packets",
+                                                                      "-of", "csv=p=0", fixture.folder + "/out/" + name])
+            #expect(probe.status == 0 && !probe.output.isEmpty && !probe.output.contains(",0\n"), "\(name): \(probe.output)")
+        }
+        let playlist = try String(contentsOfFile: fixture.folder + "/out/hls/index.m3u8", encoding: .utf8)
+        #expect(playlist.contains("#EXT-X-ENDLIST") && playlist.contains(".m4s"), "\(playlist)")
+        let segments = try FileManager.default.contentsOfDirectory(atPath: fixture.folder + "/out/rec").filter { $0.hasSuffix(".ts") }
+        #expect(segments.count >= 2, "\(segments)")
+        let afterFiles = try worker.process.mappedFiles()
+        #expect(afterFiles.contains { $0.contains("libsqlite3.so") }, "\(afterFiles.sorted())")
+        #expect(Self.libav(afterFiles).isEmpty, "a live copy job's file outputs mapped \(Self.libav(afterFiles))")
+
+        // A live job that encodes its audio is a codec-engine job (`CodecJob`), which opens libav before it starts.
         let codecID = fixture.id + "-codec"
         let job = #"{"id": "\#(codecID)", "input": {"url": "\#(rtmp)/\#(fixture.source)", "timeout_s": 10}, "#
-            + #""outputs": ["codec.h264"], "max_duration_s": 4}"#
+            + #""audio": {"mode": "encode"}, "outputs": ["codec.flv"], "max_duration_s": 4}"#
         try job.write(toFile: fixture.folder + "/codec.json", atomically: true, encoding: .utf8)
         let enqueued = try await Subprocess.run(Subprocess.sluice, ["enqueue", "--amqp-url", fixture.amqpURL, fixture.folder + "/codec.json"])
         try #require(enqueued.status == 0, "\(enqueued.output)")
-        let store = try fixture.store(worker.id)
         let ended = try await eventually(timeout: .seconds(40)) { try store.job(id: codecID)?.state.isTerminal == true }
         let record = try store.job(id: codecID)
         #expect(ended && record?.state == .succeeded, "\(String(describing: record)): \(worker.process.log.suffix(3000))")
-        let written = try FileManager.default.attributesOfItem(atPath: fixture.folder + "/out/codec.h264")[.size] as? Int
-        #expect((written ?? 0) > 0, "codec.h264: \(String(describing: written)) bytes")
+        let written = try FileManager.default.attributesOfItem(atPath: fixture.folder + "/out/codec.flv")[.size] as? Int
+        #expect((written ?? 0) > 0, "codec.flv: \(String(describing: written)) bytes")
         let loaded = Self.libav(try worker.process.mappedFiles())
         #expect(["libavcodec.so", "libavformat.so"].allSatisfy { name in loaded.contains { $0.contains(name) } }, "\(loaded)")
         // The restream went on throughout.

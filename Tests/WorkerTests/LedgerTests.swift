@@ -1,6 +1,7 @@
 import Foundation
 import SluiceTestSupport
 import JobStore
+@testable import Sluice
 import Testing
 
 /// `sluice ledger` against the private RabbitMQ: two workers with databases of their own, one ledger database
@@ -68,4 +69,39 @@ struct LedgerTests {
         #expect(await ledger.exitStatus(within: .seconds(15)) == 0, "ledger log: \(ledger.log.suffix(2000))")
         #expect(try await harness.counts()["sluice.ledger"] == 0)
     }
+
+    @Test("SIGTERM with the broker gone silent: the ledger exits 0 within its own bound, whatever the broker does")
+    func stopsWithoutTheBroker() async throws {
+        let harness = try await QueueHarness("wk-ledger-stop")
+        let broker = harness.configuration.url
+        let relay = try TCPRelay(to: broker.host == "localhost" ? "127.0.0.1" : broker.host, port: broker.port)
+        defer { relay.stop() }
+        let ledgerPath = (harness.folder as NSString).appendingPathComponent("ledger.sqlite")
+        let ledger = try WorkerProcess(arguments: [
+            "ledger", "--amqp-url", "amqp://\(broker.user):\(broker.password)@127.0.0.1:\(relay.port)/\(harness.vhost)",
+            "--db", ledgerPath,
+        ], log: (harness.folder as NSString).appendingPathComponent("ledger.log"))
+        defer { ledger.kill(SIGKILL) }
+        let consuming = await eventually { ledger.log.contains("connected to") }
+        try #require(consuming, "ledger log: \(ledger.log)")
+        // An event applied through the relay: the ledger is past its start, in its loop.
+        harness.publisher.publishEvent(routingKey: "job.received", body: Array(#"{"event": "job.received", "id": "stop-1", "state": "received", "attempt": 0, "at": "2026-01-01T00:00:00Z", "event_id": "e-stop-1"}"#.utf8))
+        let applied = try await eventually { try JobStore(path: ledgerPath).job(id: "stop-1") != nil }
+        try #require(applied, "ledger log: \(ledger.log)")
+
+        // Nothing passes any more and nobody hears of it: the basic.cancel of the stop, and the close after it, would
+        // each wait out the call timeout (15 s) on a broker that does not answer.
+        relay.cut(.silent)
+        let signalled = ContinuousClock.now
+        ledger.kill(SIGTERM)
+        let bound = Ledger.stopOverrun + Self.slack
+        let status = await ledger.exitStatus(within: bound + .seconds(30))
+        let elapsed = ContinuousClock.now - signalled
+        #expect(status == 0, "exit status \(status.map(String.init) ?? "none, still running"): \(ledger.log.suffix(2000))")
+        #expect(elapsed < bound, "exited \(elapsed) after SIGTERM, bound \(bound): \(ledger.log.suffix(2000))")
+        #expect(ledger.log.contains("ledger: stopped"), "\(ledger.log.suffix(2000))")
+    }
+
+    /// What a loaded machine may add to the ledger's own bound: a hang (no bound at all) still fails.
+    static let slack = Duration.seconds(5)
 }

@@ -3,6 +3,7 @@ import SluiceTestSupport
 import JobQueue
 import JobStore
 @testable import MediaEngine
+@testable import MediaSinks
 @testable import Sluice
 import Testing
 import MediaJob

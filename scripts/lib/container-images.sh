@@ -5,11 +5,13 @@
 #
 #   scripts/lib/container-images.sh offline   # every image (SLUICE_REBUILD=1 bootstraps the bases again too)
 #   scripts/lib/container-images.sh bases     # the Debian base, RabbitMQ and nginx-rtmp images only
+#   scripts/lib/container-images.sh worker    # the worker image only (and the bases it needs)
 #
-# SLUICE_PREBUILT_BIN=PATH: the worker image receives that binary (one the tests built and ran) instead of building
-# the package again inside the Swift image: docker/Dockerfile's `prebuilt` variant, given the binary, the Swift
+# The worker image is docker/Dockerfile's `source` target: the package built (release) inside the Swift image, its
+# build folder kept in a build cache mount so that a changed file recompiles only what it touches (docker/release-build).
+# SLUICE_PREBUILT_BIN=PATH: its `prebuilt` target instead, given that binary (one the tests built and ran), the Swift
 # runtime libraries it links from the toolchain, and the source id of the tree it was built from. No Swift image
-# is needed then.
+# is needed then. SLUICE_WORKER_IMAGE names the worker image (default localhost/sluice:latest).
 #
 # The bases (Debian, Swift) are kept once built; the images made from this repository's files are built on
 # every call, so they never lag behind the sources (the engine's layer cache makes an unchanged build quick).
@@ -86,26 +88,29 @@ stage_prebuilt() {
 }
 
 worker_image() {
+  local image=${SLUICE_WORKER_IMAGE:-localhost/sluice:latest}
   if [ -n "${SLUICE_PREBUILT_BIN:-}" ]; then
-    stamp "building sluice:latest from the prebuilt $SLUICE_PREBUILT_BIN (docker/Dockerfile, SLUICE_BINARY=prebuilt)"
+    stamp "building $image from the prebuilt $SLUICE_PREBUILT_BIN (docker/Dockerfile, target prebuilt)"
     local context
     context=$(mktemp -d /tmp/sluice-image.XXXXXX)
     stage_prebuilt "$SLUICE_PREBUILT_BIN" "$context"
     local status=0
-    nice -n 10 podman build -q --format docker -f docker/Dockerfile --build-arg SLUICE_BINARY=prebuilt \
-      --build-arg RUNTIME_IMAGE=localhost/sluice-base:bookworm -t localhost/sluice:latest "$context" >/dev/null || status=$?
+    nice -n 10 podman build -q --format docker -f docker/Dockerfile --target prebuilt \
+      --build-arg RUNTIME_IMAGE=localhost/sluice-base:bookworm -t "$image" "$context" >/dev/null || status=$?
     rm -rf "$context"
     return "$status"
   fi
   swift_image
-  stamp "building sluice:latest (swift build -c release inside localhost/sluice-swift:bookworm)"
-  nice -n 10 podman build -q --format docker -f docker/Dockerfile \
+  stamp "building $image (docker/Dockerfile, target source: swift build -c release inside localhost/sluice-swift:bookworm)"
+  # Not -q: the release build's own lines (and its time) are the ones worth reading when it fails or is slow.
+  nice -n 10 podman build --format docker -f docker/Dockerfile --target source \
     --build-arg SWIFT_IMAGE=localhost/sluice-swift:bookworm --build-arg RUNTIME_IMAGE=localhost/sluice-base:bookworm \
-    -t localhost/sluice:latest . >/dev/null
+    -t "$image" . >&2
 }
 
 case "${1:-}" in
   offline) base; rabbitmq_image; rtmp_image; worker_image; stamp "images ready" ;;
   bases) base; rabbitmq_image; rtmp_image; stamp "base, RabbitMQ and nginx-rtmp images ready" ;;
-  *) echo "usage: $0 offline|bases" >&2; exit 2 ;;
+  worker) base; worker_image; stamp "worker image ready" ;;
+  *) echo "usage: $0 offline|bases|worker" >&2; exit 2 ;;
 esac

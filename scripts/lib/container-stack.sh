@@ -131,6 +131,31 @@ containers_images() {
   scripts/lib/container-images.sh "${1:-offline}"
 }
 
+# The worker image as users build it, from source (docker/Dockerfile's default target), as $SLUICE_WORKER_IMAGE
+# (default localhost/sluice:source), and the proof that it runs this tree's sources: the source id it recorded is the
+# tree's (docker/source-id, which the prebuilt image records too), and its binary starts and opens a database.
+containers_source_image() {
+  local image=${SLUICE_WORKER_IMAGE:-localhost/sluice:source} began=$SECONDS
+  if docker_engine_runs; then
+    engine=docker
+    DOCKER_BUILDKIT=1 docker build -f docker/Dockerfile --target source -t "$image" . >&2
+  else
+    engine=podman
+    podman_packages
+    podman_configure
+    SLUICE_WORKER_IMAGE=$image scripts/lib/container-images.sh worker
+  fi
+  local built=$((SECONDS - began)) recorded tree
+  recorded=$($engine run --rm --network none --entrypoint cat "$image" /usr/local/share/sluice/source-id | tr -d '\r\n')
+  tree=$(docker/source-id)
+  if [ "$recorded" != "$tree" ]; then
+    echo "stack: $image was built from source id $recorded, this tree is $tree" >&2
+    return 1
+  fi
+  $engine run --rm --network none "$image" jobs list --db /tmp/probe.sqlite >&2
+  echo "stack: $image built from source in ${built} s, runs, and carries this tree's source id ${tree:0:16}…" >&2
+}
+
 containers_up() {
   local started=$SECONDS
   containers_setup
@@ -146,7 +171,9 @@ containers_up() {
     scripts/lib/container-images.sh offline
     "${compose[@]}" up -d --no-build >&2
   else
-    "${compose[@]}" up -d --build >&2
+    # BuildKit: docker/Dockerfile's build cache mount and its unused `prebuilt` stage need it (docker-compose 1.x
+    # builds with the legacy builder otherwise).
+    DOCKER_BUILDKIT=1 COMPOSE_DOCKER_CLI_BUILD=1 "${compose[@]}" up -d --build >&2
   fi
   local built=$((SECONDS - started))
   echo "stack: waiting for RabbitMQ, both workers and the ledger to be healthy" >&2

@@ -1,6 +1,6 @@
 # Sourced by scripts/test: the stages of a run, each timed and logged, some side by side, and the report at the end.
 # Needs $root (the tree) and $work (the run's scratch folder); writes $work/logs/, $work/stages, $work/failures and
-# $work/counts.
+# $work/counts, and keeps the log of every test run that failed in $kept_logs, which outlives $work.
 
 mkdir -p "$work/logs"
 # The test bundles the debug and ThreadSanitizer builds make.
@@ -8,6 +8,11 @@ test_bundle="$root/.build/debug/SluicePackageTests.xctest"
 tsan_test_bundle="$root/.build-tsan/debug/SluicePackageTests.xctest"
 : > "$work/stages"
 : > "$work/counts"
+# Where the logs of failed test runs are kept once $work is gone: one folder per run under SLUICE_TEST_LOGS (by default
+# .build-test-logs in the tree, which the build cache keeps too), the newest 20 runs' folders kept. Made at the first
+# failure.
+kept_logs_base=${SLUICE_TEST_LOGS:-$root/.build-test-logs}
+kept_logs="$kept_logs_base/$(date -u +%Y%m%dT%H%M%SZ)-$$"
 
 # A process and everything it started (a background stage's builds and tests), ended on an early exit.
 kill_tree() {
@@ -48,27 +53,45 @@ start_services() {
 
 # One run of tests, its output in $work/logs/NAME.log (and on stdout when SLUICE_TEST_ECHO=1): a run that executed
 # no test, reported a data race, or (under CI) skipped a test fails, whatever the runner's own status. What failed
-# goes to $work/failures for the report at the end (CI shows only the tail of a long log).
+# goes to $work/failures for the report at the end (CI shows only the tail of a long log), and its whole log to
+# $kept_logs.
 #   checked_test NAME BUNDLE FILTER     the built test bundle itself, on the suites FILTER matches: runs side by side
 #                                       freely (`swift test` would wait for the lock on its build folder)
 #   checked_test NAME swift-test ARG…   `swift test --skip-build ARG…` (scripts/test --filter)
+# With SLUICE_TEST_TSAN=1 (a ThreadSanitizer build), every report of the run's processes (the test bundle and the
+# `sluice` binaries it starts) is written to a file of its own (TSan's log_path), appended to the log after the run,
+# and shown trimmed in the report at the end (scripts/lib/tsan-summary.py).
 checked_test() {
   local name=$1 runner=$2; shift 2
-  local log="$work/logs/$name.log" status command
+  local log="$work/logs/$name.log" status command tsan_reports="" report tsan_options=${TSAN_OPTIONS:-}
   if [ "$runner" = swift-test ]; then
     command=(swift test --skip-build "$@")
   else
     command=("$runner" --testing-library swift-testing --filter "$1")
   fi
+  if [ "${SLUICE_TEST_TSAN:-}" = 1 ]; then
+    tsan_reports="$work/tsan-reports/$name"
+    rm -rf "$tsan_reports"
+    mkdir -p "$tsan_reports"
+    # halt_on_error=0: every race of the run is reported, not only the first.
+    tsan_options="halt_on_error=0 second_deadlock_stack=1 log_path=$tsan_reports/report"
+  fi
   set +e
   if [ "${SLUICE_TEST_ECHO:-}" = 1 ]; then
-    NO_COLOR=1 "${command[@]}" 2>&1 | tee "$log"
+    TSAN_OPTIONS=$tsan_options NO_COLOR=1 "${command[@]}" 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
   else
-    NO_COLOR=1 "${command[@]}" > "$log" 2>&1
+    TSAN_OPTIONS=$tsan_options NO_COLOR=1 "${command[@]}" > "$log" 2>&1
     status=$?
   fi
   set -e
+  if [ -n "$tsan_reports" ]; then
+    for report in "$tsan_reports"/report.*; do
+      [ -e "$report" ] || continue
+      { echo "== ThreadSanitizer's output in process ${report##*.}:"; cat "$report"; } >> "$log"
+      if [ "${SLUICE_TEST_ECHO:-}" = 1 ]; then cat "$report"; fi
+    done
+  fi
   local ran failed
   ran=$(sed -n 's/.*Test run with \([0-9][0-9]*\) tests\{0,1\} .*/\1/p' "$log" | tail -1)
   failed=$(grep -E '^[^ ]+ Test .* failed after' "$log" | grep -cv 'Test run with' || true)
@@ -87,11 +110,20 @@ checked_test() {
     status=1
   fi
   if [ "$status" -ne 0 ]; then
-    { grep -E 'recorded an issue|✘ Test .* failed|: error: |Fatal error|ran zero tests|data race|nothing may be skipped|WARNING: ThreadSanitizer' "$log" \
+    mkdir -p "$kept_logs"
+    cp "$log" "$kept_logs/"
+    { grep -E 'recorded an issue|✘ Test .* failed|: error: |Fatal error|ran zero tests|ThreadSanitizer reported|nothing may be skipped' "$log" \
         | head -20 | sed "s|^|  [$name] |"
       # The first lines of why: each failing expectation's own message, a few lines after it.
-      grep -A4 -m3 'recorded an issue' "$log" | sed "s|^|  [$name]   |" | head -15; } >> "$work/failures" || true
-    echo "test: $name FAILED (${command[*]}; log $log)" >&2
+      grep -A4 -m3 'recorded an issue' "$log" | sed "s|^|  [$name]   |" | head -15
+      # Each race with both its stacks and where its threads began, trimmed to this tree's frames.
+      if grep -q 'WARNING: ThreadSanitizer' "$log"; then
+        python3 "$root/scripts/lib/tsan-summary.py" "$log" "$root" | sed "s|^|  [$name]   |"
+      fi
+      echo "  [$name] the whole log: $kept_logs/$name.log"; } > "$work/failure-$name" 2>&1 || true
+    # One append per failed run: runs side by side do not interleave their lines.
+    cat "$work/failure-$name" >> "$work/failures"
+    echo "test: $name FAILED (${command[*]}; log $kept_logs/$name.log)" >&2
   else
     echo "test: $name passed: ${ran:-0} tests ($(grep -oE 'passed after [0-9.]+ seconds' "$log" | tail -1 | sed 's/passed after //'))" >&2
   fi
@@ -189,23 +221,27 @@ build_tsan_then_fuzz() {
   scripts/fuzz --build-only
 }
 
-# --stress: ROUNDS rounds of the process-starting suites (or of one `swift test --filter FILTER`), beside two
-# busy-loop CPU hogs that run for the whole time.
+# --stress: ROUNDS rounds beside two busy-loop CPU hogs that run for the whole time, of KIND `tests` (the
+# process-starting suites, or one run of the bundle on FILTER) or `tsan` (the ThreadSanitizer run, or the suites
+# FILTER names, as `--tsan FILTER`).
 stress_run() {
-  local rounds=$1 filter=${2:-} hogs=() round status=0
+  local rounds=$1 kind=$2 filter=${3:-} hogs=() round status=0 began=$SECONDS
   for _ in 1 2; do
     ( trap - EXIT INT TERM; while :; do :; done ) &
     hogs+=($!); background+=($!)
   done
   echo "test: stress: $rounds rounds beside two CPU hogs (pids ${hogs[*]})" >&2
   for round in $(seq 1 "$rounds"); do
-    echo "== stress round $round of $rounds" >&2
-    if [ -n "$filter" ]; then
+    echo "== stress round $round of $rounds ($((SECONDS - began)) s so far)" >&2
+    if [ "$kind" = tsan ]; then
+      run_tsan "$filter" "round$round-" || status=1
+    elif [ -n "$filter" ]; then
       checked_test "round$round-filtered" "$test_bundle" "$filter" || status=1
     else
       run_test_units "$test_bundle" "$test_jobs" "round$round-" "$stress_targets" || status=1
     fi
   done
+  echo "test: stress: $rounds rounds in $((SECONDS - began)) s" >&2
   kill "${hogs[@]}" 2>/dev/null || true
   report_tests
   if [ "$status" -ne 0 ]; then
@@ -224,6 +260,12 @@ report_tests() {
     cat "$work/failures" >&2
   fi
   echo "test: tests per target (run/failed): $(awk '{split($1, p, "-"); t[p[1]] += $2; f[p[1]] += $3} END {for (k in t) printf "%s %d/%d  ", k, t[k], f[k]}' "$work/counts")" >&2
+  if [ -d "$kept_logs" ]; then
+    echo "test: the whole logs of what failed are kept in $kept_logs" >&2
+    # The newest 20 runs' folders stay.
+    find "$kept_logs_base" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn | tail -n +21 | cut -d' ' -f2- \
+      | while read -r old; do rm -rf "$old"; done
+  fi
   echo "tests: $((ran - failed)) passed, $failed failed"
 }
 

@@ -5,7 +5,6 @@
 #define SLUICE_CFFMPEG_SHIM_H
 
 #include <errno.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>
@@ -48,13 +47,6 @@ static inline AVRational sluice_time_base_q(void) { AVRational q = {1, AV_TIME_B
 static inline const char *sluice_err2str(int errnum, char *buf, size_t size) {
     av_strerror(errnum, buf, size);
     return buf;
-}
-
-/// Starts writing a file's dirty pages to disk without waiting (Linux `sync_file_range` with
-/// SYNC_FILE_RANGE_WRITE, through syscall(2): glibc declares it only under _GNU_SOURCE). A writer that calls this as
-/// it goes leaves little for its final fsync. Returns 0, or -1 with errno (ENOSYS, ESPIPE: nothing to do there).
-static inline int sluice_start_writeback(int descriptor) {
-    return (int)syscall(SYS_sync_file_range, descriptor, (long long)0, (long long)0, 2U /* SYNC_FILE_RANGE_WRITE */);
 }
 
 #endif

@@ -1,6 +1,7 @@
 import CFFmpeg
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// One audio rendition of encode mode: libswresample (rate, layout, `fltp`) → `AVAudioFifo` → AAC in
 /// `frame_size` blocks, PTS from a running sample count → raw AAC `MediaPacket`s. Fed decoded frames by

@@ -1,6 +1,7 @@
 import CFFmpeg
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// Encode mode for one audio stream, run on the input thread: one decoder, whose frames feed every audio
 /// rendition's `AudioEncodeChain`.

@@ -1,6 +1,7 @@
 import CFFmpeg
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// Encode mode inside the input thread's session: streams in encode mode go through a transcoder, whose
 /// encoder also supplies the configuration the outputs open with.

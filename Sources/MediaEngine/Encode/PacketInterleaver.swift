@@ -1,4 +1,5 @@
 import MediaFormats
+import MediaSinks
 
 /// Orders the packets of a video and an audio stream by DTS (a stateful transform: a struct with mutating methods). An encoder
 /// holds frames back (x264's lookahead, B-frames), so without this the audio of a moment would reach the

@@ -1,5 +1,6 @@
 import CFFmpeg
 import MediaJob
+import MediaSinks
 
 /// What the audio and video transcoders share: one decoder on the input thread, whose frames feed every rendition's
 /// encode chain; a libav failure is named by its stage and stream.

@@ -1,6 +1,7 @@
 import CFFmpeg
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// One video rendition of encode mode: constant frame rate (drop/duplicate by output timestamp) → libswscale →
 /// H.264 encoder → AVCC `MediaPacket`s with an avcC configuration. Fed decoded pictures by `VideoTranscoder`,

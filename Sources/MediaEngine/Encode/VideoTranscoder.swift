@@ -1,6 +1,7 @@
 import CFFmpeg
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// Encode mode for one video stream, run on the input thread: one decoder, whose pictures feed every video
 /// rendition's `VideoEncodeChain` (a ladder decodes once, as `ffmpeg -filter_complex split` does).

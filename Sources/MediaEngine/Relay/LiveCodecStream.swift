@@ -1,6 +1,7 @@
 import CFFmpeg
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// A live input's stream described for the codec job from its codec and configuration record: the `StreamInfo` (size
 /// and rate from the record's SPS or sequence header, channels from the AudioSpecificConfig or OpusHead) and the
@@ -15,42 +16,20 @@ enum LiveCodecStream {
     static func video(codec: LiveMediaTag.Codec, record: [UInt8], index: Int, announcedFrameRate: Double?)
         throws(MediaJobError) -> (stream: StreamInfo, parameters: CodecParameters?)
     {
-        var width = 0
-        var height = 0
-        var rate: Double?
-        var extradata = record
+        let (width, height, rate) = try LiveStreamDescription.videoGeometry(codec: codec, record: record, index: index)
         let codecID: AVCodecID
-        do {
-            switch codec {
-            case .h264:
-                codecID = AV_CODEC_ID_H264
-                let avcC = try AVCDecoderConfigurationRecord(parsing: record)
-                let sps = avcC.sequenceParameterSets.first.flatMap { try? SequenceParameterSet(parsing: $0) }
-                (width, height, rate) = (sps?.width ?? 0, sps?.height ?? 0, sps?.frameRate)
-            case .hevc:
-                codecID = AV_CODEC_ID_HEVC
-                // The record must parse; an SPS this parser cannot read leaves the size to the decoder.
-                let hvcC = try HEVCDecoderConfigurationRecord(parsing: record)
-                let sps = try? hvcC.sequenceParameterSet()
-                (width, height, rate) = (sps?.width ?? 0, sps?.height ?? 0, sps?.frameRate)
-            case .av1:
-                codecID = AV_CODEC_ID_AV1
-                let av1C = try AV1CodecConfigurationRecord(parsing: record)
-                let header = try? av1C.sequenceHeader()
-                (width, height, rate) = (header?.maxFrameWidth ?? 0, header?.maxFrameHeight ?? 0, header?.frameRate)
-            case .vp9:
-                codecID = AV_CODEC_ID_VP9
-                _ = try VPCodecConfigurationRecord(parsing: record)
-                extradata = []
-            case .aac, .opus:
-                throw MediaFormatError.invalid(structure: "live video", reason: "\(codec.rawValue) is an audio codec")
-            }
-        } catch let error as MediaFormatError {
-            throw .invalidStream(kind: "video", stream: index, error)
-        } catch {
-            throw .invalidStream(kind: "video", stream: index, .invalid(structure: "\(codec.rawValue) configuration", reason: "\(error)"))
+        var extradata = record
+        switch codec {
+        case .h264: codecID = AV_CODEC_ID_H264
+        case .hevc: codecID = AV_CODEC_ID_HEVC
+        case .av1: codecID = AV_CODEC_ID_AV1
+        case .vp9:
+            codecID = AV_CODEC_ID_VP9
+            extradata = []
+        case .aac, .opus:
+            throw .invalidStream(kind: "video", stream: index, .invalid(structure: "live video", reason: "\(codec.rawValue) is an audio codec"))
         }
-        let plausible = rate.flatMap { RawVideoTiming.plausibleVUIFrameRates.contains($0) ? $0 : nil } ?? announcedFrameRate
+        let plausible = rate.flatMap { LiveStreamDescription.plausibleFrameRates.contains($0) ? $0 : nil } ?? announcedFrameRate
         let stream = StreamInfo(index: index, kind: .video, codecName: codec.rawValue, extradata: extradata, timeBaseNumerator: 1,
                                 timeBaseDenominator: 1000, width: width, height: height, sampleRate: 0, channels: 0,
                                 averageFrameRate: plausible, isAttachedPicture: false)

@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// A live input (an RTMP pull, or a publisher on the shared ingest port) for the codec engine: the relay engine
 /// delivers its FLV tags on an event loop (`LiveTagConsumer`), and the codec job's input thread reads them as
@@ -27,6 +28,8 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
     private var dropping = false
     private var received: Int64 = 0
     private var droppedFrames = 0
+    /// Whether the input has video (set once its streams are described): where a stream that dropped frames resumes.
+    private var resumesAtVideoKeyframe = false
 
     // The input thread's.
     private var lookahead: [FLVTagMessage] = []
@@ -92,7 +95,7 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
             let isFrame = RelayInput.isFrame(tag)
             if queuedBytes > RelayInput.maxQueuedBytes { dropping = true }
             if dropping, isFrame {
-                let resumes = queuedBytes < RelayInput.maxQueuedBytes / 2 && RelayInput.isResumePoint(tag, hasVideo: videoIndex != nil)
+                let resumes = queuedBytes < RelayInput.maxQueuedBytes / 2 && RelayInput.isResumePoint(tag, hasVideo: resumesAtVideoKeyframe)
                 guard resumes else {
                     droppedFrames += 1
                     continue
@@ -198,6 +201,10 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
         guard !streams.isEmpty else {
             throw .noStreams(name: options.inputName)
         }
+        // The event loop decides where dropping ends: it reads this under the lock, never the input thread's `videoIndex`.
+        condition.lock()
+        resumesAtVideoKeyframe = videoIndex != nil
+        condition.unlock()
     }
 
     public func readPacket() throws -> DemuxedPacket? {

@@ -1,5 +1,6 @@
 import MediaFormats
 import MediaJob
+import MediaSinks
 
 /// A network output of the codec engine (RTMP/RTMPS, or SRT with MPEG-TS made at the relay's edge), published by the
 /// relay engine: the input thread turns each

@@ -1,5 +1,6 @@
 // ISO/IEC 13818-1 (2019) §2.4.3.6: a PES packet starts in a packet with payload_unit_start_indicator and runs until
-// PES_packet_length bytes (or, when that is 0, as video allows, until the next unit start) have come.
+// PES_packet_length bytes (or, when that is 0, as video allows, until the next unit start) have come. §2.4.3.5: a PES
+// that does not fill its last packet is padded there by adaptation-field stuffing, so only a PES's last packet is short.
 
 /// Reassembles the PES packets of one PID from packet payloads, within a size limit.
 struct PESAssembler: Sendable {
@@ -17,6 +18,8 @@ struct PESAssembler: Sendable {
     private var randomAccessIndicator = false
     /// The whole PES size once its header is read and PES_packet_length is not 0.
     private var declaredSize: Int?
+    /// The last packet appended carried a whole packet's payload (no stuffing): the PES may go on past it.
+    private var lastPacketFull = false
 
     init(maxSize: Int) { self.maxSize = maxSize }
 
@@ -25,6 +28,7 @@ struct PESAssembler: Sendable {
         buffer = []
         collecting = false
         declaredSize = nil
+        lastPacketFull = false
     }
 
     /// Takes one packet's payload; returns a PES when one completes (or an error for one that could not).
@@ -43,6 +47,7 @@ struct PESAssembler: Sendable {
             return results
         }
         buffer += payload
+        lastPacketFull = payload.count == TSPacketHeader.packetSize - TSPacketHeader.size
         if declaredSize == nil, buffer.count >= PESPacketHeader.fixedSize {
             let length = Int(buffer[4]) << 8 | Int(buffer[5])
             if length > 0 { declaredSize = PESPacketHeader.fixedSize + length }
@@ -51,7 +56,22 @@ struct PESAssembler: Sendable {
         return results
     }
 
-    /// Completes the PES collected so far (a unit start or the end of input): nil when nothing was collected.
+    /// The end of the stream: the PES collected so far, when it is whole. One with a PES_packet_length is whole when
+    /// that many bytes came; one without (video) when its last packet was stuffed, the mark a muxer leaves only on a
+    /// PES's last packet. A PES cut at a packet boundary (a publisher that closed before sending its tail) ends in a
+    /// full packet, and so does, rarely, a whole one that filled its last packet exactly: both are dropped, as a lost
+    /// frame is better than a damaged one.
+    mutating func finishAtEnd(pid: UInt16) -> Result<Packet, TSDemuxerError>? {
+        guard collecting else { return nil }
+        if declaredSize == nil, lastPacketFull {
+            defer { reset() }
+            return .failure(.unterminatedPES(pid: pid, received: buffer.count))
+        }
+        return finish(pid: pid)
+    }
+
+    /// Completes the PES collected so far (a unit start, or the end of input through `finishAtEnd`): nil when nothing
+    /// was collected.
     mutating func finish(pid: UInt16) -> Result<Packet, TSDemuxerError>? {
         guard collecting else { return nil }
         defer { reset() }

@@ -19,6 +19,7 @@ public struct TSDemuxer: Sendable {
         public var duplicatePackets = 0
         public var pesTooLarge = 0
         public var truncatedPES = 0
+        public var unterminatedPES = 0
         public var malformedPES = 0
         public var malformedSections = 0
         public var malformedPackets = 0
@@ -57,15 +58,16 @@ public struct TSDemuxer: Sendable {
         return drain(atEnd: false)
     }
 
-    /// The end of the stream: reads a last unconfirmed packet, completes PES packets of unbounded length and reports
-    /// what was left over. The demuxer can be fed again after (a new stream's bytes).
+    /// The end of the stream: reads a last unconfirmed packet, delivers the last PES of every stream when it is whole
+    /// (`PESAssembler.finishAtEnd`), drops a partial one and reports what was left over. The demuxer can be fed again
+    /// after (a new stream's bytes).
     public mutating func flush() -> [TSDemuxerEvent] {
         var events = drain(atEnd: true)
         pendingSkipped += synchronizer.discardRemainder()
         if pendingSkipped > 0 { report(.bytesSkipped(count: pendingSkipped), into: &events) }
         pendingSkipped = 0
         for pid in streams.keys.sorted() {
-            guard var stream = streams[pid], let result = stream.assembler.finish(pid: pid) else { continue }
+            guard var stream = streams[pid], let result = stream.assembler.finishAtEnd(pid: pid) else { continue }
             streams[pid] = stream
             deliver(result, pid: pid, codec: stream.codec, into: &events)
         }
@@ -221,6 +223,7 @@ public struct TSDemuxer: Sendable {
         case .continuityError: statistics.continuityErrors += 1
         case .pesTooLarge: statistics.pesTooLarge += 1
         case .truncatedPES: statistics.truncatedPES += 1
+        case .unterminatedPES: statistics.unterminatedPES += 1
         case .malformedPES: statistics.malformedPES += 1
         case .malformedSection: statistics.malformedSections += 1
         case .malformedPacket: statistics.malformedPackets += 1

@@ -59,6 +59,9 @@ public enum TSDemuxerError: Error, Sendable, Equatable {
     case pesTooLarge(pid: UInt16, size: Int, limit: Int)
     /// A PES ended (next unit start or end of input) before the PES_packet_length it declared.
     case truncatedPES(pid: UInt16, declared: Int, received: Int)
+    /// A PES without PES_packet_length was open at the end of the stream and its last packet was full, so nothing
+    /// showed it was whole (a stream cut at a packet boundary): dropped.
+    case unterminatedPES(pid: UInt16, received: Int)
     /// A PES header, ADTS frame or Opus control header could not be read; what could be was kept.
     case malformedPES(pid: UInt16, MediaFormatError)
     /// A PAT or PMT section failed its checks (CRC_32, lengths) and was ignored.

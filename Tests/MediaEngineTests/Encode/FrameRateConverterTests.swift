@@ -1,5 +1,6 @@
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 
 @Suite("FrameRateConverter")
 struct FrameRateConverterTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 import MediaJob
 
 /// Which encoder feeds which output: equal settings share one rendition, lanes pair them.

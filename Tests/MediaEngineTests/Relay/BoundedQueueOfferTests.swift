@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 
 @Suite("BoundedQueue without waiting")
 struct BoundedQueueOfferTests {

@@ -1,6 +1,7 @@
 import MediaFormats
 import Testing
 @testable import MediaEngine
+@testable import MediaSinks
 import MediaJob
 
 /// What the codec stage learns from a live input's first tags: AVC and AAC configurations, and every other codec

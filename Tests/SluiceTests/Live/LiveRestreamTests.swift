@@ -236,6 +236,39 @@ struct LiveRestreamTests {
         #expect(restart >= 15 && firstRun && secondRun, "runs: restart at \(restart), first \(firstRun), second \(secondRun)")
     }
 
+    @Test("a publisher looping its file: the TS, FLV and MP4 outputs' DTS strictly increase per stream across the loop")
+    func loopingPublisherDecodeOrder() throws {
+        let source = try Fixtures.live(seconds: 3)
+        let input = try TestRTMP.stream("loop")
+        let harness = try JobHarness("rtmp-loop")
+        let publisher = try BackgroundProcess("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-stream_loop", "2",
+                                                         "-i", source, "-c", "copy", "-f", "flv", input])
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
+        let outcome = try harness.run(json: """
+            {"id": "loop", "input": {"url": "\(input)", "timeout_s": 5}, "outputs": ["\(harness.path("loop.ts"))", \
+            "\(harness.path("loop.flv"))", "\(harness.path("loop.mp4"))"], "max_duration_s": 7}
+            """)
+        publisher.wait(seconds: 20)
+        let result = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
+        #expect(result.reachedMaxDuration)
+        for name in ["loop.ts", "loop.flv", "loop.mp4"] {
+            let packets = try Command.run("ffprobe", ["-v", "error", "-show_entries", "packet=stream_index,dts", "-of", "csv=p=0",
+                                                      harness.path(name)])
+            var last: [Int: Int64] = [:]
+            var backwards: [String] = []
+            var count = 0
+            for line in packets.text.split(separator: "\n") {
+                let fields = line.split(separator: ",")
+                guard fields.count == 2, let stream = Int(fields[0]), let dts = Int64(fields[1]) else { continue }
+                if let previous = last[stream], dts <= previous { backwards.append("stream \(stream): \(previous) → \(dts)") }
+                last[stream] = dts
+                count += 1
+            }
+            #expect(count > 300 && last.count == 2, "\(name): \(count) packets in \(last.count) streams")
+            #expect(backwards.isEmpty, "\(name): DTS not increasing: \(backwards.prefix(5))")
+        }
+    }
+
     @Test("a publisher whose clock wraps (FFmpeg's flvenc clears bit 31) is pulled onto one continuous timeline")
     func publisherClockWraps() throws {
         let source = try Fixtures.live(seconds: 6)

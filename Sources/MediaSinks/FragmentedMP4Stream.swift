@@ -6,27 +6,27 @@ import MediaJob
 /// cut at the first keyframe of the leading track (video, else audio) at or after each multiple of the fragment length;
 /// or, for Low-Latency HLS, cut into parts and segments by `HLSPartBoundaryPolicy`.
 /// One configuration per track: a change mid-stream is refused by name.
-struct FragmentedMP4Stream {
+package struct FragmentedMP4Stream {
     /// A completed fragment and where it lies on the leading track's timeline.
-    struct Fragment {
-        var bytes: [UInt8]
+    package struct Fragment {
+        package var bytes: [UInt8]
         /// Seconds from the start of the stream.
-        var start: Double
-        var duration: Double
+        package var start: Double
+        package var duration: Double
         /// Its first sample of the leading track is a sync sample (always, unless cut into parts).
-        var independent = true
+        package var independent = true
         /// It is the last fragment of a segment (always, unless cut into parts).
-        var endsSegment = true
+        package var endsSegment = true
     }
 
     /// How a Low-Latency HLS stream is cut: segments of `segmentMilliseconds`, each into `partsPerSegment` parts.
-    struct PartCutting {
-        var segmentMilliseconds: Int64
-        var partsPerSegment: Int
+    package struct PartCutting {
+        package var segmentMilliseconds: Int64
+        package var partsPerSegment: Int
     }
 
     /// Video packets dropped because no SPS/PPS (or no keyframe) had been seen yet.
-    private(set) var skippedBeforeConfiguration = 0
+    package private(set) var skippedBeforeConfiguration = 0
     private let name: String
     private let video: VideoConfiguration?
     private let audio: AudioConfiguration?
@@ -56,7 +56,7 @@ struct FragmentedMP4Stream {
     private var fragmentStart: Int64 = 0
     private var lastLeading: (decodeTime: Int64, step: Int64)?
 
-    init(name: String, video: VideoConfiguration?, audio: AudioConfiguration?,
+    package init(name: String, video: VideoConfiguration?, audio: AudioConfiguration?,
          fragmentMilliseconds: Int64 = FragmentBoundaryPolicy.defaultMilliseconds, writesSegmentType: Bool = false,
          partCutting: PartCutting? = nil) throws {
         guard video != nil || audio != nil else { throw OutputError.missingStream(output: name, kind: "audio or video") }
@@ -70,11 +70,11 @@ struct FragmentedMP4Stream {
     }
 
     /// The tracks of the init segment, video first; empty until it is made.
-    var tracks: [MP4Track] { fragmenter?.writer.tracks ?? [] }
+    package var tracks: [MP4Track] { fragmenter?.writer.tracks ?? [] }
 
     /// The init segment (`ftyp` + `moov`), once every track's configuration is known; nil before, and after it was
     /// returned once.
-    mutating func initSegment() throws -> [UInt8]? {
+    package mutating func initSegment() throws -> [UInt8]? {
         guard fragmenter == nil else { return nil }
         var tracks: [MP4Track] = []
         if let video {
@@ -110,7 +110,7 @@ struct FragmentedMP4Stream {
 
     /// One packet. Returns the init segment when this packet completed the configuration, and the fragments this
     /// packet's sample closed, oldest first (it starts the next one).
-    mutating func append(_ packet: MediaPacket) throws -> (initSegment: [UInt8]?, fragments: [Fragment]) {
+    package mutating func append(_ packet: MediaPacket) throws -> (initSegment: [UInt8]?, fragments: [Fragment]) {
         try refuseChanges(packet)
         var payload = packet.data[...]
         var isSync = packet.kind == .audio || packet.isKeyframe
@@ -167,7 +167,7 @@ struct FragmentedMP4Stream {
 
     /// The end of the stream: what is left as a last fragment (nil when nothing is). Throws when no configuration
     /// ever arrived, so nothing could be written.
-    mutating func finish() throws -> Fragment? {
+    package mutating func finish() throws -> Fragment? {
         guard var fragmenter else {
             throw OutputError.unsupported(output: name, reason: "no SPS and PPS arrived before the end, so no MP4 could be written")
         }

@@ -4,26 +4,26 @@ import MediaFormats
 /// the AudioSpecificConfig change, AVCC video (Annex B input converted), composition time = PTS − DTS. H.264 and AAC
 /// keep the legacy tags; HEVC and AV1 get Enhanced RTMP ex-headers (`FLVMuxer+Enhanced.swift`). No I/O: it
 /// appends tags to a buffer, which `FLVSink` writes to a file and `RelayPublishOutput` hands to the relay engine.
-struct FLVMuxer {
-    private(set) var video: VideoConfiguration?
-    private(set) var audio: AudioConfiguration?
-    let flv = FLVWriter()
+package struct FLVMuxer {
+    package private(set) var video: VideoConfiguration?
+    package private(set) var audio: AudioConfiguration?
+    package let flv = FLVWriter()
     private var avccPayload: [UInt8] = []
     private var annexBConverter: AnnexBToAVCCConverter?
-    var wroteVideoSequenceHeader = false
-    private(set) var lastTimestamp: Int64 = 0
-    private(set) var firstTimestamp: Int64?
+    package var wroteVideoSequenceHeader = false
+    package private(set) var lastTimestamp: Int64 = 0
+    package private(set) var firstTimestamp: Int64?
     /// Video packets dropped because no SPS/PPS had been seen yet (a stream cut mid-GOP).
-    var skippedBeforeConfiguration = 0
+    package var skippedBeforeConfiguration = 0
 
-    init(video: VideoConfiguration?, audio: AudioConfiguration?) {
+    package init(video: VideoConfiguration?, audio: AudioConfiguration?) {
         self.video = video
         self.audio = audio
     }
 
     /// Appends `onMetaData` (at time 0) and the sequence headers; returns the offsets of `onMetaData`'s numeric
     /// properties relative to where this call started appending (see `FLVWriter.writeScriptData`).
-    mutating func writeStart(into buffer: inout some FLVTagDestination) throws -> [String: Int] {
+    package mutating func writeStart(into buffer: inout some FLVTagDestination) throws -> [String: Int] {
         var metadata = FLVMetadata()
         metadata.duration = 0
         if let video {
@@ -57,7 +57,7 @@ struct FLVMuxer {
         return offsets
     }
 
-    mutating func writeVideoSequenceHeader(_ record: AVCDecoderConfigurationRecord, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
+    package mutating func writeVideoSequenceHeader(_ record: AVCDecoderConfigurationRecord, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
         var payload: [UInt8] = []
         try record.write(into: &payload)
         try flv.writeVideo(timestamp: timestamp, compositionTime: 0, isKeyframe: true, packetType: .sequenceHeader, payload: payload, into: &buffer)
@@ -69,7 +69,7 @@ struct FLVMuxer {
     }
 
     /// Appends the tag(s) of one packet: a new sequence header first when its configuration changed.
-    mutating func write(_ packet: MediaPacket, into buffer: inout some FLVTagDestination) throws {
+    package mutating func write(_ packet: MediaPacket, into buffer: inout some FLVTagDestination) throws {
         let timestamp = milliseconds(packet.dts)
         if firstTimestamp == nil { firstTimestamp = timestamp }
         lastTimestamp = max(lastTimestamp, timestamp)

@@ -1,4 +1,4 @@
-import CFFmpeg
+import CFileIO
 import MediaJob
 
 /// A file output's bytes on their way into its `OutputFile`: the sinks build FLV tags, Annex B and ADTS frames
@@ -6,40 +6,40 @@ import MediaJob
 /// One copy of each payload, as FFmpeg's muxers do through AVIO. Then `close`, `sync` and `rename` (the job
 /// succeeded) or `discard`. Used by one output thread at a time; `@unchecked Sendable` so it can be opened on one
 /// thread and written from another.
-final class FileWriter: @unchecked Sendable {
-    let file: OutputFile
+package final class FileWriter: @unchecked Sendable {
+    package let file: OutputFile
     /// The output's path as the job named it.
-    var path: String { file.path }
+    package var path: String { file.path }
     /// Bytes not yet written to the file.
     private var pending: [UInt8] = []
     /// Bytes written since writeback was last started.
     private var unsynced = 0
     /// Bytes handed over so far (written or pending): the offset the next byte lands at.
-    private(set) var bytesWritten: Int64 = 0
+    package private(set) var bytesWritten: Int64 = 0
     /// True when headers can be patched at the end (a regular file).
-    var isSeekable: Bool { file.isSeekable }
+    package var isSeekable: Bool { file.isSeekable }
 
     /// A write once 1 MiB is pending: a 60 s 1080p copy job writes its 90 MB in ~90 calls (with AVIO's 32 KiB
     /// default it made ~2,800, a third of the copy benchmark's gap to ffmpeg then).
-    static let bufferSize = 1 << 20
+    package static let bufferSize = 1 << 20
 
     /// Writeback starts after this much: the disk writes while the job goes on, and the fsync before the rename only
     /// waits for the tail. Without it a 60 s 1080p copy job waited ~150 ms in fsync.
-    static let writebackChunk = 8 << 20
+    package static let writebackChunk = 8 << 20
 
     /// Creates the output's temporary file (see `OutputFile.create`).
     /// - Parameters:
     ///   - path: the file to write (under a temporary name until `rename`).
     ///   - root: the output root the file must be created under, walked without following links; nil uses the path as given.
     ///   - owner: the job writing it, named in its temporary name.
-    init(path: String, root: String? = nil, owner: PartOwner? = nil) throws(FileAccessError) {
+    package init(path: String, root: String? = nil, owner: PartOwner? = nil) throws(FileAccessError) {
         file = try OutputFile.create(path: path, root: root, owner: owner)
         pending.reserveCapacity(FileWriter.bufferSize + FileWriter.bufferSize / 2)
     }
 
     /// Lets `body` append to the pending bytes (an FLV tag, an access unit) and writes them out once enough are
     /// pending. When `body` throws, what it appended is taken back: a packet is written whole or not at all.
-    func append<Result>(_ body: (inout [UInt8]) throws -> Result) throws -> Result {
+    package func append<Result>(_ body: (inout [UInt8]) throws -> Result) throws -> Result {
         let mark = pending.count
         let result: Result
         do {
@@ -54,21 +54,21 @@ final class FileWriter: @unchecked Sendable {
     }
 
     /// Appends bytes; a write error (a full disk) is thrown on this or a later call.
-    func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         try append { $0.append(contentsOf: bytes) }
     }
 
     /// Overwrites bytes at an absolute offset already handed over (FLV `onMetaData`'s duration); the end stays.
-    func patch(at offset: Int64, with bytes: [UInt8]) throws {
+    package func patch(at offset: Int64, with bytes: [UInt8]) throws {
         try drain()
         try bytes.withUnsafeBytes { try file.write($0, at: offset) }
     }
 
     /// Writes out what is pending now (a segmented recording's `.part` stays salvageable up to its last write).
-    func flush() throws { try drain() }
+    package func flush() throws { try drain() }
 
     /// Writes out what is pending and closes; errors that only show at close (a full disk, NFS) are thrown.
-    func close() throws {
+    package func close() throws {
         defer { pending = [] }
         do {
             try drain()
@@ -81,17 +81,17 @@ final class FileWriter: @unchecked Sendable {
     }
 
     /// Syncs the closed file's bytes to disk ahead of `rename` (on the output's own thread).
-    func sync() throws(FileAccessError) { try file.sync() }
+    package func sync() throws(FileAccessError) { try file.sync() }
 
     /// Makes a closed file visible under its real name (an atomic rename in its folder); its folder is synced
     /// after, with the job's other outputs' (`OutputFile.syncFolders`).
-    func rename() throws(FileAccessError) -> OutputFile {
+    package func rename() throws(FileAccessError) -> OutputFile {
         try file.rename()
         return file
     }
 
     /// Closes without committing; the temporary file is removed.
-    func discard() {
+    package func discard() {
         pending = []
         file.discard()
     }

@@ -2,20 +2,20 @@ import MediaFormats
 
 /// FLV to a file: the file header, then `FLVMuxer`'s tags; at the end a seekable file gets its real `duration` and
 /// `filesize` patched into `onMetaData`.
-final class FLVSink: PacketSink {
-    let file: FileWriter
+package final class FLVSink: PacketSink {
+    package let file: FileWriter
     private let name: String
     private var muxer: FLVMuxer
     private var metadataOffsets: [String: Int] = [:]
     private var metadataStart: Int64 = 0
 
-    let wantsVideo: Bool
-    let wantsAudio: Bool
-    var bytesWritten: Int64 { file.bytesWritten }
+    package let wantsVideo: Bool
+    package let wantsAudio: Bool
+    package var bytesWritten: Int64 { file.bytesWritten }
     /// Video packets dropped because no SPS/PPS had been seen yet (a stream cut mid-GOP).
-    var skippedBeforeConfiguration: Int { muxer.skippedBeforeConfiguration }
+    package var skippedBeforeConfiguration: Int { muxer.skippedBeforeConfiguration }
 
-    init(file: FileWriter, name: String, video: VideoConfiguration?, audio: AudioConfiguration?) {
+    package init(file: FileWriter, name: String, video: VideoConfiguration?, audio: AudioConfiguration?) {
         self.file = file
         self.name = name
         self.muxer = FLVMuxer(video: video, audio: audio)
@@ -24,17 +24,17 @@ final class FLVSink: PacketSink {
     }
 
     /// Tags are built straight into the sink's buffer (one copy of each payload).
-    func open() throws {
+    package func open() throws {
         try file.append { FLVWriter().writeFileHeader(hasAudio: wantsAudio, hasVideo: wantsVideo, into: &$0) }
         metadataStart = file.bytesWritten
         metadataOffsets = try file.append { try muxer.writeStart(into: &$0) }
     }
 
-    func write(_ packet: MediaPacket) throws {
+    package func write(_ packet: MediaPacket) throws {
         try file.append { try muxer.write(packet, into: &$0) }
     }
 
-    func finish() throws {
+    package func finish() throws {
         // A seekable file gets its real duration and size, as FFmpeg's flvenc does.
         if file.isSeekable {
             let duration = (Double(muxer.lastTimestamp) - Double(muxer.firstTimestamp ?? 0)) / 1000
@@ -52,5 +52,5 @@ final class FLVSink: PacketSink {
         try file.close()
     }
 
-    func abandon() { file.discard() }
+    package func abandon() { file.discard() }
 }

@@ -5,13 +5,13 @@ import MediaFormats
 extension FLVMuxer {
     /// `onMetaData`'s `videocodecid`: the legacy CodecID for H.264 (7); for an enhanced codec its FourCC read as a
     /// big-endian number, as FFmpeg 6.1+ writes it (`hvc1` = 1752589105).
-    static func videoCodecID(_ bitstream: VideoBitstream) -> Double {
+    package static func videoCodecID(_ bitstream: VideoBitstream) -> Double {
         guard let fourCC = bitstream.enhancedFourCC else { return Double(FLVVideoCodecID.avc.rawValue) }
         return Double(fourCC.rawValue)
     }
 
     /// A SequenceStart tag carrying the hvcC or av1C record.
-    mutating func writeEnhancedSequenceStart(_ bitstream: VideoBitstream, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
+    package mutating func writeEnhancedSequenceStart(_ bitstream: VideoBitstream, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
         let record: [UInt8]
         let fourCC: FLVVideoFourCC
         switch bitstream {
@@ -31,7 +31,7 @@ extension FLVMuxer {
 
     /// A coded frame: CodedFramesX when the composition time is 0 (or the codec has none, as AV1), else CodedFrames
     /// with its signed 24-bit offset. The payload is the sample as the container stored it (hvcC length prefixes, OBUs).
-    mutating func writeEnhancedFrame(_ packet: MediaPacket, fourCC: FLVVideoFourCC, timestamp: Int64, compositionTime: Int32,
+    package mutating func writeEnhancedFrame(_ packet: MediaPacket, fourCC: FLVVideoFourCC, timestamp: Int64, compositionTime: Int32,
                                      into buffer: inout some FLVTagDestination) throws {
         guard wroteVideoSequenceHeader else {
             skippedBeforeConfiguration += 1

@@ -4,13 +4,13 @@ import MediaJob
 
 /// A live input's video or audio tag as the codec engine reads it, legacy or Enhanced RTMP: the codec, and whether
 /// the tag configures it or carries a frame. A multitrack message gives its default track (0) only.
-struct LiveMediaTag {
+package struct LiveMediaTag {
     /// The codecs the codec job decodes from a live input, by FFmpeg's names.
-    enum Codec: String, Sendable {
+    package enum Codec: String, Sendable {
         case h264, hevc, av1, vp9, aac, opus
     }
 
-    enum Content: Equatable {
+    package enum Content: Equatable {
         /// The codec's configuration record: avcC, hvcC, av1C, vpcC, AudioSpecificConfig, OpusHead.
         case configuration([UInt8])
         /// One frame; `compositionTime` is PTS − DTS in milliseconds.
@@ -20,15 +20,15 @@ struct LiveMediaTag {
     }
 
     /// nil for a command frame, which names no codec.
-    var codec: Codec?
-    var content: Content
+    package var codec: Codec?
+    package var content: Content
 
     private static let videoCodecs: [FLVVideoFourCC: Codec] = [.avc1: .h264, .hvc1: .hevc, .av01: .av1, .vp09: .vp9]
     private static let audioCodecs: [FLVAudioFourCC: Codec] = [.mp4a: .aac, .opus: .opus]
 
     /// Reads a video tag's body.
     /// - Throws: `unsupportedLiveCodec` naming a codec the codec job cannot decode, or a tag that does not parse.
-    init(video body: [UInt8]) throws(MediaJobError) {
+    package init(video body: [UInt8]) throws(MediaJobError) {
         let data: FLVVideoData
         do { data = try FLVVideoData(parsing: body) } catch {
             throw .unsupportedLiveCodec(kind: "video", codec: LiveStreamDescription.videoCodecName(body))
@@ -58,7 +58,7 @@ struct LiveMediaTag {
 
     /// Reads an audio tag's body.
     /// - Throws: `unsupportedLiveCodec` naming a codec the codec job cannot decode, or a tag that does not parse.
-    init(audio body: [UInt8]) throws(MediaJobError) {
+    package init(audio body: [UInt8]) throws(MediaJobError) {
         let data: FLVAudioData
         do { data = try FLVAudioData(parsing: body) } catch {
             throw .unsupportedLiveCodec(kind: "audio", codec: LiveStreamDescription.audioCodecName(body))

@@ -3,7 +3,7 @@ import MediaFormats
 /// A video stream's access units as an Annex B byte stream (start codes), whatever the input's bitstream: AVCC and
 /// HVCC samples are converted with their parameter sets inserted before every IDR (H.264) or IRAP picture (HEVC)
 /// that lacks them; H.264 Annex B passes through with the same insertion. What `.h264`/`.h265` files and MPEG-TS take.
-struct AnnexBConversion {
+package struct AnnexBConversion {
     private enum Conversion {
         case fromAVCC(AVCCToAnnexBConverter)
         case passThrough(AnnexBParameterSetInjector)
@@ -13,7 +13,7 @@ struct AnnexBConversion {
     private var conversion: Conversion
 
     /// A conversion for `bitstream`; AV1 has no Annex B byte stream and throws.
-    init(_ bitstream: VideoBitstream) throws {
+    package init(_ bitstream: VideoBitstream) throws {
         conversion = try AnnexBConversion.conversion(for: bitstream)
     }
 
@@ -28,7 +28,7 @@ struct AnnexBConversion {
     }
 
     /// A new configuration from the packet it applies to (new extradata mid-stream).
-    mutating func update(to bitstream: VideoBitstream) throws {
+    package mutating func update(to bitstream: VideoBitstream) throws {
         switch (conversion, bitstream) {
         case (.fromAVCC(var converter), let .avcc(record)):
             try converter.update(record: record)
@@ -39,7 +39,7 @@ struct AnnexBConversion {
     }
 
     /// Appends one access unit in Annex B form; returns true when it holds an IDR or IRAP picture.
-    mutating func convert(_ sample: UnsafeRawBufferPointer, into output: inout [UInt8]) throws -> Bool {
+    package mutating func convert(_ sample: UnsafeRawBufferPointer, into output: inout [UInt8]) throws -> Bool {
         switch conversion {
         case var .fromAVCC(converter):
             let isKeyframe = try converter.convert(sample, into: &output)

@@ -5,7 +5,7 @@ import MediaFormats
 extension VideoBitstream {
     /// FFmpeg's names of the video codecs copy mode carries: H.264 (legacy FLV, Annex B), HEVC (enhanced FLV,
     /// Annex B) and AV1 (enhanced FLV).
-    static let copiedCodecNames: Set<String> = ["h264", "hevc", "av1"]
+    package static let copiedCodecNames: Set<String> = ["h264", "hevc", "av1"]
 
     /// The codec as messages name it.
     public var codecName: String {
@@ -17,7 +17,7 @@ extension VideoBitstream {
     }
 
     /// The Enhanced RTMP FourCC that carries the codec in FLV; nil for H.264, which keeps the legacy tags.
-    var enhancedFourCC: FLVVideoFourCC? {
+    package var enhancedFourCC: FLVVideoFourCC? {
         switch self {
         case .avcc, .annexB: return nil
         case .hvcc: return .hvc1
@@ -28,7 +28,7 @@ extension VideoBitstream {
     /// The configuration of a stream of FFmpeg codec `codec` whose container carries `extradata`.
     /// - Throws: `MediaFormatError` when the record does not parse, or HEVC/AV1 arrive without one (HEVC in Annex B,
     ///   as MPEG-TS carries it, is not copied yet).
-    init(codec: String, extradata: [UInt8]) throws {
+    package init(codec: String, extradata: [UInt8]) throws {
         switch codec {
         case "hevc":
             guard HEVCDecoderConfigurationRecord.isHVCC(extradata) else {

@@ -10,9 +10,9 @@ import MediaFormats
 /// own clock (no jitter from the output thread's batching). The anchor is the first packet, and is taken again at a
 /// timestamp jump (a step of more than `jumpLimit` between packets, or back) and, for a live input, when the media
 /// clock drifted more than `driftLimit` from the wall clock.
-struct SegmentSchedule {
+package struct SegmentSchedule {
     /// What to do with a packet of the leading track (video when there is video, else audio).
-    enum Decision: Equatable {
+    package enum Decision: Equatable {
         /// Goes into the open segment.
         case keep
         /// Closes the open segment; this packet starts the next, whose start is `start` (the grid instant at or
@@ -20,27 +20,27 @@ struct SegmentSchedule {
         case cut(start: Int64, ranLong: Bool)
     }
 
-    let seconds: Int64
+    package let seconds: Int64
     /// Re-anchor on drift (a live input, whose media time is the wall clock's); a file input runs at its own pace.
-    let followsWallClock: Bool
+    package let followsWallClock: Bool
     /// Microseconds between two packets of the leading track beyond which the timeline jumped.
-    static let jumpLimit: Int64 = 5_000_000
+    package static let jumpLimit: Int64 = 5_000_000
     /// Seconds the media clock may drift from the wall clock before a live recording re-anchors.
-    static let driftLimit = 2.0
+    package static let driftLimit = 2.0
 
     /// The first segment's start (Unix seconds, on the grid): where the output opened.
-    private(set) var firstStart: Int64
+    package private(set) var firstStart: Int64
     /// Where the open segment must end: the next grid instant after its start.
-    private(set) var nextBoundary: Int64
+    package private(set) var nextBoundary: Int64
     /// Timeline jumps seen since the last cut.
-    private(set) var jumps = 0
+    package private(set) var jumps = 0
     private var anchor: (wall: Double, dts: Int64)?
     private var lastDTS: Int64?
 
     /// - Parameters:
     ///   - seconds: the segment length (≥ 1).
     ///   - openedAt: the wall clock when the output opened, Unix seconds: names the first segment.
-    init(seconds: Int64, openedAt: Double, followsWallClock: Bool) {
+    package init(seconds: Int64, openedAt: Double, followsWallClock: Bool) {
         self.seconds = max(1, seconds)
         self.followsWallClock = followsWallClock
         firstStart = SegmentSchedule.gridStart(openedAt, seconds: max(1, seconds))
@@ -48,7 +48,7 @@ struct SegmentSchedule {
     }
 
     /// The grid instant at or before `wall`.
-    static func gridStart(_ wall: Double, seconds: Int64) -> Int64 {
+    package static func gridStart(_ wall: Double, seconds: Int64) -> Int64 {
         // Times from a damaged input can be anything: outside ±2^53 s there is no grid worth naming.
         let whole = wall.isFinite && abs(wall) < 9e15 ? Int64(wall.rounded(.down)) : 0
         let (quotient, remainder) = whole.quotientAndRemainder(dividingBy: seconds)
@@ -56,7 +56,7 @@ struct SegmentSchedule {
     }
 
     /// The wall time a packet stands for, Unix seconds (after `place` anchored it).
-    func wallTime(dts: Int64) -> Double {
+    package func wallTime(dts: Int64) -> Double {
         guard let anchor else { return 0 }
         return anchor.wall + Double(dts.subtractingSaturating(anchor.dts)) / 1e6
     }
@@ -66,7 +66,7 @@ struct SegmentSchedule {
     ///   - dts: its decode time, microseconds on the job's timeline.
     ///   - isKeyframe: a decoder can start there (every audio frame can).
     ///   - now: the wall clock, Unix seconds.
-    mutating func place(dts: Int64, isKeyframe: Bool, now: Double) -> Decision {
+    package mutating func place(dts: Int64, isKeyframe: Bool, now: Double) -> Decision {
         if let last = lastDTS, dts.subtractingSaturating(last) > SegmentSchedule.jumpLimit || dts < last {
             jumps += 1
             anchor = (now, dts)

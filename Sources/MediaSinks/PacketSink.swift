@@ -2,7 +2,7 @@ import MediaFormats
 
 /// One output format's writer. Runs on its output's own thread: `open`, then `write` per packet, then
 /// `finish` (trailer written, target closed) or `abandon` (failure or cancel). Implementations own their MediaFormats state.
-protocol PacketSink: AnyObject {
+package protocol PacketSink: AnyObject {
     /// Which streams this sink takes; the others are never queued to it.
     var wantsVideo: Bool { get }
     var wantsAudio: Bool { get }
@@ -19,12 +19,12 @@ protocol PacketSink: AnyObject {
 
 extension PacketSink {
     /// A format that needs no configuration before its first packet skips none.
-    var skippedBeforeConfiguration: Int { 0 }
+    package var skippedBeforeConfiguration: Int { 0 }
 }
 
 /// Milliseconds for FLV, rounded half away from zero from microseconds; defined for every Int64 (no overflow).
 @inline(__always)
-func milliseconds(_ microseconds: Int64) -> Int64 {
+package func milliseconds(_ microseconds: Int64) -> Int64 {
     let (quotient, remainder) = microseconds.quotientAndRemainder(dividingBy: 1000)
     if remainder >= 500 { return quotient + 1 }
     if remainder <= -500 { return quotient - 1 }

@@ -16,12 +16,12 @@ import MediaJob
 ///
 /// A variant of the job's multivariant playlist tells it what its stream is once its init segment is written, and
 /// every segment once its own playlist names it (`HLSMultivariantOutput`).
-final class HLSSink: PacketSink {
-    let file: FileWriter
-    let wantsVideo: Bool
-    let wantsAudio: Bool
-    var bytesWritten: Int64 { file.bytesWritten + segmentBytes }
-    var skippedBeforeConfiguration: Int { stream.skippedBeforeConfiguration }
+package final class HLSSink: PacketSink {
+    package let file: FileWriter
+    package let wantsVideo: Bool
+    package let wantsAudio: Bool
+    package var bytesWritten: Int64 { file.bytesWritten + segmentBytes }
+    package var skippedBeforeConfiguration: Int { stream.skippedBeforeConfiguration }
     private var stream: FragmentedMP4Stream
     private var window: HLSSlidingWindow
     private let settings: HLSSettings
@@ -35,8 +35,10 @@ final class HLSSink: PacketSink {
     private let frameRate: Double?
     private var sequence = 0
     private var segmentBytes: Int64 = 0
-    /// Low-Latency HLS: the segment being written, part by part, and its next part's index.
-    private var openSegment: [UInt8] = []
+    /// The segment being written, fragment by fragment, into its temporary file (renamed into place once whole), with
+    /// its bytes and duration so far and, for Low-Latency HLS, its parts.
+    private var openSegment: OutputFile?
+    private var openBytes = 0
     private var openParts: [HLSPartialSegment] = []
     private var openDuration = 0.0
     /// Segments and the init segment published so far (removed again when the job fails).
@@ -47,7 +49,7 @@ final class HLSSink: PacketSink {
     /// - Parameters:
     ///   - live: where to publish each playlist for the HTTP server (live inputs only), and under which key.
     ///   - variant: the multivariant playlist listing this output, and its index there.
-    init(file: FileWriter, name: String, root: String?, owner: PartOwner?, settings: HLSSettings,
+    package init(file: FileWriter, name: String, root: String?, owner: PartOwner?, settings: HLSSettings,
          video: VideoConfiguration?, audio: AudioConfiguration?,
          live: (registry: LivePlaylistRegistry, key: LivePlaylistKey)? = nil,
          variant: (playlist: HLSMultivariantOutput, index: Int)? = nil) throws {
@@ -70,6 +72,11 @@ final class HLSSink: PacketSink {
             partCutting = .init(segmentMilliseconds: segmentMilliseconds, partsPerSegment: parts)
             // Segments hold whole parts: the target is the segment divided by their number (0.333333 for 0.33 in 1 s).
             partTarget = settings.segmentSeconds / Double(parts)
+        } else if !settings.isVOD {
+            // A live segment is written as it comes, in fragments of about `chunkSeconds`, so an output holds that much
+            // media in memory rather than a whole segment (a hundred live outputs: tens of MiB less).
+            let chunks = HLSPartBoundaryPolicy.partsPerSegment(segmentSeconds: settings.segmentSeconds, partSeconds: HLSSink.chunkSeconds)
+            partCutting = .init(segmentMilliseconds: segmentMilliseconds, partsPerSegment: chunks)
         }
         stream = try FragmentedMP4Stream(name: name, video: video, audio: audio, fragmentMilliseconds: segmentMilliseconds,
                                          writesSegmentType: true, partCutting: partCutting)
@@ -81,11 +88,11 @@ final class HLSSink: PacketSink {
         wantsAudio = audio != nil
     }
 
-    func open() throws {
+    package func open() throws {
         if let initSegment = try stream.initSegment() { try publishInit(initSegment) }
     }
 
-    func write(_ packet: MediaPacket) throws {
+    package func write(_ packet: MediaPacket) throws {
         let (initSegment, fragments) = try stream.append(packet)
         if let initSegment { try publishInit(initSegment) }
         for fragment in fragments { try add(fragment) }
@@ -97,7 +104,7 @@ final class HLSSink: PacketSink {
         if let variant { try variant.playlist.describe(variant.index, tracks: stream.tracks, frameRate: frameRate) }
     }
 
-    func finish() throws {
+    package func finish() throws {
         if var fragment = try stream.finish() {
             fragment.endsSegment = true
             try add(fragment)
@@ -119,9 +126,11 @@ final class HLSSink: PacketSink {
         }
     }
 
-    func abandon() {
+    package func abandon() {
         if let live { live.registry.retire(live.key) }
         file.discard()
+        openSegment?.discard()
+        openSegment = nil
         // What a failed job wrote must not look like a recording: its segments, its init segment, its playlist.
         var leftovers = published
         if publishedPlaylist { leftovers.append(PathText.lastComponent(file.path)) }
@@ -129,35 +138,65 @@ final class HLSSink: PacketSink {
         published = []
     }
 
+    /// Seconds of media a live segment without Low-Latency parts is written in (each a `moof` + `mdat`).
+    static let chunkSeconds = 0.5
+
+    /// A fragment: appended to the open segment's file (and, with parts, published as a part first); the segment is
+    /// published and listed once its last fragment is in.
     private func add(_ fragment: FragmentedMP4Stream.Fragment) throws {
-        guard settings.partSeconds != nil, !settings.isVOD else { return try addSegment(fragment.bytes, duration: fragment.duration) }
-        let uri = partURI(sequence, openParts.count)
-        try publish(fragment.bytes, as: uri)
-        openSegment += fragment.bytes
+        let lowLatency = settings.partSeconds != nil && !settings.isVOD
+        if lowLatency {
+            let uri = partURI(sequence, openParts.count)
+            try publish(fragment.bytes, as: uri)
+            // A part is over the target only when one sample is (a gap in the input's timestamps, or the last sample's
+            // guessed duration): it is listed at the target rather than fail a live job; the segment keeps the real sum.
+            let listed = min(fragment.duration, window.configuration.partTarget ?? fragment.duration)
+            openParts.append(HLSPartialSegment(duration: listed, uri: uri, independent: fragment.independent))
+        }
+        let segment = try openSegment ?? OutputFile.create(path: folder + "/" + segmentURI(sequence), root: root, owner: owner)
+        openSegment = segment
+        do throws(FileAccessError) {
+            try fragment.bytes.withUnsafeBufferPointer { (buffer) throws(FileAccessError) in try segment.write(UnsafeRawBufferPointer(buffer)) }
+        } catch {
+            segment.discard()
+            openSegment = nil
+            throw error
+        }
+        openBytes += fragment.bytes.count
         openDuration += fragment.duration
-        // A part is over the target only when one sample is (a gap in the input's timestamps, or the last sample's
-        // guessed duration): it is listed at the target rather than fail a live job; the segment keeps the real sum.
-        let listed = min(fragment.duration, window.configuration.partTarget ?? fragment.duration)
-        openParts.append(HLSPartialSegment(duration: listed, uri: uri, independent: fragment.independent))
         guard fragment.endsSegment else {
+            guard lowLatency else { return }
             let update = try window.appendPart(openParts[openParts.count - 1], nextPartURI: partURI(sequence, openParts.count))
             return try publishPlaylist(update)
         }
-        let (bytes, duration, parts) = (openSegment, openDuration, openParts)
-        (openSegment, openDuration, openParts) = ([], 0, [])
-        try addSegment(bytes, duration: duration, parts: parts)
+        try closeSegment()
     }
 
-    private func addSegment(_ bytes: [UInt8], duration: Double, parts: [HLSPartialSegment] = []) throws {
-        let uri = stem + "-" + String(format: "%05d", sequence) + ".m4s"
+    /// The open segment is whole: made durable under its name, then listed.
+    private func closeSegment() throws {
+        guard let segment = openSegment else { return }
+        let (bytes, duration, parts) = (openBytes, openDuration, openParts)
+        (openSegment, openBytes, openDuration, openParts) = (nil, 0, 0, [])
+        do throws(FileAccessError) {
+            try segment.closeForWriting()
+            try segment.publish()
+        } catch {
+            segment.discard()
+            throw error
+        }
+        let uri = segmentURI(sequence)
+        published.append(uri)
         sequence += 1
-        try publish(bytes, as: uri)
-        segmentBytes += Int64(bytes.count)
+        segmentBytes += Int64(bytes)
         let hint = settings.partSeconds == nil ? nil : partURI(sequence, 0)
         let update = try window.appendSegment(HLSMediaSegment(duration: duration, uri: uri, parts: parts), nextPartURI: hint)
         if !settings.isVOD { try publishPlaylist(update) }
         // Only once this output's playlist names the segment may the multivariant playlist list the variant.
-        if let variant { try variant.playlist.record(variant.index, bytes: bytes.count, duration: duration) }
+        if let variant { try variant.playlist.record(variant.index, bytes: bytes, duration: duration) }
+    }
+
+    private func segmentURI(_ segment: Int) -> String {
+        stem + "-" + String(format: "%05d", segment) + ".m4s"
     }
 
     /// The playlist names a segment or part only once its bytes are on disk, and is replaced whole.

@@ -7,22 +7,22 @@ import MediaJob
 /// PAT and PMT first; `FLVSink`: its header) into a `.part`, and at the cut finished, synced, renamed into place and
 /// reported. Times restart at zero in every segment. The last segment is published with the job's end, as any file
 /// output is. Runs on its output's thread (`FileOutput`), like every sink; `report` is called there, in order.
-final class SegmentedSink: PacketSink {
+package final class SegmentedSink: PacketSink {
     /// Makes the format's sink on a segment's file.
-    typealias MakeSink = (FileWriter) throws -> any PacketSink
+    package typealias MakeSink = (FileWriter) throws -> any PacketSink
 
-    let wantsVideo: Bool
-    let wantsAudio: Bool
-    var file: FileWriter { current.file }
-    var bytesWritten: Int64 { closedBytes + current.bytesWritten }
-    var skippedBeforeConfiguration: Int { current.skippedBeforeConfiguration }
+    package let wantsVideo: Bool
+    package let wantsAudio: Bool
+    package var file: FileWriter { current.file }
+    package var bytesWritten: Int64 { closedBytes + current.bytesWritten }
+    package var skippedBeforeConfiguration: Int { current.skippedBeforeConfiguration }
 
     /// Seconds between writes of what is buffered: a killed worker leaves at most this much (and the fragment being
     /// built) out of the `.part` a take-over salvages.
-    static let flushInterval = 1.0
+    package static let flushInterval = 1.0
     /// Names tried after a taken one (`-1`, `-2`, …): a take-over's first segment shares its grid slot with the one
     /// the killed attempt left.
-    static let maxCollisions = 1000
+    package static let maxCollisions = 1000
 
     private let index: Int
     private let settings: SegmentSettings
@@ -50,7 +50,7 @@ final class SegmentedSink: PacketSink {
     private var lastFlush: Double
 
     /// Opens the first segment's `.part`, named after the wall clock now.
-    init(index: Int, settings: SegmentSettings, root: String?, owner: PartOwner?, followsWallClock: Bool,
+    package init(index: Int, settings: SegmentSettings, root: String?, owner: PartOwner?, followsWallClock: Bool,
          report: @escaping @Sendable (SegmentReport) -> Void, clock: @escaping () -> Double = { Date().timeIntervalSince1970 },
          make: @escaping MakeSink) throws {
         self.index = index
@@ -71,12 +71,12 @@ final class SegmentedSink: PacketSink {
         wantsAudio = current.wantsAudio
     }
 
-    func open() throws {
+    package func open() throws {
         try current.open()
         report(.opened(output: index, path: currentPath, start: wallStart))
     }
 
-    func write(_ packet: MediaPacket) throws {
+    package func write(_ packet: MediaPacket) throws {
         do {
             try place(packet)
         } catch {
@@ -113,7 +113,7 @@ final class SegmentedSink: PacketSink {
     }
 
     /// Finishes the last segment; the job publishes it (synced and renamed with its other outputs).
-    func finish() throws {
+    package func finish() throws {
         guard !ended else { return }
         ended = true
         try current.finish()
@@ -124,7 +124,7 @@ final class SegmentedSink: PacketSink {
 
     /// A failure or a discarding cancel: closed segments stay (each is whole); the open one is closed playable when it
     /// can be, else removed.
-    func abandon() {
+    package func abandon() {
         if currentFinished {
             if (try? current.file.rename()) != nil { try? current.file.file.syncFolder() } else { current.abandon() }
             return

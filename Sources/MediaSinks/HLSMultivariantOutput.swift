@@ -12,9 +12,9 @@ import MediaJob
 ///
 /// `@unchecked Sendable`: every field but the constants is read and written under `lock`, by the sinks' threads and
 /// then the input thread.
-final class HLSMultivariantOutput: @unchecked Sendable {
-    let name: String
-    let file: FileWriter
+package final class HLSMultivariantOutput: @unchecked Sendable {
+    package let name: String
+    package let file: FileWriter
     private let settings: HLSMultivariantSettings
     private let root: String?
     private let owner: PartOwner?
@@ -30,7 +30,7 @@ final class HLSMultivariantOutput: @unchecked Sendable {
     ///   - targetDuration: the media playlists' EXT-X-TARGETDURATION, seconds (the longest of the variants').
     ///   - version: their EXT-X-VERSION, which the multivariant playlist repeats.
     ///   - live: publish it while the job runs (a live input), not only at its end.
-    init(settings: HLSMultivariantSettings, root: String?, owner: PartOwner?, targetDuration: Int, version: Int, live: Bool) throws {
+    package init(settings: HLSMultivariantSettings, root: String?, owner: PartOwner?, targetDuration: Int, version: Int, live: Bool) throws {
         self.settings = settings
         self.root = root
         self.owner = owner
@@ -41,15 +41,15 @@ final class HLSMultivariantOutput: @unchecked Sendable {
     }
 
     /// The variant `output` is, if it is one.
-    func variant(ofOutput output: Int) -> Int? {
+    package func variant(ofOutput output: Int) -> Int? {
         settings.variants.firstIndex { $0.output == output }
     }
 
     /// A container's millisecond time base can pass for 1000 fps: such a rate is left out rather than listed.
-    static let plausibleFrameRates = 1.0...240.0
+    package static let plausibleFrameRates = 1.0...240.0
 
     /// Variant `index`'s stream, from the tracks of its init segment; `frameRate` as its configuration gives it.
-    func describe(_ index: Int, tracks: [MP4Track], frameRate: Double?) throws {
+    package func describe(_ index: Int, tracks: [MP4Track], frameRate: Double?) throws {
         let video = tracks.first(where: \.isVideo)
         let facts = HLSMultivariantSchedule.StreamFacts(
             codecs: tracks.map(CodecString.track), width: video?.width, height: video?.height,
@@ -58,13 +58,13 @@ final class HLSMultivariantOutput: @unchecked Sendable {
     }
 
     /// Variant `index` published a segment (its media playlist already names it).
-    func record(_ index: Int, bytes: Int, duration: Double) throws {
+    package func record(_ index: Int, bytes: Int, duration: Double) throws {
         try update { $0.record(index, segment: .init(bytes: bytes, duration: duration)) }
     }
 
     /// Writes the final playlist (every segment measured) into the file and syncs it; the codec job renames it with
     /// the outputs. Throws when a variant wrote no segment: a multivariant playlist must not list it.
-    func finish() throws {
+    package func finish() throws {
         let playlist = lock.withLock { schedule.playlist }
         guard let playlist else {
             throw OutputError.unsupported(output: name, reason: "a variant wrote no segment, so no multivariant playlist can list it")
@@ -75,7 +75,7 @@ final class HLSMultivariantOutput: @unchecked Sendable {
     }
 
     /// Removes the temporary file and a playlist published while the job ran.
-    func discard() {
+    package func discard() {
         file.discard()
         if lock.withLock({ publishedEarly }) { try? OutputFile.removePublished(path: settings.path, root: root) }
     }

@@ -4,11 +4,11 @@ import MediaJob
 /// An MPEG transport stream file (`.ts`): H.264 or HEVC in Annex B (`AnnexBConversion`, parameter sets before every
 /// keyframe) and AAC in ADTS, through `TSMuxer` (PAT and PMT first and repeated, PCR on the video PID). A TS has no
 /// trailer: the file is whole after every access unit.
-final class TSSink: PacketSink {
-    let file: FileWriter
-    let wantsVideo: Bool
-    let wantsAudio: Bool
-    var bytesWritten: Int64 { file.bytesWritten }
+package final class TSSink: PacketSink {
+    package let file: FileWriter
+    package let wantsVideo: Bool
+    package let wantsAudio: Bool
+    package var bytesWritten: Int64 { file.bytesWritten }
     private var muxer: TSMuxer
     private var conversion: AnnexBConversion?
     private var audioSpecificConfig: AudioSpecificConfig?
@@ -17,9 +17,9 @@ final class TSSink: PacketSink {
 
     /// Where the job's timeline starts on the 90 kHz clock: 1.4 s, as FFmpeg's muxer does, so that a receiver that
     /// buffers before the first PCR never sees a time below zero.
-    static let startTicks: Int64 = 126_000
+    package static let startTicks: Int64 = 126_000
 
-    init(file: FileWriter, name: String, video: VideoConfiguration?, audio: AudioConfiguration?) throws {
+    package init(file: FileWriter, name: String, video: VideoConfiguration?, audio: AudioConfiguration?) throws {
         self.file = file
         var streams: [TSMuxer.Stream] = []
         if let video {
@@ -36,7 +36,7 @@ final class TSSink: PacketSink {
     }
 
     /// The video stream MPEG-TS carries here: H.264 or HEVC; AV1 is refused by name.
-    static func videoStream(_ video: VideoConfiguration, output: String) throws -> TSMuxer.Stream {
+    package static func videoStream(_ video: VideoConfiguration, output: String) throws -> TSMuxer.Stream {
         switch video.bitstream {
         case .avcc, .annexB: return .video(.h264)
         case .hvcc: return .video(.hevc)
@@ -45,11 +45,11 @@ final class TSSink: PacketSink {
         }
     }
 
-    func open() throws {
+    package func open() throws {
         try file.append { try muxer.writeTables(into: &$0) }
     }
 
-    func write(_ packet: MediaPacket) throws {
+    package func write(_ packet: MediaPacket) throws {
         let pts = TSSink.ticks(packet.pts), dts = TSSink.ticks(packet.dts)
         let unit: TSMuxer.AccessUnit
         switch packet.kind {
@@ -69,11 +69,11 @@ final class TSSink: PacketSink {
         try file.append { try muxer.write(unit, into: &$0) }
     }
 
-    func finish() throws { try file.close() }
-    func abandon() { file.discard() }
+    package func finish() throws { try file.close() }
+    package func abandon() { file.discard() }
 
     /// Microseconds of the job's timeline on the 90 kHz clock, rounded to nearest, from `startTicks`.
-    static func ticks(_ microseconds: Int64) -> Int64 {
+    package static func ticks(_ microseconds: Int64) -> Int64 {
         microseconds.rescaledSaturating(from: 1_000_000, to: 90_000).addingSaturating(startTicks)
     }
 }

@@ -3,23 +3,25 @@ import MediaJob
 
 /// What a live input's first tags say about its streams: each kind's codec and configuration record, the frame rate
 /// its `onMetaData` announces, and any codec the codec job cannot take, named (never a silent "no packets").
-struct LiveStreamDescription {
+package struct LiveStreamDescription {
     /// The video codec and its configuration record (avcC, hvcC, av1C or vpcC: the sequence start's body).
-    var videoCodec: LiveMediaTag.Codec?
-    var videoConfiguration: [UInt8]?
+    package var videoCodec: LiveMediaTag.Codec?
+    package var videoConfiguration: [UInt8]?
     /// The audio codec and its configuration record (an AudioSpecificConfig or an OpusHead).
-    var audioCodec: LiveMediaTag.Codec?
-    var audioConfiguration: [UInt8]?
-    var announcedFrameRate: Double?
-    var firstFrameTime: Int64?
-    var lastTime: Int64 = 0
+    package var audioCodec: LiveMediaTag.Codec?
+    package var audioConfiguration: [UInt8]?
+    package var announcedFrameRate: Double?
+    package var firstFrameTime: Int64?
+    package var lastTime: Int64 = 0
 
     /// How long after its first frame a stream waits for a sequence header it has not seen before it is
     /// described without that stream (FFmpeg's flv demuxer probes the same way).
-    static let probeMilliseconds: Int64 = 3000
+    package static let probeMilliseconds: Int64 = 3000
+
+    package init() {}
 
     /// The FLV video codec ids (E.4.3.1) and Enhanced RTMP FourCCs Sluice names in messages.
-    static func videoCodecName(_ body: [UInt8]) -> String {
+    package static func videoCodecName(_ body: [UInt8]) -> String {
         guard let first = body.first else { return "an empty video tag" }
         if first & 0x80 != 0 {
             // Enhanced RTMP (multitrack included): the FourCC of the first track.
@@ -35,7 +37,7 @@ struct LiveStreamDescription {
     }
 
     /// The FLV sound formats (E.4.2.1) and Enhanced RTMP audio FourCCs.
-    static func audioCodecName(_ body: [UInt8]) -> String {
+    package static func audioCodecName(_ body: [UInt8]) -> String {
         guard let first = body.first else { return "an empty audio tag" }
         let format = first >> 4
         if format == 9 {
@@ -52,13 +54,13 @@ struct LiveStreamDescription {
     }
 
     /// True for an AVC video tag (legacy codec id 7, no ex-header).
-    static func isAVC(_ body: [UInt8]) -> Bool { body.count >= 2 && body[0] & 0x80 == 0 && body[0] & 0x0F == 7 }
+    package static func isAVC(_ body: [UInt8]) -> Bool { body.count >= 2 && body[0] & 0x80 == 0 && body[0] & 0x0F == 7 }
 
     /// True for an AAC audio tag (sound format 10).
-    static func isAAC(_ body: [UInt8]) -> Bool { body.count >= 2 && body[0] >> 4 == 10 }
+    package static func isAAC(_ body: [UInt8]) -> Bool { body.count >= 2 && body[0] >> 4 == 10 }
 
     /// Takes one tag; throws when it carries a codec the job cannot take (a kind the job drops is never looked at).
-    mutating func take(_ tag: FLVTagMessage, video wantsVideo: Bool, audio wantsAudio: Bool) throws(MediaJobError) {
+    package mutating func take(_ tag: FLVTagMessage, video wantsVideo: Bool, audio wantsAudio: Bool) throws(MediaJobError) {
         lastTime = max(lastTime, tag.timestamp)
         switch tag.typeID {
         case FLVTagMessage.video where wantsVideo:
@@ -94,9 +96,48 @@ struct LiveStreamDescription {
     }
 
     /// Whether every stream the job takes is configured, or the probe time after the first frame has passed.
-    func isComplete(video wantsVideo: Bool, audio wantsAudio: Bool) -> Bool {
+    package func isComplete(video wantsVideo: Bool, audio wantsAudio: Bool) -> Bool {
         if (videoConfiguration != nil || !wantsVideo) && (audioConfiguration != nil || !wantsAudio) { return true }
         guard let firstFrameTime else { return false }
         return lastTime - firstFrameTime >= LiveStreamDescription.probeMilliseconds
+    }
+}
+
+extension LiveStreamDescription {
+    /// Frame rates a stream's own timing may say; outside this (num_units_in_tick / time_scale of 2^32 − 1 against 1)
+    /// it is ignored, since such a rate gives every frame the same or an absurd time.
+    package static let plausibleFrameRates: ClosedRange<Double> = 0.5...1000
+
+    /// A video stream's size and rate from its configuration record's SPS (or AV1 sequence header); zero and nil
+    /// where the parameter set does not say or does not parse (the decoder finds out), VP9's vpcC only checked.
+    /// - Throws: `invalidStream` when the record itself does not parse, or names an audio codec.
+    package static func videoGeometry(codec: LiveMediaTag.Codec, record: [UInt8], index: Int)
+        throws(MediaJobError) -> (width: Int, height: Int, frameRate: Double?)
+    {
+        do {
+            switch codec {
+            case .h264:
+                let avcC = try AVCDecoderConfigurationRecord(parsing: record)
+                let sps = avcC.sequenceParameterSets.first.flatMap { try? SequenceParameterSet(parsing: $0) }
+                return (sps?.width ?? 0, sps?.height ?? 0, sps?.frameRate)
+            case .hevc:
+                let hvcC = try HEVCDecoderConfigurationRecord(parsing: record)
+                let sps = try? hvcC.sequenceParameterSet()
+                return (sps?.width ?? 0, sps?.height ?? 0, sps?.frameRate)
+            case .av1:
+                let av1C = try AV1CodecConfigurationRecord(parsing: record)
+                let header = try? av1C.sequenceHeader()
+                return (header?.maxFrameWidth ?? 0, header?.maxFrameHeight ?? 0, header?.frameRate)
+            case .vp9:
+                _ = try VPCodecConfigurationRecord(parsing: record)
+                return (0, 0, nil)
+            case .aac, .opus:
+                throw MediaFormatError.invalid(structure: "live video", reason: "\(codec.rawValue) is an audio codec")
+            }
+        } catch let error as MediaFormatError {
+            throw .invalidStream(kind: "video", stream: index, error)
+        } catch {
+            throw .invalidStream(kind: "video", stream: index, .invalid(structure: "\(codec.rawValue) configuration", reason: "\(error)"))
+        }
     }
 }

@@ -2,26 +2,26 @@ import MediaFormats
 
 /// Raw AAC with an ADTS header before every frame (`.aac`). ADTS carries object types 1–4 only;
 /// anything else is refused when the output opens, before a byte is written.
-final class ADTSSink: PacketSink {
-    let file: FileWriter
+package final class ADTSSink: PacketSink {
+    package let file: FileWriter
     private let name: String
     private var config: AudioSpecificConfig
 
-    let wantsVideo = false
-    let wantsAudio = true
-    var bytesWritten: Int64 { file.bytesWritten }
+    package let wantsVideo = false
+    package let wantsAudio = true
+    package var bytesWritten: Int64 { file.bytesWritten }
 
     /// Throws when the stream's AudioSpecificConfig cannot be carried in ADTS (e.g. AAC-ELD).
-    init(file: FileWriter, name: String, audio: AudioConfiguration) throws {
+    package init(file: FileWriter, name: String, audio: AudioConfiguration) throws {
         self.file = file
         self.name = name
         self.config = audio.audioSpecificConfig
         _ = try ADTSHeader(audioSpecificConfig: config, payloadLength: 0)
     }
 
-    func open() throws {}
+    package func open() throws {}
 
-    func write(_ packet: MediaPacket) throws {
+    package func write(_ packet: MediaPacket) throws {
         if let changed = packet.audioConfiguration { config = changed.audioSpecificConfig }
         let header = try ADTSHeader(audioSpecificConfig: config, payloadLength: packet.data.count)
         try file.append { buffer in
@@ -30,6 +30,6 @@ final class ADTSSink: PacketSink {
         }
     }
 
-    func finish() throws { try file.close() }
-    func abandon() { file.discard() }
+    package func finish() throws { try file.close() }
+    package func abandon() { file.discard() }
 }

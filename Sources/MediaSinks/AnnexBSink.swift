@@ -2,22 +2,22 @@ import MediaFormats
 import MediaJob
 
 /// A raw Annex B byte stream: H.264 (`.h264`) or HEVC (`.h265`, `.hevc`), through `AnnexBConversion`.
-final class AnnexBSink: PacketSink {
-    let file: FileWriter
+package final class AnnexBSink: PacketSink {
+    package let file: FileWriter
     private var conversion: AnnexBConversion
 
-    let wantsVideo = true
-    let wantsAudio = false
-    var bytesWritten: Int64 { file.bytesWritten }
+    package let wantsVideo = true
+    package let wantsAudio = false
+    package var bytesWritten: Int64 { file.bytesWritten }
 
-    init(file: FileWriter, video: VideoConfiguration) throws {
+    package init(file: FileWriter, video: VideoConfiguration) throws {
         self.file = file
         conversion = try AnnexBConversion(video.bitstream)
     }
 
-    func open() throws {}
+    package func open() throws {}
 
-    func write(_ packet: MediaPacket) throws {
+    package func write(_ packet: MediaPacket) throws {
         if let changed = packet.videoConfiguration { try conversion.update(to: changed.bitstream) }
         // Converted straight into the sink's buffer; a packet that fails to convert leaves nothing in it.
         try packet.data.withUnsafeBytes { bytes in
@@ -25,14 +25,14 @@ final class AnnexBSink: PacketSink {
         }
     }
 
-    func finish() throws { try file.close() }
-    func abandon() { file.discard() }
+    package func finish() throws { try file.close() }
+    package func abandon() { file.discard() }
 }
 
 extension AnnexBSink {
     /// The codec an Annex B file's extension names (`.h264`, `.264`, `.avc`: H.264; `.h265`, `.265`, `.hevc`: HEVC);
     /// nil when it names none (`format: annexb` on another name), which takes either.
-    static func codecNamed(byPath path: String) -> String? {
+    package static func codecNamed(byPath path: String) -> String? {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: ".") else { return nil }
         switch name[name.index(after: dot)...].lowercased() {
@@ -43,7 +43,7 @@ extension AnnexBSink {
     }
 
     /// Refuses, before the file is created, video the output cannot hold: AV1, or a codec its extension does not name.
-    static func checkCodec(_ bitstream: VideoBitstream, path: String, output: String) throws {
+    package static func checkCodec(_ bitstream: VideoBitstream, path: String, output: String) throws {
         if case .av1 = bitstream {
             throw OutputError.unsupported(output: output, reason: "the video is AV1, which has no Annex B byte stream (write it to .flv)")
         }

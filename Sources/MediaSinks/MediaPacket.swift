@@ -19,6 +19,13 @@ public struct VideoConfiguration: Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var frameRate: Double?
+
+    package init(bitstream: VideoBitstream, width: Int, height: Int, frameRate: Double?) {
+        self.bitstream = bitstream
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+    }
 }
 
 /// What an output needs to know about the audio before its first packet.
@@ -26,6 +33,12 @@ public struct AudioConfiguration: Sendable, Equatable {
     public var audioSpecificConfig: AudioSpecificConfig
     public var sampleRate: Int
     public var channels: Int
+
+    package init(audioSpecificConfig: AudioSpecificConfig, sampleRate: Int, channels: Int) {
+        self.audioSpecificConfig = audioSpecificConfig
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
 }
 
 /// One access unit or audio frame on its way to the outputs. Times are microseconds from the start of
@@ -45,5 +58,19 @@ public struct MediaPacket: Sendable {
     /// Monotonic nanoseconds when the input delivered the packet (0 = unknown), for restream latency.
     public var receivedAt: UInt64 = 0
     /// Which rendition of its kind the packet belongs to (`RenditionPlan`); 0 when the job has one.
-    var rendition = 0
+    package var rendition = 0
+
+    package init(kind: Kind, data: [UInt8], pts: Int64, dts: Int64, isKeyframe: Bool,
+                 videoConfiguration: VideoConfiguration? = nil, audioConfiguration: AudioConfiguration? = nil,
+                 receivedAt: UInt64 = 0, rendition: Int = 0) {
+        self.kind = kind
+        self.data = data
+        self.pts = pts
+        self.dts = dts
+        self.isKeyframe = isKeyframe
+        self.videoConfiguration = videoConfiguration
+        self.audioConfiguration = audioConfiguration
+        self.receivedAt = receivedAt
+        self.rendition = rendition
+    }
 }

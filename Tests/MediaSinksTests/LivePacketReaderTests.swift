@@ -1,0 +1,119 @@
+import MediaFormats
+import MediaJob
+import Testing
+@testable import MediaSinks
+
+/// How the relay engine's file outputs read a live stream's FLV tags as packets: described first, then each frame
+/// with its times in microseconds and a changed configuration on the frame it applies from; codecs the file formats
+/// cannot copy refused by name.
+@Suite("LivePacketReader")
+struct LivePacketReaderTests {
+    static func hex(_ text: String) -> [UInt8] {
+        stride(from: 0, to: text.count, by: 2).map { offset in
+            let start = text.index(text.startIndex, offsetBy: offset)
+            return UInt8(text[start..<text.index(start, offsetBy: 2)], radix: 16) ?? 0
+        }
+    }
+
+    /// A real 320×240 H.264 High profile SPS and its PPS (the closed-GOP fixture of the H.264 tests).
+    static let sps = hex("6764000dacd94141fb0110000003001000000303c0f1429960")
+    static let pps = hex("68ebe3cb22c0")
+
+    static func avcC(pps: [UInt8] = pps) throws -> [UInt8] {
+        try AVCDecoderConfigurationRecord(sequenceParameterSets: [sps], pictureParameterSets: [pps]).serialized()
+    }
+
+    static func videoHeader(_ record: [UInt8], at time: Int64 = 0) -> FLVTagMessage {
+        FLVTagMessage(typeID: FLVTagMessage.video, timestamp: time, body: [0x17, 0, 0, 0, 0] + record)
+    }
+
+    /// An AVC frame with a 3-byte composition time of `composition` ms.
+    static func videoFrame(at time: Int64, keyframe: Bool, composition: UInt8 = 0) -> FLVTagMessage {
+        FLVTagMessage(typeID: FLVTagMessage.video, timestamp: time,
+                      body: [keyframe ? 0x17 : 0x27, 1, 0, 0, composition, 0, 0, 0, 2, 0x65, 0x88])
+    }
+
+    /// AAC LC, 44.1 kHz, stereo.
+    static let aacHeader = FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: 0, body: [0xAF, 0, 0x12, 0x10])
+    static func audioFrame(at time: Int64) -> FLVTagMessage {
+        FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: time, body: [0xAF, 1, 0x21, 0x10])
+    }
+
+    static func read(_ tags: [FLVTagMessage], video: Bool = true, audio: Bool = true) throws -> (LivePacketReader, [MediaPacket]) {
+        var reader = LivePacketReader(usesVideo: video, usesAudio: audio)
+        var packets: [MediaPacket] = []
+        for tag in tags { packets += try reader.take(tag) }
+        packets += try reader.finish()
+        return (reader, packets)
+    }
+
+    @Test("held until both configurations are in, then every frame in order, times in µs, composition added to PTS")
+    func describesThenReads() throws {
+        var reader = LivePacketReader(usesVideo: true, usesAudio: true)
+        #expect(try reader.take(Self.videoHeader(try Self.avcC())).isEmpty)
+        #expect(try reader.take(Self.videoFrame(at: 0, keyframe: true, composition: 66)).isEmpty)
+        #expect(reader.streams == nil)
+        let released = try reader.take(Self.aacHeader)
+        let streams = try #require(reader.streams)
+        #expect(streams.video?.width == 320 && streams.video?.height == 240)
+        #expect(streams.audio?.sampleRate == 44_100 && streams.audio?.channels == 2)
+        guard case .avcc = streams.video?.bitstream else { Issue.record("not AVCC: \(String(describing: streams.video))"); return }
+        #expect(released.map(\.kind) == [.video])
+        #expect(released.first?.dts == 0 && released.first?.pts == 66_000 && released.first?.isKeyframe == true)
+        #expect(released.first?.data == [0, 0, 0, 2, 0x65, 0x88])
+        let audio = try reader.take(Self.audioFrame(at: 23))
+        #expect(audio.count == 1 && audio[0].kind == .audio && audio[0].dts == 23_000 && audio[0].data == [0x21, 0x10])
+        let frame = try reader.take(Self.videoFrame(at: 33, keyframe: false))
+        #expect(frame.count == 1 && frame[0].dts == 33_000 && !frame[0].isKeyframe)
+    }
+
+    @Test("a stream without audio is described 3 s of media after its first frame, and a short one at its end")
+    func probeTimeAndEnd() throws {
+        var reader = LivePacketReader(usesVideo: true, usesAudio: true)
+        _ = try reader.take(Self.videoHeader(try Self.avcC()))
+        var released: [MediaPacket] = []
+        // 33 ms apart: frame 90 is at 2,970 ms, still within the probe; frame 91, at 3,003 ms, ends it.
+        for frame in 0...90 { released += try reader.take(Self.videoFrame(at: Int64(frame) * 33, keyframe: frame % 30 == 0)) }
+        #expect(reader.streams == nil && released.isEmpty)
+        released += try reader.take(Self.videoFrame(at: 91 * 33, keyframe: false))
+        #expect(reader.streams?.audio == nil && reader.streams?.video != nil)
+        #expect(released.count == 92 && released.map(\.dts) == (0...91).map { Int64($0) * 33_000 })
+        let (short, packets) = try Self.read([Self.videoHeader(try Self.avcC()), Self.videoFrame(at: 0, keyframe: true)])
+        #expect(short.streams?.video != nil && packets.count == 1)
+    }
+
+    @Test("a new avcC mid-stream is announced on the next frame, once")
+    func configurationChange() throws {
+        let changedPPS = Self.hex("68ebe3cb22c1")
+        let (_, packets) = try Self.read([Self.videoHeader(try Self.avcC()), Self.videoFrame(at: 0, keyframe: true),
+                                          Self.videoHeader(try Self.avcC(pps: changedPPS), at: 40),
+                                          Self.videoFrame(at: 40, keyframe: true), Self.videoFrame(at: 80, keyframe: false)], audio: false)
+        #expect(packets.count == 3)
+        #expect(packets[0].videoConfiguration == nil && packets[2].videoConfiguration == nil)
+        guard case let .avcc(record)? = packets[1].videoConfiguration?.bitstream else {
+            Issue.record("the change was not announced: \(packets.map(\.videoConfiguration))")
+            return
+        }
+        #expect(record.pictureParameterSets == [changedPPS])
+    }
+
+    @Test("codecs the file formats cannot copy are refused by name: Opus audio, VP9 video")
+    func refusals() throws {
+        let opusHead: [UInt8] = Array("OpusHead".utf8) + [1, 2, 0x38, 1, 0x80, 0xBB, 0, 0, 0, 0, 0]
+        let opus = try FLVAudioData(packetType: .sequenceStart, fourCC: .opus, payload: opusHead[...]).serialized()
+        do {
+            _ = try Self.read([FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: 0, body: opus)], video: false)
+            Issue.record("Opus was taken")
+        } catch {
+            #expect("\(error)".contains("opus"), "\(error)")
+        }
+        let vpcC: [UInt8] = [1, 0, 0, 0, 0, 0x0A, 0x80, 0x01, 0x01, 0x01, 0, 0]
+        let vp9 = try FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: .vp09, payload: vpcC[...]).serialized()
+        do {
+            _ = try Self.read([FLVTagMessage(typeID: FLVTagMessage.video, timestamp: 0, body: vp9)], audio: false)
+            Issue.record("VP9 was taken")
+        } catch {
+            #expect("\(error)".contains("vp9"), "\(error)")
+        }
+    }
+}
