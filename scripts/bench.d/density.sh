@@ -84,16 +84,8 @@ bench_density() {
     point="$dir/point-$n.json"
     : > "$point"
     files+=("$point")
-    # The sources: one ffmpeg per 25 streams, each reading the clip once and publishing it to each of its streams
-    # (one process per stream cost ~0.9 % of a core each: 300 of them alone saturated this 2-core machine).
-    while [ "$publishers" -lt "$n" ]; do
-      local first=$((publishers + 1)) last=$((publishers + 25)) outs=()
-      [ "$last" -gt "$n" ] && last=$n
-      for i in $(seq "$first" "$last"); do outs+=(-map 0 -c copy -f flv "$url/src-i$i"); done
-      ffmpeg -hide_banner -nostdin -loglevel error -re -stream_loop -1 -i "$media" "${outs[@]}" 2> "$dir/publisher-$first.log" &
-      density_pids+=($!)
-      publishers=$last
-    done
+    density_publish "$media" "$url" "$dir" "$publishers" "$n" density_pids
+    publishers=$n
     echo "bench: N = $n ($(uptime | sed 's/.*load/load/'))" >&2
 
     # A: one worker, N jobs.
@@ -157,6 +149,22 @@ JSON
   scripts/lib/nginx-rtmp.sh stop "$dir/nginx-rtmp" "$rtmp_port" >/dev/null 2>&1 || true
   scripts/lib/rabbitmq.sh stop "$dir/rabbitmq" "$amqp_port" >/dev/null 2>&1 || true
   trap - EXIT
+}
+
+# Starts the looping sources of streams HAVE+1…N (live/src-iN at URL), logs in DIR, their pids added to the array
+# named PIDS: one ffmpeg per 25 streams, each reading the clip once and publishing it to each of its streams (one
+# process per stream cost ~0.9 % of a core each: 300 of them alone saturated this 2-core machine).
+density_publish() { # MEDIA URL DIR HAVE N PIDS
+  local media=$1 url=$2 dir=$3 have=$4 n=$5 i
+  local -n started=$6
+  while [ "$have" -lt "$n" ]; do
+    local first=$((have + 1)) last=$((have + 25)) outs=()
+    [ "$last" -gt "$n" ] && last=$n
+    for i in $(seq "$first" "$last"); do outs+=(-map 0 -c copy -f flv "$url/src-i$i"); done
+    ffmpeg -hide_banner -nostdin -loglevel error -re -stream_loop -1 -i "$media" "${outs[@]}" 2> "$dir/publisher-$first.log" &
+    started+=($!)
+    have=$last
+  done
 }
 
 # Adds the phase and its stream count to the JSON line on stdin.
