@@ -58,7 +58,7 @@ final class RelaySession: @unchecked Sendable {
     var end = EndState()
     /// One message's RTMP chunks, before they join an output's pending buffer: the loop's, shared by its sessions.
     let chunkScratch: ChunkScratch
-    /// The codec engine reading this input (encode, `.h264`/`.aac` outputs): every media and data message, on
+    /// The codec engine reading this input (encode, renditions): every media and data message, on
     /// the job's timeline, once per read burst.
     var tap: CodecTap?
     /// The job's slate through input outages (`fallback`); nil without one.

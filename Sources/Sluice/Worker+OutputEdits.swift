@@ -51,7 +51,7 @@ extension Worker {
         }
         guard let engine = relayEngine as? any LiveOutputEditing, engine.editsOutputs(ofJobWith: job.interrupter) else {
             return refused("outputs cannot be changed while it runs: only live copy jobs on the live relay take output "
-                           + "edits, and this one runs in the codec stage (encode, .h264/.aac outputs, renditions or a file input) "
+                           + "edits, and this one runs in the codec stage (encode, renditions or a file input) "
                            + "or has not started yet")
         }
         let (current, slots) = job.editable

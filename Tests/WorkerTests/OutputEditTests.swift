@@ -144,9 +144,9 @@ struct OutputEditTests {
         let fixture = try await LongRestream("edit-codec", seconds: 60)
         let worker = try fixture.startWorker("w-codec")
         let rtmp = try #require(LongRestream.rtmpURL)
-        // A .h264 output makes this live job one of the codec stage (Annex B written by the pipeline, not the relay).
+        // Encoding the audio makes this live job one of the codec stage (every copy job, whatever its files, is the relay's).
         let job = #"{"id": "\#(fixture.id)", "input": {"url": "\#(rtmp)/\#(fixture.source)", "timeout_s": 10}, "#
-            + #""outputs": ["\#(rtmp)/\#(fixture.destination)", "codec.h264"], "max_duration_s": 60}"#
+            + #""audio": {"mode": "encode"}, "outputs": ["\#(rtmp)/\#(fixture.destination)", "codec.flv"], "max_duration_s": 60}"#
         try job.write(toFile: fixture.folder + "/job.json", atomically: true, encoding: .utf8)
         let enqueued = try await Subprocess.run(Subprocess.sluice, ["enqueue", "--amqp-url", fixture.amqpURL, fixture.folder + "/job.json"])
         try #require(enqueued.status == 0, "\(enqueued.output)")

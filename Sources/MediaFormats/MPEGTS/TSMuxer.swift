@@ -212,7 +212,7 @@ public struct TSMuxer: Sendable {
             }
             let hasAdaptationContent = field.randomAccessIndicator || field.pcr != nil
             packetizer.write(pes, pid: stream.pid, adaptationField: hasAdaptationContent ? field : nil,
-                             stuffing: .adaptationField, into: &out)
+                             stuffing: stream.codec.isVideo ? .adaptationFieldMarkingEnd : .adaptationField, into: &out)
         } catch {
             out.removeSubrange(start...)
             throw error

@@ -9,6 +9,10 @@ struct TSPacketizer: Sendable {
     enum Stuffing {
         /// Adaptation field stuffing before the payload (PES).
         case adaptationField
+        /// Adaptation field stuffing, and never a full last packet: a PES without a PES_packet_length (video) is
+        /// known whole at the end of a stream only by a short last packet (`PESAssembler.finishAtEnd`), so one that
+        /// would fill its last packet exactly gives one byte to an adaptation field and ends in one packet more.
+        case adaptationFieldMarkingEnd
         /// 0xFF bytes after the payload (PSI).
         case trailingFill
     }
@@ -37,10 +41,14 @@ struct TSPacketizer: Sendable {
             var field = first ? adaptationField : nil
             var fieldLength = field?.minimumEncodedLength ?? 0
             var fill = 0
+            if stuffing == .adaptationFieldMarkingEnd, field == nil, remaining == Self.packetPayloadSize {
+                field = TSAdaptationField()
+                fieldLength = 1
+            }
             if remaining < Self.packetPayloadSize - fieldLength {
                 let spare = Self.packetPayloadSize - fieldLength - remaining
                 switch stuffing {
-                case .adaptationField:
+                case .adaptationField, .adaptationFieldMarkingEnd:
                     if field == nil { field = TSAdaptationField() }
                     fieldLength += spare
                 case .trailingFill:

@@ -116,23 +116,48 @@ import Testing
         }
     }
 
+    /// An IDR then a P frame of `size` bytes, as the muxer writes them.
+    static func idrAndP(_ size: Int) throws -> [UInt8] {
+        var muxer = try TSMuxer(streams: [.video(.h264)])
+        var out: [UInt8] = []
+        try muxer.write(.init(pid: video, pts: 3600, dts: 0, isKeyframe: true, payload: S.h264IDR), into: &out)
+        try muxer.write(.init(pid: video, pts: 7200, dts: 3600, payload: S.h264P(size)), into: &out)
+        return out
+    }
+
+    @Test func theMuxerNeverEndsAVideoPESInAFullPacket() throws {
+        // Sizes across several packet boundaries: the last packet is always short, so the end of the stream keeps it.
+        for size in 600..<800 {
+            let out = try Self.idrAndP(size)
+            #expect(try #require(try S.packets(out).last).payload.count < 184, "a P frame of \(size) bytes")
+            let (events, statistics) = S.demux(out)
+            #expect(S.accessUnits(events).map(\.pts) == [3600, 7200], "a P frame of \(size) bytes")
+            #expect(statistics.unterminatedPES == 0)
+        }
+    }
+
     @Test func aWholeVideoPESThatFillsItsLastPacketIsDroppedOnlyAtTheEnd() throws {
-        // The one whole PES the rule cannot tell from a cut one: its payload fills its last packet exactly.
+        // The one whole PES the rule cannot tell from a cut one: another muxer's, whose payload fills its last packet
+        // exactly. Made from ours where it gave its last byte a packet of its own: that byte joins the packet before,
+        // which loses its 1-byte adaptation field.
         var found: (bytes: [UInt8], size: Int)?
         for size in 600..<800 where found == nil {
-            var muxer = try TSMuxer(streams: [.video(.h264)])
-            var out: [UInt8] = []
-            try muxer.write(.init(pid: Self.video, pts: 3600, dts: 0, isKeyframe: true, payload: S.h264IDR), into: &out)
-            try muxer.write(.init(pid: Self.video, pts: 7200, dts: 3600, payload: S.h264P(size)), into: &out)
-            if try S.packets(out).last?.payload.count == 184 { found = (out, size) }
+            let out = try Self.idrAndP(size)
+            if try S.packets(out).last?.payload.count == 1 { found = (out, size) }
         }
-        let (bytes, size) = try #require(found, "no P frame size fills its last packet")
+        let (ours, size) = try #require(found, "no P frame size ends in a 1-byte packet")
+        let end = ours.count
+        var before = Array(ours[(end - 376)..<(end - 188)])
+        try #require(before[3] & 0x30 == 0x30 && before[4] == 0, "the packet before carries a 1-byte adaptation field")
+        before[3] = before[3] & 0xCF | 0x10
+        let bytes = Array(ours[..<(end - 376)]) + before[..<4] + before[5...] + [ours[end - 1]]
+        let lastPacket = try #require(try S.packets(bytes).last)
+        #expect(lastPacket.payload.count == 184)
         let (events, statistics) = S.demux(bytes)
         #expect(S.accessUnits(events).map(\.pts) == [3600], "a P frame of \(size) bytes filling its last packet")
         #expect(statistics.unterminatedPES == 1)
         // The next PES's unit start shows where it ended: then it is whole.
-        let packets = try S.packets(bytes)
-        let counter = try #require(packets.last).header.continuityCounter
+        let counter = lastPacket.header.continuityCounter
         var next: [UInt8] = []
         TSPacketHeader(pid: Self.video, payloadUnitStartIndicator: true, continuityCounter: (counter + 1) % 16).write(into: &next)
         var pes: [UInt8] = []
@@ -140,7 +165,7 @@ import Testing
         try header.write(payloadLength: 0, unboundedLength: true, into: &pes)
         next += pes + [UInt8](repeating: 0xFF, count: 184 - pes.count)
         let followed = S.demux(bytes + next)
-        #expect(followed.events.contains { if case let .accessUnit(unit) = $0 { unit.pts == 7200 } else { false } })
+        #expect(followed.events.contains { if case let .accessUnit(unit) = $0 { unit.pts == 7200 && unit.payload == S.h264P(size) } else { false } })
     }
 
     @Test func aCutPESAtTheEndIsNoLongerDeliveredByTheConverter() throws {

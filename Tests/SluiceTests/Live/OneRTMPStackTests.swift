@@ -26,8 +26,8 @@ final class JobOnThread: @unchecked Sendable {
     }
 }
 
-/// Every job's RTMP goes through the relay engine: file jobs publishing to RTMP, live inputs to encode or
-/// to write `.h264`/`.aac`, listens of any kind on one shared port, RTMPS verified for all of them.
+/// Every job's RTMP goes through the relay engine: file jobs publishing to RTMP, live inputs to encode,
+/// listens of any kind on one shared port, RTMPS verified for all of them.
 @Suite("One RTMP stack for every job", .serialized, .enabled(if: TestRTMP.isAvailable, TestRTMP.unavailableReason))
 struct OneRTMPStackTests {
     static func key(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(8))" }
@@ -128,7 +128,7 @@ struct OneRTMPStackTests {
         #expect(Array(original[start..<min(start + played.count, original.count)]) == played)
     }
 
-    @Test("one port, a copy listen job and an encode listen job with .h264/.aac outputs: each publisher reaches its job")
+    @Test("one port, a copy listen job with .h264/.aac outputs and an encode listen job: each publisher reaches its job")
     func copyAndEncodeListenersShareAPort() throws {
         let source = try Fixtures.live(seconds: 4)
         let harness = try JobHarness("shared-port")
