@@ -30,9 +30,6 @@ public struct IngestCertificateFiles: Sendable, Equatable {
     public init(environment: [String: String]) {
         self.init(certificate: environment[Self.certificateEnvironmentVariable], key: environment[Self.keyEnvironmentVariable])
     }
-
-    /// The files named in this process's environment.
-    public static var environment: IngestCertificateFiles { IngestCertificateFiles(environment: ProcessInfo.processInfo.environment) }
 }
 
 /// The ingest certificate cannot be served: not configured, unreadable, or not a matching chain and key.

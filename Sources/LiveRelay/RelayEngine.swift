@@ -4,6 +4,7 @@ import MediaJob
 import NIOCore
 import NIOPosix
 import NIOSSL
+import SRTTransport
 import Synchronization
 
 /// The event-driven relay engine: live copy jobs (an RTMP or SRT pull or listen; RTMP/RTMPS and SRT outputs, FLV
@@ -12,35 +13,19 @@ import Synchronization
 /// Each job is a `RelaySession` pinned to one event loop with its source and outputs; listen jobs on one
 /// host:port share one ingest listener (`IngestRegistry`).
 public final class RelayEngine: JobEngine {
-    /// Environment variable naming a PEM file of extra CA certificates trusted for rtmps:// (besides the system's).
-    public static let caFileEnvironmentVariable = "SLUICE_RTMPS_CA_FILE"
-    /// Environment variable naming how many event-loop threads the engine runs (default: one per core).
-    public static let threadsEnvironmentVariable = "SLUICE_RELAY_THREADS"
-
-    /// `SLUICE_RELAY_THREADS` when it is a number from 1 to 256, else one per core.
-    public static var configuredThreads: Int {
-        guard let text = ProcessInfo.processInfo.environment[threadsEnvironmentVariable], let threads = Int(text),
-              (1...256).contains(threads) else { return System.coreCount }
-        return threads
-    }
-    /// Environment variable naming the pulls' longest read-pacing tick in milliseconds (0 reads as data arrives).
-    public static let readPacingEnvironmentVariable = "SLUICE_RELAY_READ_PACING_MS"
-    /// The longest read-pacing tick when the environment does not name one (`ReadPacer`: reached at 40 pulls on a loop).
-    public static let defaultReadPacingMilliseconds = 40
-
-    /// `SLUICE_RELAY_READ_PACING_MS` when it is a number from 0 to 1000, else the default.
-    public static var configuredReadPacingMilliseconds: Int {
-        guard let text = ProcessInfo.processInfo.environment[readPacingEnvironmentVariable], let milliseconds = Int(text),
-              (0...1000).contains(milliseconds) else { return defaultReadPacingMilliseconds }
-        return milliseconds
-    }
+    /// The engine's settings (the CLI reads them from its environment: `RelaySettings(environment:)`).
+    public let settings: RelaySettings
 
     let group: MultiThreadedEventLoopGroup
     let ingest: IngestRegistry
     /// The shared SRT ports of SRT listen jobs.
     let srtIngest: SRTIngestRegistry
-    /// Blocking file work (creating, writing, renaming FLV files) off the event loops.
+    /// Blocking file work (creating, writing, syncing and renaming every file output) off the event loops, for every
+    /// job. Each output's work is one chain of tasks, so its writes stay in order on any thread.
     let pool: NIOThreadPool
+    /// The file pool's threads: two, so that one output's fsync (a recording's segment, a job's commit) never holds
+    /// every other output's writes behind it.
+    static let fileThreads = 2
     /// One housekeeping timer per event loop, shared by its sessions.
     let housekeeping: PerLoop<LoopHousekeeping>
     /// Each event loop's buffer for encoding a message's chunks.
@@ -58,28 +43,24 @@ public final class RelayEngine: JobEngine {
     private let shutDown = Atomic<Bool>(false)
 
     /// - Parameters:
-    ///   - threads: event-loop threads for every job of the process.
-    ///   - readPacingMilliseconds: the longest a playing pull waits between read bursts (`ReadPacer`: the wait grows
-    ///     with the pulls on its loop); 0 reads as data arrives.
-    ///   - rtmpsCAFile: extra trusted CA certificates (PEM) for rtmps:// peers; by default `SLUICE_RTMPS_CA_FILE`.
-    ///   - ingestCertificate: what rtmps:// listen jobs serve; by default `SLUICE_RTMPS_CERT_FILE` and `SLUICE_RTMPS_KEY_FILE`.
+    ///   - settings: threads, read pacing, RTMPS trust and certificate, latency measuring (`RelaySettings`).
     ///   - report: where the engine's notes go (never a stream key: output names are redacted); stderr by default.
-    public init(threads: Int = RelayEngine.configuredThreads,
-                readPacingMilliseconds: Int = RelayEngine.configuredReadPacingMilliseconds,
-                rtmpsCAFile: String? = ProcessInfo.processInfo.environment[RelayEngine.caFileEnvironmentVariable],
-                ingestCertificate: IngestCertificateFiles = .environment,
+    public init(_ settings: RelaySettings = RelaySettings(),
                 report: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice: " + $0 + "\n").utf8)) }) {
+        self.settings = settings
         self.report = report
-        group = MultiThreadedEventLoopGroup(numberOfThreads: max(threads, 1))
-        ingest = IngestRegistry(group: group, certificate: ingestCertificate)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: max(settings.threads, 1))
+        ingest = IngestRegistry(group: group, certificate: settings.ingestCertificate)
         srtIngest = SRTIngestRegistry(report: report)
-        pool = NIOThreadPool(numberOfThreads: 1)
-        let pacing = TimeAmount.milliseconds(Int64(max(readPacingMilliseconds, 0)))
+        pool = NIOThreadPool(numberOfThreads: Self.fileThreads)
+        let pacing = TimeAmount.milliseconds(Int64(max(settings.readPacingMilliseconds, 0)))
         housekeeping = PerLoop(group) { LoopHousekeeping(loop: $0) }
         chunkScratch = PerLoop(group) { _ in ChunkScratch() }
-        readPacers = readPacingMilliseconds > 0 ? PerLoop(group) { ReadPacer(loop: $0, maximum: pacing) } : nil
+        readPacers = settings.readPacingMilliseconds > 0 ? PerLoop(group) { ReadPacer(loop: $0, maximum: pacing) } : nil
         pool.start()
-        caFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
+        caFile = settings.rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
+        // The SRT thread is the process's, shared by every engine: the last engine made sets its pacing.
+        SRTRuntime.setReadPacing(milliseconds: settings.srtReadPacingMilliseconds)
     }
 
     deinit {

@@ -129,7 +129,7 @@ extension RelaySession {
             for file in fileOutputs where file.progress.status == .running { file.progress.status = .finished }
             result.cancelled = end.cancelled
             result.reachedMaxDuration = end.reachedMaxDuration
-            if RelaySession.measuresLatency {
+            if measuresLatency {
                 for output in outputs where output.latency.count > 0 {
                     FileHandle.standardError.write(Data((LatencyReport.line(index: output.index, name: output.name, output.latency) + "\n").utf8))
                 }

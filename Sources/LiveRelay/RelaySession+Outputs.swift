@@ -82,14 +82,14 @@ extension RelaySession {
     func flushOutputs(receivedAt: UInt64 = 0) {
         for file in fileOutputs { file.flush() }
         flushSRTOutputs()
-        let now = RelaySession.measuresLatency ? RelaySession.now() : 0
+        let now = measuresLatency ? RelaySession.now() : 0
         for output in outputs {
             guard let pending = output.pending, let handler = output.handler else { continue }
             output.pending = nil
             output.progress.bytes += Int64(pending.readableBytes)
             handler.write(pending)
             handler.flush()
-            if RelaySession.measuresLatency, receivedAt > 0 {
+            if measuresLatency, receivedAt > 0 {
                 for _ in 0..<output.pendingFrames { output.latency.record(microseconds: (now &- receivedAt) / 1000) }
             }
             output.pendingFrames = 0

@@ -97,7 +97,7 @@ extension RelaySession {
 
     /// Relays what the edge made of a burst: its tags, and a restart of the input's clock as a new timeline segment.
     func relayEdge(_ events: [TSToFLVEvent], bytes: Int) {
-        let receivedAt = RelaySession.measuresLatency ? RelaySession.now() : 0
+        let receivedAt = measuresLatency ? RelaySession.now() : 0
         srt.messages.removeAll(keepingCapacity: true)
         var counted = false
         for event in events {

@@ -96,8 +96,8 @@ final class RelaySession: @unchecked Sendable {
     var inputTimeout: Double { max(options.inputTimeout ?? 10, 0.1) }
     /// Seconds a connection may take, or a destination may take nothing, before it counts as lost (at least 0.1).
     var networkTimeout: Double { max(options.networkTimeout ?? 10, 0.1) }
-    /// Whether restream latency is measured (`LatencyReport`), read once per process.
-    static let measuresLatency = LatencyReport.isEnabled
+    /// Whether restream latency is measured (`LatencyReport`): the engine's setting.
+    var measuresLatency: Bool { engine.settings.measuresLatency }
 
     // MARK: Start
 
@@ -354,7 +354,7 @@ final class RelaySession: @unchecked Sendable {
 
     /// Tags from the codec engine, in order, on its own timeline.
     func inject(_ tags: [FLVTagMessage]) {
-        deliver(tags.map(Message.init(tag:)), receivedAt: RelaySession.measuresLatency ? RelaySession.now() : 0, bytes: 0)
+        deliver(tags.map(Message.init(tag:)), receivedAt: measuresLatency ? RelaySession.now() : 0, bytes: 0)
     }
 
     /// Ends the job cleanly: the codec job finished, or its reader stopped.

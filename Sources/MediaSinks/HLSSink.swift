@@ -4,10 +4,16 @@ import MediaJob
 
 /// An HLS output (`.m3u8`): fragmented MP4 segments of `segment_s`, each cut at a keyframe and starting with `styp`,
 /// and the init segment, next to the playlist and named after it (`index-init.mp4`, `index-00000.m4s`). Each is
-/// written whole and durable before a playlist names it. A live input's playlist is replaced after every segment (a
-/// sliding window of `window` segments, or all of them); a file input's is written once, at the end (VOD). The final
-/// playlist, with EXT-X-ENDLIST, is the output's file: published with the job's success. A failed job removes what
-/// the output wrote.
+/// written whole before a playlist names it. A live input's playlist is replaced after every segment (a sliding window
+/// of `window` segments, or all of them); a file input's is written once, at the end (VOD). The final playlist, with
+/// EXT-X-ENDLIST, is the output's file: published with the job's success. A failed job removes what the output wrote.
+///
+/// What is synced to disk: what outlives the job. A sliding window's segments, every part and every live playlist
+/// are renamed into place unsynced (`OutputFile.publishTransient`): they are replaced or removed within seconds and a
+/// crash leaves them worthless, while four fsyncs per segment per output (segment, playlist, a folder each) made a
+/// hundred live outputs wait on the disk. The window's last segments are synced at the end, before the final
+/// playlist names them. The init segment, and an event playlist's segments (all kept: a recording), are synced as
+/// they are published.
 ///
 /// With `part_s` (Low-Latency HLS, live inputs) each segment is also published as it is written, part by part
 /// (`index-00012.3.m4s`, one fMP4 fragment each, `HLSPartBoundaryPolicy`), and the playlist is replaced after every
@@ -45,6 +51,8 @@ package final class HLSSink: PacketSink {
     private var published: [String] = []
     /// A live playlist was published under the output's name before its end.
     private var publishedPlaylist = false
+    /// Segments are synced as they are published: VOD and event playlists keep them all (a sliding window does not).
+    private let durableSegments: Bool
 
     /// - Parameters:
     ///   - live: where to publish each playlist for the HTTP server (live inputs only), and under which key.
@@ -61,6 +69,7 @@ package final class HLSSink: PacketSink {
         self.root = root
         self.owner = owner
         self.live = settings.isVOD ? nil : live
+        durableSegments = settings.isVOD || settings.window == 0
         folder = PathText.parent(file.path)
         let last = PathText.lastComponent(file.path)
         stem = last.hasSuffix(".m3u8") ? String(last.dropLast(".m3u8".count)) : last
@@ -118,6 +127,9 @@ package final class HLSSink: PacketSink {
             update.playlist.segments[index].parts = []
         }
         try remove(leftovers)
+        if !durableSegments {
+            try OutputFile.syncPublished(paths: update.playlist.segments.map { folder + "/" + $0.uri }, root: root)
+        }
         try file.write(Array(update.playlist.render().utf8))
         try file.close()
         if let live {
@@ -147,7 +159,7 @@ package final class HLSSink: PacketSink {
         let lowLatency = settings.partSeconds != nil && !settings.isVOD
         if lowLatency {
             let uri = partURI(sequence, openParts.count)
-            try publish(fragment.bytes, as: uri)
+            try publish(fragment.bytes, as: uri, durable: false)
             // A part is over the target only when one sample is (a gap in the input's timestamps, or the last sample's
             // guessed duration): it is listed at the target rather than fail a live job; the segment keeps the real sum.
             let listed = min(fragment.duration, window.configuration.partTarget ?? fragment.duration)
@@ -172,14 +184,14 @@ package final class HLSSink: PacketSink {
         try closeSegment()
     }
 
-    /// The open segment is whole: made durable under its name, then listed.
+    /// The open segment is whole: renamed into place (synced first when it outlives the window), then listed.
     private func closeSegment() throws {
         guard let segment = openSegment else { return }
         let (bytes, duration, parts) = (openBytes, openDuration, openParts)
         (openSegment, openBytes, openDuration, openParts) = (nil, 0, 0, [])
         do throws(FileAccessError) {
             try segment.closeForWriting()
-            try segment.publish()
+            if durableSegments { try segment.publish() } else { try segment.publishTransient() }
         } catch {
             segment.discard()
             throw error
@@ -199,9 +211,10 @@ package final class HLSSink: PacketSink {
         stem + "-" + String(format: "%05d", segment) + ".m4s"
     }
 
-    /// The playlist names a segment or part only once its bytes are on disk, and is replaced whole.
+    /// The playlist names a segment or part only once it is in place, and is replaced whole (unsynced: the final
+    /// playlist is the output's file, committed with the job).
     private func publishPlaylist(_ update: HLSSlidingWindow.Update) throws {
-        try OutputFile.publishWhole(Array(update.playlist.render().utf8), path: file.path, root: root, owner: owner)
+        try OutputFile.publishWhole(Array(update.playlist.render().utf8), path: file.path, root: root, owner: owner, durable: false)
         publishedPlaylist = true
         if let live { live.registry.publish(state(update.playlist), for: live.key) }
         try remove(update.deletable)
@@ -215,8 +228,8 @@ package final class HLSSink: PacketSink {
         stem + "-" + String(format: "%05d", segment) + "." + String(part) + ".m4s"
     }
 
-    private func publish(_ bytes: [UInt8], as uri: String) throws {
-        try OutputFile.publishWhole(bytes, path: folder + "/" + uri, root: root, owner: owner)
+    private func publish(_ bytes: [UInt8], as uri: String, durable: Bool = true) throws {
+        try OutputFile.publishWhole(bytes, path: folder + "/" + uri, root: root, owner: owner, durable: durable)
         published.append(uri)
     }
 

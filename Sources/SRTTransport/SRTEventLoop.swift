@@ -1,4 +1,5 @@
 import CSRT
+import Synchronization
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -33,18 +34,10 @@ final class SRTEventLoop: @unchecked Sendable {
     static let threadName = "sluice-srt"
     /// Sockets reported per wait; more ready ones are reported by the next wait (the epoll is level-triggered).
     private static let eventsPerWait = 256
-    /// `SLUICE_SRT_READ_PACING_MS`: after a wait that found data, the thread sleeps this long before it waits again,
-    /// so each socket is read in bursts rather than packet by packet, and hands each burst to its job at once.
-    public static let readPacingEnvironmentVariable = "SLUICE_SRT_READ_PACING_MS"
-    /// 10 ms: at most that much added latency, and with 256 messages per socket per read (`messagesPerBurst`) a
-    /// socket is still read at up to 270 Mb/s.
-    public static let defaultReadPacingMilliseconds = 10
-    /// The pacing in effect: the variable when it is a number from 0 (read as data arrives) to 100, else the default.
-    static let readPacingMicroseconds: UInt32 = {
-        guard let text = ProcessInfo.processInfo.environment[readPacingEnvironmentVariable], let milliseconds = Int(text),
-              (0...100).contains(milliseconds) else { return UInt32(defaultReadPacingMilliseconds * 1000) }
-        return UInt32(milliseconds * 1000)
-    }()
+    /// After a wait that found data, the thread sleeps this long before it waits again, so each socket is read in
+    /// bursts rather than packet by packet, and hands each burst to its job at once. Set by the process before its
+    /// first SRT socket (`SRTRuntime.setReadPacing`): the CLI's `SLUICE_SRT_READ_PACING_MS`, 10 ms by default.
+    static let readPacing = Atomic<UInt32>(10_000)
 
     init() throws(SRTError) {
         eid = try srtCall("srt_epoll_create", srt_epoll_create())
@@ -118,7 +111,6 @@ final class SRTEventLoop: @unchecked Sendable {
         var reads = [SRTSOCKET](repeating: SRT_INVALID_SOCK, count: Self.eventsPerWait)
         var writes = [SRTSOCKET](repeating: SRT_INVALID_SOCK, count: Self.eventsPerWait)
         var systemReads = [SYSSOCKET](repeating: -1, count: 1)
-        let pacing = Self.readPacingMicroseconds
         while true {
             var readCount = Int32(reads.count)
             var writeCount = Int32(writes.count)
@@ -143,7 +135,7 @@ final class SRTEventLoop: @unchecked Sendable {
             }
             // Paced reads: what arrives meanwhile is read by the next wait, in one burst per socket (one hand-over to
             // its job's event loop instead of one per packet). Accepts, connects and posted work wait at most as long.
-            if !readable.isEmpty && pacing > 0 { usleep(pacing) }
+            if !readable.isEmpty, case let pacing = Self.readPacing.load(ordering: .relaxed), pacing > 0 { usleep(pacing) }
         }
     }
 

@@ -52,6 +52,12 @@ public final class SRTRuntime: Sendable {
         loop = try SRTEventLoop()
     }
 
+    /// How long the `sluice-srt` thread sleeps after a wait that found data, in milliseconds (0: it waits again at
+    /// once); clamped to 0...100. Read by the loop on every wake, so it holds from the next one.
+    public static func setReadPacing(milliseconds: Int) {
+        SRTEventLoop.readPacing.store(UInt32(min(max(milliseconds, 0), 100) * 1000), ordering: .relaxed)
+    }
+
     /// Where libsrt's warning, error and fatal lines go, on the `sluice-srt` thread; nil (the default) drops them.
     /// libsrt writes neither passphrases nor streamids at these levels (only its compiled-out debug lines do).
     public static func setLogHandler(_ handler: (@Sendable (SRTLogMessage) -> Void)?) {

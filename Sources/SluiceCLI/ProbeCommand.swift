@@ -24,7 +24,7 @@ struct ProbeCommand: ParsableCommand {
             let report: ProbeReport
             if isNetwork {
                 // Every RTMP byte goes through the relay engine, here too.
-                let engine = RelayEngine()
+                let engine = RelayEngine(RelaySettings(environment: ProcessInfo.processInfo.environment))
                 defer { engine.shutdown() }
                 var options = MediaJobOptions(inputURL: url, inputName: name)
                 options.liveInput = true

@@ -36,7 +36,8 @@ struct RunCommand: ParsableCommand {
         // Live copy jobs run on the relay engine, the others on the codec engine with their RTMP bytes on the relay
         // engine. A job with no RTMP input or output starts no event loop at all (an invalid one is refused either way).
         let spec = try? JobSpec.parse(document)
-        let relay = spec.map { $0.input.isNetwork || $0.outputs.contains(where: \.isNetwork) } == false ? nil : RelayEngine()
+        let relay = spec.map { $0.input.isNetwork || $0.outputs.contains(where: \.isNetwork) } == false ? nil
+            : RelayEngine(RelaySettings(environment: ProcessInfo.processInfo.environment))
         defer { relay?.shutdown() }
         let outcome = try runner.run(document: document, interrupter: interrupter, relay: relay) { spec, progress in
             display.show(spec: spec, progress: progress)

@@ -195,7 +195,7 @@ struct WorkerCommand: ParsableCommand {
         let registry = MetricsRegistry()
         let metrics = WorkerMetrics(factory: registry.factory)
         // One relay engine for the whole process, shut down when the worker stopped.
-        let relayEngine = RelayEngine()
+        let relayEngine = RelayEngine(RelaySettings(environment: ProcessInfo.processInfo.environment))
         defer { relayEngine.shutdown() }
         let worker = Worker(configuration: configuration, store: store, broker: connection, log: log, metrics: metrics,
                             relayEngine: relayEngine)

@@ -12,7 +12,7 @@ import Testing
 @Suite("Enhanced RTMP with FFmpeg 8", .serialized, .enabled(if: EnhancedPeer.isAvailable, EnhancedPeer.unavailableReason))
 struct EnhancedRTMPTests {
     static let reports = Mutex<[String]>([])
-    static let engine = RelayEngine(threads: 2, report: { line in EnhancedRTMPTests.reports.withLock { $0.append(line) } })
+    static let engine = RelayEngine(RelaySettings(threads: 2), report: { line in EnhancedRTMPTests.reports.withLock { $0.append(line) } })
 
     /// Options for a listen job on `port` with RTMP `outputs` and an archive at `archive` (under `root`).
     static func options(port: Int, key: String, outputs: [String], archive: String?, root: String) -> MediaJobOptions {

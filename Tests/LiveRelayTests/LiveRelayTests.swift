@@ -9,7 +9,7 @@ import Testing
 /// Serialized: one test stops and restarts the shared server, another counts threads.
 @Suite("LiveRelay against nginx-rtmp", .serialized, .enabled(if: Live.isAvailable, Live.unavailableReason))
 struct LiveRelayTests {
-    static let engine = RelayEngine(threads: 2)
+    static let engine = RelayEngine(RelaySettings(threads: 2))
 
     @Test("pull from nginx and republish: the player's frames are the published frames from a keyframe on")
     func pullAndRepublish() throws {
@@ -306,7 +306,7 @@ struct LiveRelayTests {
         let input = try Live.stream("many")
         let publisher = try Live.publish(source, to: input)
         #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
-        let engine = RelayEngine(threads: 2)
+        let engine = RelayEngine(RelaySettings(threads: 2))
         // The referee for the CPU figure: one ffmpeg -c copy relay of the same stream for 3 s, started with the relays
         // so that it relays while the publisher still publishes, however slow the machine (or ThreadSanitizer) is.
         // Its CPU is what this process's reaped children used meanwhile; the publisher is still running.
@@ -457,7 +457,7 @@ struct LiveRelayTests {
         let secureURL = try #require(environment["SLUICE_TEST_RTMPS_URL"])
         let ca = try #require(environment["SLUICE_TEST_RTMPS_CA"])
         let source = try Live.fixture(seconds: 6)
-        let engine = RelayEngine(threads: 1, rtmpsCAFile: ca)
+        let engine = RelayEngine(RelaySettings(threads: 1, rtmpsCAFile: ca))
         let name = "tls-\(UUID().uuidString.prefix(8))"
         let plainIn = try Live.stream("tlsin")
         let folder = Live.scratch("rtmps")
@@ -480,7 +480,7 @@ struct LiveRelayTests {
         #expect(played.count >= 50 && published.containsContiguous(Array(played.dropLast(2))))
 
         // Without the test CA the terminator's certificate is not trusted: that output fails, the plain one flows.
-        let untrusting = RelayEngine(threads: 1, rtmpsCAFile: nil)
+        let untrusting = RelayEngine(RelaySettings(threads: 1, rtmpsCAFile: nil))
         let publisher2 = try Live.publish(source, to: plainIn)
         #expect(RTMPServerStatistics.waitForPublisher(plainIn), "the publisher never reached nginx-rtmp: \(publisher2.stderr)")
         let mixed = try #require(RunningJob(untrusting, Live.options(input: plainIn, outputs: [try Live.stream("plain"), secureURL + "/live/" + name + "x"],

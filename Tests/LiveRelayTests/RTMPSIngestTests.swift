@@ -50,8 +50,8 @@ extension LiveRelayTests {
         func archivesFrameForFrame() throws {
             let folder = Live.scratch("rtmps-archive")
             let certificate = try TestCertificate.make(in: folder, name: "archive")
-            let engine = RelayEngine(threads: 1, rtmpsCAFile: nil,
-                                    ingestCertificate: IngestCertificateFiles(certificate: certificate.certificate, key: certificate.key))
+            let engine = RelayEngine(RelaySettings(threads: 1, rtmpsCAFile: nil,
+                                    ingestCertificate: IngestCertificateFiles(certificate: certificate.certificate, key: certificate.key)))
             let source = try Live.fixture(seconds: 3)
             let port = try Live.freePort()
             let job = Self.listen(engine, "rtmps://127.0.0.1:\(port)/ingest/s3cret", root: folder, timeout: 4)
@@ -71,8 +71,8 @@ extension LiveRelayTests {
         func plainClientRefused() throws {
             let folder = Live.scratch("rtmps-plain")
             let certificate = try TestCertificate.make(in: folder, name: "plain")
-            let engine = RelayEngine(threads: 1, rtmpsCAFile: nil,
-                                    ingestCertificate: IngestCertificateFiles(certificate: certificate.certificate, key: certificate.key))
+            let engine = RelayEngine(RelaySettings(threads: 1, rtmpsCAFile: nil,
+                                    ingestCertificate: IngestCertificateFiles(certificate: certificate.certificate, key: certificate.key)))
             let source = try Live.fixture(seconds: 3)
             let port = try Live.freePort()
             let job = Self.listen(engine, "rtmps://127.0.0.1:\(port)/ingest/s3cret", root: folder, timeout: 20)
@@ -103,8 +103,8 @@ extension LiveRelayTests {
             let files = (certificate: folder + "/live/cert.pem", key: folder + "/live/key.pem")
             try FileManager.default.createDirectory(atPath: folder + "/live", withIntermediateDirectories: true)
             try first.install(as: files)
-            let engine = RelayEngine(threads: 1, rtmpsCAFile: nil,
-                                    ingestCertificate: IngestCertificateFiles(certificate: files.certificate, key: files.key))
+            let engine = RelayEngine(RelaySettings(threads: 1, rtmpsCAFile: nil,
+                                    ingestCertificate: IngestCertificateFiles(certificate: files.certificate, key: files.key)))
             let source = try Live.fixture(seconds: 3)
             let port = try Live.freePort()
             let job = Self.listen(engine, "rtmps://127.0.0.1:\(port)/ingest/s3cret", root: folder, timeout: 30)
@@ -133,7 +133,7 @@ extension LiveRelayTests {
             let port = try Live.freePort()
             let folder = Live.scratch("rtmps-missing")
             let url = "rtmps://127.0.0.1:\(port)/ingest/s3cret"
-            let unset = RelayEngine(threads: 1, rtmpsCAFile: nil, ingestCertificate: IngestCertificateFiles(environment: [:]))
+            let unset = RelayEngine(RelaySettings(threads: 1, rtmpsCAFile: nil, ingestCertificate: IngestCertificateFiles(environment: [:])))
             let error = try #require(Self.failure(of: Self.listen(unset, url, root: folder, timeout: 5)))
             #expect(error.description.contains("rtmps listen needs SLUICE_RTMPS_CERT_FILE and SLUICE_RTMPS_KEY_FILE"), "\(error)")
             #expect(!error.description.contains("s3cret"))
@@ -141,8 +141,8 @@ extension LiveRelayTests {
 
             let onlyOne = IngestCertificateFiles(environment: [IngestCertificateFiles.certificateEnvironmentVariable: "/etc/hostname"])
             #expect(onlyOne.key == nil)
-            let missing = RelayEngine(threads: 1, rtmpsCAFile: nil,
-                                     ingestCertificate: IngestCertificateFiles(certificate: folder + "/none.pem", key: folder + "/none.key"))
+            let missing = RelayEngine(RelaySettings(threads: 1, rtmpsCAFile: nil,
+                                     ingestCertificate: IngestCertificateFiles(certificate: folder + "/none.pem", key: folder + "/none.key")))
             let unreadable = try #require(Self.failure(of: Self.listen(missing, url, root: folder, timeout: 5)))
             #expect(unreadable.description.contains("rtmps listen needs SLUICE_RTMPS_CERT_FILE and SLUICE_RTMPS_KEY_FILE"), "\(unreadable)")
             #expect(unreadable.description.contains(folder + "/none.pem") && unreadable.description.contains("No such file"), "\(unreadable)")
@@ -153,8 +153,8 @@ extension LiveRelayTests {
         func schemesConflictOnOnePort() throws {
             let folder = Live.scratch("rtmps-conflict")
             let certificate = try TestCertificate.make(in: folder, name: "conflict")
-            let engine = RelayEngine(threads: 1, rtmpsCAFile: nil,
-                                    ingestCertificate: IngestCertificateFiles(certificate: certificate.certificate, key: certificate.key))
+            let engine = RelayEngine(RelaySettings(threads: 1, rtmpsCAFile: nil,
+                                    ingestCertificate: IngestCertificateFiles(certificate: certificate.certificate, key: certificate.key)))
             for (first, second) in [("rtmp", "rtmps"), ("rtmps", "rtmp")] {
                 let port = try Live.freePort()
                 let holder = Self.listen(engine, "\(first)://127.0.0.1:\(port)/ingest/one", root: folder, timeout: 30)

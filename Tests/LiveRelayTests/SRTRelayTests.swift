@@ -10,7 +10,7 @@ import Testing
 @Suite("SRT on the relay engine", .serialized, .enabled(if: Live.isAvailable, Live.unavailableReason))
 struct SRTRelayTests {
     static let reports = Mutex<[String]>([])
-    static let engine = RelayEngine(threads: 2, report: { line in SRTRelayTests.reports.withLock { $0.append(line) } })
+    static let engine = RelayEngine(RelaySettings(threads: 2), report: { line in SRTRelayTests.reports.withLock { $0.append(line) } })
     static let passphrase = "correct-horse-battery"
 
     /// ffmpeg sending `file` as TS over SRT (its own `latency` option counts microseconds). `linger=3`: without it, libsrt

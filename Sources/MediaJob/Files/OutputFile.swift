@@ -136,7 +136,15 @@ public final class OutputFile: @unchecked Sendable {
     /// `publish` without its last step: the file's bytes synced and the file renamed onto its final name, but the
     /// folder not synced yet. A job with several outputs renames them all, then syncs their folders once each
     /// (`OutputFile.syncFolders`) before it records success.
-    public func rename() throws(FileAccessError) {
+    public func rename() throws(FileAccessError) { try rename(syncing: true) }
+
+    /// Renames the finished file onto its name without syncing it or its folder: for a file that matters only while
+    /// the job runs and that a crash makes worthless anyway (a live playlist's window: its segments, parts and
+    /// playlists, replaced or removed within seconds). Its bytes reach the disk by writeback; readers see them at
+    /// once through the page cache. What outlives the job is synced at its end (`syncPublished`).
+    public func publishTransient() throws(FileAccessError) { try rename(syncing: false) }
+
+    private func rename(syncing: Bool) throws(FileAccessError) {
         let publishing = state.withLock { state in
             guard state == .writing else { return false }
             state = .published
@@ -144,7 +152,7 @@ public final class OutputFile: @unchecked Sendable {
         }
         guard publishing else { return }
         do {
-            if !synced.withLock({ $0 }) { try syncTemporaryFile() }
+            if syncing, !synced.withLock({ $0 }) { try syncTemporaryFile() }
         } catch {
             unlinkat(directory.descriptor, temporaryName, 0)
             throw error
@@ -237,15 +245,44 @@ public final class OutputFile: @unchecked Sendable {
 
     /// Writes `bytes` as the whole of a file and publishes it (synced, renamed into place, its folder synced): a
     /// segment or a playlist that must be complete and durable before anything names it.
-    public static func publishWhole(_ bytes: [UInt8], path: String, root: String?, owner: PartOwner?) throws(FileAccessError) {
+    /// With `durable` false it is renamed into place without either sync (`publishTransient`).
+    public static func publishWhole(_ bytes: [UInt8], path: String, root: String?, owner: PartOwner?,
+                                    durable: Bool = true) throws(FileAccessError) {
         let file = try OutputFile.create(path: path, root: root, owner: owner)
         do throws(FileAccessError) {
             try bytes.withUnsafeBufferPointer { (buffer) throws(FileAccessError) in try file.write(UnsafeRawBufferPointer(buffer)) }
             try file.closeForWriting()
-            try file.publish()
+            if durable { try file.publish() } else { try file.publishTransient() }
         } catch {
             file.discard()
             throw error
+        }
+    }
+
+    /// Makes files published by `publishTransient` durable: each synced, then each of their folders once. A live
+    /// playlist's last window, before the final playlist that names it is published.
+    public static func syncPublished(paths: [String], root: String?) throws(FileAccessError) {
+        var folders: [(handle: DirectoryHandle, path: String)] = []
+        var seen = Set<String>()
+        for path in paths {
+            let (directory, name) = try folder(of: path, root: root, creating: false)
+            let descriptor = withExtendedLifetime(directory) {
+                openat(directory.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            guard descriptor >= 0 else {
+                let error = FileAccessError.system(path)
+                throw FileAccessError(path: path, reason: "cannot open the published file to sync it: \(error.reason)", code: error.code)
+            }
+            defer { close(descriptor) }
+            guard sync(descriptor) else {
+                let error = FileAccessError.system(path)
+                throw FileAccessError(path: path, reason: "cannot sync the published file to disk: \(error.reason)", code: error.code)
+            }
+            if seen.insert(PathText.parent(path)).inserted { folders.append((directory, path)) }
+        }
+        for (directory, path) in folders where !sync(directory.descriptor) {
+            let error = FileAccessError.system(path)
+            throw FileAccessError(path: path, reason: "its folder could not be synced: \(error.reason)", code: error.code)
         }
     }
 

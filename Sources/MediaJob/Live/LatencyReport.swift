@@ -1,11 +1,11 @@
 import Foundation
 
 /// The restream latency histogram, printed to standard error at the end of a job when the
-/// environment sets `SLUICE_LATENCY_HISTOGRAM=1` (the restream benchmark reads it). It covers packets
-/// that arrived while their output was connected: the backlog of a (re)connect is not latency.
+/// environment of `sluice` sets `SLUICE_LATENCY_HISTOGRAM=1` (the restream benchmark reads it; the CLI passes it
+/// to the relay engine's settings). It covers packets that arrived while their output was connected: the backlog
+/// of a (re)connect is not latency.
 public enum LatencyReport {
     public static let environmentVariable = "SLUICE_LATENCY_HISTOGRAM"
-    public static let isEnabled = ProcessInfo.processInfo.environment[environmentVariable] == "1"
 
     /// One line per output: `latency output 0 (name): n=… p50=…ms p99=…ms max=…ms`.
     public static func line(index: Int, name: String, _ histogram: LatencyHistogram) -> String {

@@ -211,7 +211,7 @@ struct OneRTMPStackTests {
         let source = try Fixtures.live(seconds: 2)
         let harness = try JobHarness("rtmps-every-job")
         // Only the system's trust store: the terminator's certificate is signed by the run's own CA.
-        let untrusted = RelayEngine(rtmpsCAFile: nil)
+        let untrusted = RelayEngine(RelaySettings(rtmpsCAFile: nil))
         defer { untrusted.shutdown() }
         let pulled = try TestRTMPS.stream("tls-pull-src")
         let inputs: [(name: String, input: String, extra: String)] = [

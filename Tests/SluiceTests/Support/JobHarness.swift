@@ -11,7 +11,7 @@ import JobDocument
 struct JobHarness {
     /// Trusts the test CA of the RTMPS terminator (scripts/lib/test-services.d), as an operator's
     /// `SLUICE_RTMPS_CA_FILE` would.
-    static let liveEngine = RelayEngine(rtmpsCAFile: ProcessInfo.processInfo.environment["SLUICE_TEST_RTMPS_CA"])
+    static let liveEngine = RelayEngine(RelaySettings(rtmpsCAFile: ProcessInfo.processInfo.environment["SLUICE_TEST_RTMPS_CA"]))
 
     let folder: String
     let store: JobStore

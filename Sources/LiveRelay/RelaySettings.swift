@@ -1,0 +1,63 @@
+import MediaJob
+import NIOCore
+
+/// What a `RelayEngine` is set up with. The library reads no environment: the CLI reads its own once
+/// (`init(environment:)`) and passes the result down; tests build the settings they need.
+public struct RelaySettings: Sendable, Equatable {
+    /// Event-loop threads for every job of the process.
+    public var threads: Int
+    /// The longest a playing pull waits between read bursts (`ReadPacer`: the wait grows with the pulls on its loop);
+    /// 0 reads as data arrives.
+    public var readPacingMilliseconds: Int
+    /// How long the `sluice-srt` thread sleeps after a wait that found data (`SRTEventLoop`), from 0 to 100.
+    public var srtReadPacingMilliseconds: Int
+    /// Extra trusted CA certificates (PEM) for rtmps:// peers, besides the system's.
+    public var rtmpsCAFile: String?
+    /// What rtmps:// listen jobs serve.
+    public var ingestCertificate: IngestCertificateFiles
+    /// Whether each RTMP output's restream latency is measured and printed at the job's end (`LatencyReport`).
+    public var measuresLatency: Bool
+
+    /// The longest read-pacing tick by default (`ReadPacer`: reached at 40 pulls on a loop).
+    public static let defaultReadPacingMilliseconds = 40
+    /// 10 ms: at most that much added latency, and with 256 messages per socket per read a socket is still read at
+    /// up to 270 Mb/s.
+    public static let defaultSRTReadPacingMilliseconds = 10
+
+    public init(threads: Int = System.coreCount, readPacingMilliseconds: Int = RelaySettings.defaultReadPacingMilliseconds,
+                srtReadPacingMilliseconds: Int = RelaySettings.defaultSRTReadPacingMilliseconds, rtmpsCAFile: String? = nil,
+                ingestCertificate: IngestCertificateFiles = IngestCertificateFiles(certificate: nil, key: nil),
+                measuresLatency: Bool = false) {
+        self.threads = threads
+        self.readPacingMilliseconds = readPacingMilliseconds
+        self.srtReadPacingMilliseconds = srtReadPacingMilliseconds
+        self.rtmpsCAFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
+        self.ingestCertificate = ingestCertificate
+        self.measuresLatency = measuresLatency
+    }
+
+    /// Environment variable: how many event-loop threads the engine runs (1 to 256; default one per core).
+    public static let threadsVariable = "SLUICE_RELAY_THREADS"
+    /// Environment variable: the pulls' longest read-pacing tick in milliseconds (0 to 1000).
+    public static let readPacingVariable = "SLUICE_RELAY_READ_PACING_MS"
+    /// Environment variable: the SRT thread's read pacing in milliseconds (0 to 100).
+    public static let srtReadPacingVariable = "SLUICE_SRT_READ_PACING_MS"
+    /// Environment variable: a PEM file of extra CA certificates trusted for rtmps://.
+    public static let caFileVariable = "SLUICE_RTMPS_CA_FILE"
+    /// Environment variable: `1` measures restream latency (the restream benchmark reads it).
+    public static let latencyVariable = LatencyReport.environmentVariable
+
+    /// The settings `variables` name; a value out of its range (or not a number) leaves that setting's default.
+    /// - Parameter variables: the process environment, as the CLI read it (or a test's).
+    public init(environment variables: [String: String]) {
+        func number(_ name: String, in range: ClosedRange<Int>) -> Int? {
+            variables[name].flatMap { Int($0) }.flatMap { range.contains($0) ? $0 : nil }
+        }
+        self.init(threads: number(Self.threadsVariable, in: 1...256) ?? System.coreCount,
+                  readPacingMilliseconds: number(Self.readPacingVariable, in: 0...1000) ?? Self.defaultReadPacingMilliseconds,
+                  srtReadPacingMilliseconds: number(Self.srtReadPacingVariable, in: 0...100) ?? Self.defaultSRTReadPacingMilliseconds,
+                  rtmpsCAFile: variables[Self.caFileVariable],
+                  ingestCertificate: IngestCertificateFiles(environment: variables),
+                  measuresLatency: variables[Self.latencyVariable] == "1")
+    }
+}

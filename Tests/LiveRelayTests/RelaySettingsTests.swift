@@ -1,0 +1,35 @@
+import Testing
+import NIOCore
+@testable import LiveRelay
+
+/// The relay engine's settings as the CLI reads them from its environment: each variable in its range, else the default.
+@Suite struct RelaySettingsTests {
+    @Test func anEmptyEnvironmentGivesTheDefaults() {
+        let settings = RelaySettings(environment: [:])
+        #expect(settings == RelaySettings())
+        #expect(settings.threads == System.coreCount && settings.readPacingMilliseconds == 40 && settings.srtReadPacingMilliseconds == 10)
+        #expect(settings.rtmpsCAFile == nil && settings.ingestCertificate == IngestCertificateFiles(certificate: nil, key: nil))
+        #expect(!settings.measuresLatency)
+    }
+
+    @Test func everyVariableIsRead() {
+        let settings = RelaySettings(environment: [
+            "SLUICE_RELAY_THREADS": "3", "SLUICE_RELAY_READ_PACING_MS": "0", "SLUICE_SRT_READ_PACING_MS": "100",
+            "SLUICE_RTMPS_CA_FILE": "/etc/ca.pem", "SLUICE_RTMPS_CERT_FILE": "/etc/cert.pem", "SLUICE_RTMPS_KEY_FILE": "/etc/key.pem",
+            "SLUICE_LATENCY_HISTOGRAM": "1",
+        ])
+        #expect(settings == RelaySettings(threads: 3, readPacingMilliseconds: 0, srtReadPacingMilliseconds: 100, rtmpsCAFile: "/etc/ca.pem",
+                                          ingestCertificate: IngestCertificateFiles(certificate: "/etc/cert.pem", key: "/etc/key.pem"),
+                                          measuresLatency: true))
+    }
+
+    @Test(arguments: [
+        ("SLUICE_RELAY_THREADS", "0"), ("SLUICE_RELAY_THREADS", "257"), ("SLUICE_RELAY_THREADS", "two"),
+        ("SLUICE_RELAY_READ_PACING_MS", "-1"), ("SLUICE_RELAY_READ_PACING_MS", "1001"),
+        ("SLUICE_SRT_READ_PACING_MS", "101"), ("SLUICE_SRT_READ_PACING_MS", ""),
+        ("SLUICE_RTMPS_CA_FILE", ""), ("SLUICE_LATENCY_HISTOGRAM", "yes"),
+    ])
+    func aValueOutOfRangeLeavesTheDefault(variable: String, value: String) {
+        #expect(RelaySettings(environment: [variable: value]) == RelaySettings(), "\(variable)=\(value)")
+    }
+}
