@@ -76,6 +76,74 @@ public struct SegmentNamePattern: Sendable, Equatable {
         return collision > 0 ? SegmentNamePattern.inserting("-\(collision)", beforeExtensionOf: path) : path
     }
 
+    /// Whether `path` is a name this pattern gives, for any start and any collision suffix: each time field as its
+    /// digits (`%Y` four, `%j` three, `%s` one or more, the others two), or `-NNNNN` (five digits or more) before the
+    /// extension of a pattern without one. `retain` counts the segments on disk by it, whoever wrote them.
+    public func names(_ path: String) -> Bool {
+        let tokens = Self.tokens(of: self)
+        let characters = Array(path)
+        if Self.match(tokens[...], characters[...]) { return true }
+        // `-n` before the extension: a name that was taken.
+        let name = PathText.lastComponent(path)
+        let stem = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }.map { String(name[..<$0]) } ?? name
+        guard let dash = stem.lastIndex(of: "-"), stem.index(after: dash) < stem.endIndex,
+              stem[stem.index(after: dash)...].allSatisfy(\.isASCIIDigit) else { return false }
+        let suffixLength = stem.distance(from: dash, to: stem.endIndex)
+        let extensionLength = name.count - stem.count
+        var unsuffixed = characters
+        unsuffixed.removeSubrange((characters.count - extensionLength - suffixLength)..<(characters.count - extensionLength))
+        return Self.match(tokens[...], unsuffixed[...])
+    }
+
+    /// A piece of a name: a character as is, or a run of digits.
+    private enum Token: Equatable {
+        case literal(Character)
+        case digits(minimum: Int, maximum: Int)
+    }
+
+    private static func tokens(of pattern: SegmentNamePattern) -> [Token] {
+        guard pattern.hasTimeField else {
+            let marker = "\u{0}"
+            return Array(inserting(marker, beforeExtensionOf: pattern.text.replacingPercents())).flatMap { character -> [Token] in
+                character == "\u{0}" ? [.literal("-"), .digits(minimum: numberDigits, maximum: 19)] : [.literal(character)]
+            }
+        }
+        var tokens: [Token] = []
+        var iterator = pattern.text.makeIterator()
+        while let character = iterator.next() {
+            guard character == "%", let field = iterator.next() else {
+                tokens.append(.literal(character))
+                continue
+            }
+            switch field {
+            case "Y": tokens.append(.digits(minimum: 4, maximum: 4))
+            case "j": tokens.append(.digits(minimum: 3, maximum: 3))
+            case "s": tokens.append(.digits(minimum: 1, maximum: 19))
+            case "%": tokens.append(.literal("%"))
+            default: tokens.append(.digits(minimum: 2, maximum: 2))
+            }
+        }
+        return tokens
+    }
+
+    /// Whether `characters` are `tokens`, trying each length a run of digits may take.
+    private static func match(_ tokens: ArraySlice<Token>, _ characters: ArraySlice<Character>) -> Bool {
+        guard let token = tokens.first else { return characters.isEmpty }
+        switch token {
+        case let .literal(expected):
+            guard characters.first == expected else { return false }
+            return match(tokens.dropFirst(), characters.dropFirst())
+        case let .digits(minimum, maximum):
+            let run = characters.prefix { $0.isASCIIDigit }.count
+            guard run >= minimum else { return false }
+            for length in stride(from: min(run, maximum), through: minimum, by: -1)
+            where match(tokens.dropFirst(), characters.dropFirst(length)) {
+                return true
+            }
+            return false
+        }
+    }
+
     /// `text` inserted before the last component's extension (at the end when it has none).
     static func inserting(_ text: String, beforeExtensionOf path: String) -> String {
         let name = PathText.lastComponent(path)
@@ -84,6 +152,10 @@ public struct SegmentNamePattern: Sendable, Equatable {
         let cut = path.index(path.endIndex, offsetBy: -extensionLength)
         return String(path[..<cut]) + text + String(path[cut...])
     }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
 
 private extension String {

@@ -44,7 +44,7 @@ package final class SegmentedSink: PacketSink {
     /// A write to the open segment failed (a full disk, say): what it holds ends wherever the failure cut it.
     private var currentBroken = false
     private var ended = false
-    /// Closed segments on disk, oldest first (earlier attempts' too), which `retain` trims.
+    /// Closed segments on disk, oldest first (earlier attempts' too, on any worker), which `retain` trims.
     private var closed: [RecordedSegment]
     private var closedBytes: Int64 = 0
     private var lastFlush: Double
@@ -60,8 +60,8 @@ package final class SegmentedSink: PacketSink {
         self.report = report
         self.clock = clock
         self.make = make
-        closed = settings.earlier
         let now = clock()
+        closed = settings.closedSegmentsOnDisk(root: root, now: now, known: settings.earlier)
         schedule = SegmentSchedule(seconds: settings.seconds, openedAt: now, followsWallClock: followsWallClock)
         wallStart = now
         lastFlush = now

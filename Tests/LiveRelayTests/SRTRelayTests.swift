@@ -93,7 +93,8 @@ struct SRTRelayTests {
         let root = Live.scratch("srt-last-frames")
         let runs = 0..<10
         let jobs = runs.map { run in
-            var options = Live.options(input: Self.srtURL(port: port, streamID: "publish:live/end\(run)"), listen: true, outputs: [], timeout: 3)
+            // 8 s for each publisher to come: ten ffmpeg starting at once under ThreadSanitizer took more than 3.
+            var options = Live.options(input: Self.srtURL(port: port, streamID: "publish:live/end\(run)"), listen: true, outputs: [], timeout: 8)
             options.outputs = [OutputDescription(target: .file(path: root + "/\(run).flv"), kind: .flv, name: "\(run).flv")]
             options.fileRoots = FileRoots(input: root, output: root)
             return RunningJob(Self.engine, options)
@@ -105,7 +106,7 @@ struct SRTRelayTests {
         #expect(video.count == 240 && audio.count > 370)
         for run in runs {
             #expect(publishers[run].wait(seconds: 40) == 0, "publisher \(run): \(publishers[run].stderr)")
-            let result = try #require(jobs[run].wait(seconds: 20), "job \(run) did not end").get()
+            let result = try #require(jobs[run].wait(seconds: 40), "job \(run) did not end").get()
             #expect(result.progress.videoFrames == video.count, "run \(run) relayed \(result.progress.videoFrames) video frames")
             let archive = root + "/\(run).flv"
             let archivedVideo = try Live.frames(archive, "v")

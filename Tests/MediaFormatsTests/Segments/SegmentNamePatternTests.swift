@@ -36,6 +36,40 @@ struct SegmentNamePatternTests {
         #expect(try SegmentNamePattern("r/c.ts").path(start: 0, number: 3, collision: 1) == "r/c-00003-1.ts")
     }
 
+    @Test("names: every path the pattern gives, at any start and with any collision suffix, and nothing else", arguments: [
+        "rec/cam-%Y%m%dT%H%M%S.mp4", "rec/%Y/%m/%d/%H%M%S-%j.ts", "rec/cam-%s.flv", "rec/cam.mp4", "rec.d/cam", "50%%.ts",
+    ])
+    func names(text: String) throws {
+        let pattern = try SegmentNamePattern(text)
+        for start in [Int64(0), 1_700_000_000, 1_764_288_000, 4_102_444_799] {
+            let number = start / 2
+            for collision in [0, 1, 12] {
+                let path = pattern.path(start: start, number: number, collision: collision)
+                #expect(pattern.names(path), "\(text) gives \(path)")
+            }
+            let path = pattern.path(start: start, number: number)
+            // Not the pattern's: a digit more or less, a letter for a digit, another extension or folder, a hidden name.
+            #expect(!pattern.names(path + ".part"))
+            #expect(!pattern.names("other/" + path))
+            #expect(!pattern.names(PathText.parent(path) + "/." + PathText.lastComponent(path)))
+        }
+        #expect(!pattern.names(""))
+    }
+
+    @Test("names: the digits a field takes are counted")
+    func namesCountDigits() throws {
+        let dated = try SegmentNamePattern("r/%Y%m%d-%H.mp4")
+        #expect(dated.names("r/20261128-19.mp4") && dated.names("r/20261128-19-3.mp4"))
+        #expect(!dated.names("r/2026112-19.mp4") && !dated.names("r/202611288-19.mp4") && !dated.names("r/2026112a-19.mp4"))
+        #expect(!dated.names("r/20261128-19.ts") && !dated.names("r/20261128-19-.mp4") && !dated.names("r/20261128-19-x.mp4"))
+        let numbered = try SegmentNamePattern("r/cam.ts")
+        #expect(numbered.names("r/cam-00001.ts") && numbered.names("r/cam-123456.ts") && numbered.names("r/cam-00001-1.ts"))
+        #expect(!numbered.names("r/cam-0001.ts") && !numbered.names("r/cam.ts") && !numbered.names("r/cam-00001.mp4"))
+        let epoch = try SegmentNamePattern("r/c-%s.ts")
+        #expect(epoch.names("r/c-7.ts") && epoch.names("r/c-1764288000.ts") && epoch.names("r/c-1764288000-2.ts"))
+        #expect(!epoch.names("r/c-.ts") && !epoch.names("r/c-17x.ts"))
+    }
+
     @Test("fields outside the list, and a lone % at the end, are refused by name", arguments: [
         ("rec-%F.mp4", SegmentNamePattern.Problem.unknownField("F")),
         ("rec-%Z.mp4", .unknownField("Z")),
