@@ -98,8 +98,11 @@ package struct FragmentedMP4Stream {
         let fragmenter = try MP4Fragmenter(tracks: tracks, fragmentMilliseconds: fragmentMilliseconds, writesSegmentType: writesSegmentType)
         if let partCutting {
             let timescale = Int64(tracks[fragmenter.leadingTrack].timescale)
+            let partMilliseconds = HLSPartBoundaryPolicy.partTargetMilliseconds(segmentMilliseconds: partCutting.segmentMilliseconds,
+                                                                                partsPerSegment: partCutting.partsPerSegment)
             parts = try HLSPartBoundaryPolicy(segmentDuration: partCutting.segmentMilliseconds.multipliedSaturating(by: timescale) / 1000,
-                                              partsPerSegment: partCutting.partsPerSegment)
+                                              partsPerSegment: partCutting.partsPerSegment,
+                                              partDuration: partMilliseconds.multipliedSaturating(by: timescale) / 1000)
         }
         timestamps = tracks.map(MP4TimestampConverter.init(track:))
         started = Array(repeating: false, count: tracks.count)

@@ -79,8 +79,10 @@ package final class HLSSink: PacketSink {
         if let partSeconds = settings.partSeconds, !settings.isVOD {
             let parts = HLSPartBoundaryPolicy.partsPerSegment(segmentSeconds: settings.segmentSeconds, partSeconds: partSeconds)
             partCutting = .init(segmentMilliseconds: segmentMilliseconds, partsPerSegment: parts)
-            // Segments hold whole parts: the target is the segment divided by their number (0.333333 for 0.33 in 1 s).
-            partTarget = settings.segmentSeconds / Double(parts)
+            // Segments hold whole parts: the target is the segment divided by their number, rounded up to the
+            // millisecond of the input's timestamps (0.334 for 0.33 in 1 s), which is what the cutting holds to.
+            partTarget = Double(HLSPartBoundaryPolicy.partTargetMilliseconds(segmentMilliseconds: segmentMilliseconds,
+                                                                             partsPerSegment: parts)) / 1000
         } else if !settings.isVOD {
             // A live segment is written as it comes, in fragments of about `chunkSeconds`, so an output holds that much
             // media in memory rather than a whole segment (a hundred live outputs: tens of MiB less).

@@ -102,6 +102,10 @@ struct LowLatencyHLSWorkerTests {
         #expect(segment.status == 200 && !segment.body.isEmpty && segment.body == joined, "\(withParts.uri): \(segment.body.count) bytes, parts \(joined.count)")
         #expect(withParts.parts.first?.independent == true && withParts.parts.count >= 2, "\(withParts.parts)")
         #expect(withParts.parts.allSatisfy { $0.duration <= listing.partTarget ?? 0 }, "\(withParts.parts)")
+        // As many parts as part_s promises: a whole 1 s segment of the 30 fps source is three (ten frames each).
+        for segment in listing.segments where !segment.parts.isEmpty && abs(segment.duration - 1) < 0.01 {
+            #expect(segment.parts.count == 3, "\(segment.uri): \(segment.parts.map(\.duration))")
+        }
 
         // ffprobe and ffmpeg read the live playlist over HTTP (they ignore the Low-Latency tags, as §6.3.1 lets them).
         let probed = try await Subprocess.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", url])

@@ -35,13 +35,23 @@ public struct HLSPartBoundaryPolicy: Sendable {
     private var previous: (decodeTime: Int64, isSync: Bool)?
 
     /// A policy cutting segments every `segmentDuration` and each into `partsPerSegment` parts (units of the track's
-    /// timescale). Throws unless both are positive.
-    public init(segmentDuration: Int64, partsPerSegment: Int) throws {
+    /// timescale), no part longer than `partDuration` (by default the segment divided by the parts; at least that).
+    /// Throws unless both are positive.
+    public init(segmentDuration: Int64, partsPerSegment: Int, partDuration: Int64? = nil) throws {
         guard partsPerSegment > 0, segmentDuration >= Int64(partsPerSegment) else {
             throw MediaFormatError.invalid(structure: "HLS parts", reason: "\(partsPerSegment) parts in \(segmentDuration) units")
         }
         segments = try FragmentBoundaryPolicy(fragmentDuration: segmentDuration)
-        partDuration = segmentDuration / Int64(partsPerSegment)
+        self.partDuration = max(partDuration ?? 0, segmentDuration / Int64(partsPerSegment))
+    }
+
+    /// The part target for `partsPerSegment` parts in a segment of `segmentMilliseconds`: the quotient rounded up to the
+    /// millisecond. Live timestamps come in milliseconds (FLV, RTMP), so the frames meant to fill a part last up to a
+    /// millisecond more than the exact quotient: at 30 fps ten frames last 333 or 334 ms, over 1/3 s, and a target of
+    /// exactly 1/3 s cut a second into parts of 10, 9, 9 and 2 frames instead of three of 10.
+    public static func partTargetMilliseconds(segmentMilliseconds: Int64, partsPerSegment: Int) -> Int64 {
+        let parts = Int64(max(partsPerSegment, 1))
+        return (segmentMilliseconds + parts - 1) / parts
     }
 
     /// The parts a segment of `segmentSeconds` holds for a requested part length of `partSeconds`: the nearest whole

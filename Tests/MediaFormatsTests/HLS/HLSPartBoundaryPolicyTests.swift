@@ -27,6 +27,23 @@ struct HLSPartBoundaryPolicyTests {
         #expect(cuts.map(\.independent) == [true, false, false, true, false, false])
     }
 
+    @Test("30 fps stamped in milliseconds (RTMP): the part target rounded up to the millisecond holds ten frames, so a second is three parts")
+    func millisecondFrames() throws {
+        #expect(HLSPartBoundaryPolicy.partTargetMilliseconds(segmentMilliseconds: 1000, partsPerSegment: 3) == 334)
+        #expect(HLSPartBoundaryPolicy.partTargetMilliseconds(segmentMilliseconds: 2000, partsPerSegment: 4) == 500)
+        #expect(HLSPartBoundaryPolicy.partTargetMilliseconds(segmentMilliseconds: 1000, partsPerSegment: 7) == 143)
+        // Frame n at round(n × 33.333) ms, in 90 kHz ticks: ten frames last 333 or 334 ms.
+        let frames = (0..<91).map { (index: Int) -> (Int64, Bool) in ((Int64(index) * 1000 + 15) / 30 * 90, index % 30 == 0) }
+        let exact = Self.cuts(try HLSPartBoundaryPolicy(segmentDuration: 90_000, partsPerSegment: 3), frames)
+        #expect(exact.count > 9, "the exact third cuts more parts than three a second: \(exact.map(\.before))")
+        let policy = try HLSPartBoundaryPolicy(segmentDuration: 90_000, partsPerSegment: 3, partDuration: 334 * 90)
+        let cuts = Self.cuts(policy, frames)
+        #expect(cuts.map(\.before) == [10, 20, 30, 40, 50, 60, 70, 80, 90].map { frames[$0].0 })
+        #expect(cuts.map(\.endsSegment) == [false, false, true, false, false, true, false, false, true])
+        // A part duration under the segment's share is raised to it.
+        #expect(try HLSPartBoundaryPolicy(segmentDuration: 90_000, partsPerSegment: 3, partDuration: 10).partDuration == 30_000)
+    }
+
     @Test("25 fps does not divide a third of a second: parts end before the frame that would take them past the target")
     func neverOverTarget() throws {
         let policy = try HLSPartBoundaryPolicy(segmentDuration: 90_000, partsPerSegment: 3)
