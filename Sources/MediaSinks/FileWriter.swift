@@ -22,6 +22,12 @@ package final class FileWriter: @unchecked Sendable {
     /// A write once 1 MiB is pending: a 60 s 1080p copy job writes its 90 MB in ~90 calls (with AVIO's 32 KiB
     /// default it made ~2,800, a third of the copy benchmark's gap to ffmpeg then).
     package static let bufferSize = 1 << 20
+    /// A live output's writes: 64 KiB. Its pending bytes are memory it holds for as long as the job runs (a hundred
+    /// live recordings kept 1.5 MiB each reserved for a 1 MiB buffer); at 3 Mb/s that is still ~6 writes a second.
+    package static let liveBufferSize = 64 << 10
+
+    /// Pending bytes beyond which they are written out.
+    private let threshold: Int
 
     /// Writeback starts after this much: the disk writes while the job goes on, and the fsync before the rename only
     /// waits for the tail. Without it a 60 s 1080p copy job waited ~150 ms in fsync.
@@ -32,9 +38,11 @@ package final class FileWriter: @unchecked Sendable {
     ///   - path: the file to write (under a temporary name until `rename`).
     ///   - root: the output root the file must be created under, walked without following links; nil uses the path as given.
     ///   - owner: the job writing it, named in its temporary name.
-    package init(path: String, root: String? = nil, owner: PartOwner? = nil) throws(FileAccessError) {
+    ///   - bufferSize: pending bytes written out at once (`liveBufferSize` for a live input's outputs).
+    package init(path: String, root: String? = nil, owner: PartOwner? = nil, bufferSize: Int = FileWriter.bufferSize) throws(FileAccessError) {
         file = try OutputFile.create(path: path, root: root, owner: owner)
-        pending.reserveCapacity(FileWriter.bufferSize + FileWriter.bufferSize / 2)
+        threshold = max(bufferSize, 4096)
+        pending.reserveCapacity(threshold + threshold / 2)
     }
 
     /// Lets `body` append to the pending bytes (an FLV tag, an access unit) and writes them out once enough are
@@ -49,7 +57,7 @@ package final class FileWriter: @unchecked Sendable {
             throw error
         }
         bytesWritten += Int64(pending.count - mark)
-        if pending.count >= FileWriter.bufferSize { try drain() }
+        if pending.count >= threshold { try drain() }
         return result
     }
 

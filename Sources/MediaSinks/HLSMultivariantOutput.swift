@@ -24,14 +24,19 @@ package final class HLSMultivariantOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var schedule: HLSMultivariantSchedule
     private var publishedEarly = false
+    /// Where a live job's playlist is also served (`/hls/JOB/NAME`), and the job.
+    private let served: (registry: LivePlaylistRegistry, jobID: String)?
 
     /// Creates the playlist's temporary file (see `OutputFile.create`).
     /// - Parameters:
     ///   - targetDuration: the media playlists' EXT-X-TARGETDURATION, seconds (the longest of the variants').
     ///   - version: their EXT-X-VERSION, which the multivariant playlist repeats.
     ///   - live: publish it while the job runs (a live input), not only at its end.
-    package init(settings: HLSMultivariantSettings, root: String?, owner: PartOwner?, targetDuration: Int, version: Int, live: Bool) throws {
+    ///   - served: the worker's live playlists and the job, for the HTTP server (live inputs only).
+    package init(settings: HLSMultivariantSettings, root: String?, owner: PartOwner?, targetDuration: Int, version: Int, live: Bool,
+                 served: (registry: LivePlaylistRegistry, jobID: String)? = nil) throws {
         self.settings = settings
+        self.served = live ? served : nil
         self.root = root
         self.owner = owner
         name = settings.name
@@ -69,13 +74,31 @@ package final class HLSMultivariantOutput: @unchecked Sendable {
         guard let playlist else {
             throw OutputError.unsupported(output: name, reason: "a variant wrote no segment, so no multivariant playlist can list it")
         }
+        retire()
         try file.write(Array(playlist.render().utf8))
         try file.close()
         try file.sync()
     }
 
+    /// The job's end: the HTTP server no longer serves the playlist (nor, by then, its variants).
+    private func retire() {
+        if let served { served.registry.retireMultivariant(jobID: served.jobID) }
+    }
+
+    /// `playlist` as the HTTP server serves it: each variant at `OUTPUT/PLAYLIST`, where `/hls/JOB/OUTPUT/PLAYLIST` is
+    /// its live media playlist (the variant's URI on disk names its folder, which the server's URLs do not).
+    private func servedText(_ playlist: HLSMultivariantPlaylist) -> String {
+        var served = playlist
+        for index in served.variants.indices {
+            guard let variant = settings.variants.first(where: { $0.uri == served.variants[index].uri }) else { continue }
+            served.variants[index].uri = "\(variant.output)/" + PathText.lastComponent(variant.uri)
+        }
+        return served.render()
+    }
+
     /// Removes the temporary file and a playlist published while the job ran.
     package func discard() {
+        retire()
         file.discard()
         if lock.withLock({ publishedEarly }) { try? OutputFile.removePublished(path: settings.path, root: root) }
     }
@@ -88,5 +111,8 @@ package final class HLSMultivariantOutput: @unchecked Sendable {
         guard let playlist = event(&schedule), publishesWhileRunning else { return }
         try OutputFile.publishWhole(Array(playlist.render().utf8), path: settings.path, root: root, owner: owner)
         publishedEarly = true
+        if let served {
+            served.registry.publishMultivariant(servedText(playlist), name: PathText.lastComponent(settings.path), jobID: served.jobID)
+        }
     }
 }

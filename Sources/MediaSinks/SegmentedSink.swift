@@ -48,6 +48,8 @@ package final class SegmentedSink: PacketSink {
     private var closed: [RecordedSegment]
     private var closedBytes: Int64 = 0
     private var lastFlush: Double
+    /// Each segment's `FileWriter` buffer: small for a live input, whose pending bytes are held while the job runs.
+    private let bufferSize: Int
 
     /// Opens the first segment's `.part`, named after the wall clock now.
     package init(index: Int, settings: SegmentSettings, root: String?, owner: PartOwner?, followsWallClock: Bool,
@@ -65,8 +67,9 @@ package final class SegmentedSink: PacketSink {
         schedule = SegmentSchedule(seconds: settings.seconds, openedAt: now, followsWallClock: followsWallClock)
         wallStart = now
         lastFlush = now
+        bufferSize = followsWallClock ? FileWriter.liveBufferSize : FileWriter.bufferSize
         (current, currentPath) = try SegmentedSink.segment(startingAt: schedule.firstStart, settings: settings, taken: closed,
-                                                          root: root, owner: owner, make: make)
+                                                          root: root, owner: owner, bufferSize: bufferSize, make: make)
         wantsVideo = current.wantsVideo
         wantsAudio = current.wantsAudio
     }
@@ -200,7 +203,7 @@ package final class SegmentedSink: PacketSink {
 
     private func openNext(start: Int64) throws {
         (current, currentPath) = try SegmentedSink.segment(startingAt: start, settings: settings, taken: closed, root: root,
-                                                          owner: owner, make: make)
+                                                          owner: owner, bufferSize: bufferSize, make: make)
         base = nil
         currentFinished = false
         wallStart = Double(start)
@@ -210,7 +213,7 @@ package final class SegmentedSink: PacketSink {
 
     /// The segment's sink on a new `.part`, named by its start (another name when that one is taken).
     private static func segment(startingAt start: Int64, settings: SegmentSettings, taken: [RecordedSegment], root: String?,
-                                owner: PartOwner?, make: MakeSink) throws -> (any PacketSink, String) {
+                                owner: PartOwner?, bufferSize: Int, make: MakeSink) throws -> (any PacketSink, String) {
         let number = start / max(1, settings.seconds)
         var path = settings.pattern.path(start: start, number: number)
         var collision = 0
@@ -218,7 +221,8 @@ package final class SegmentedSink: PacketSink {
             collision += 1
             path = settings.pattern.path(start: start, number: number, collision: collision)
         }
-        let file = try FileWriter(path: path, root: root, owner: owner)
+        let file = try FileWriter(path: path, root: root, owner: owner,
+                                  bufferSize: bufferSize)
         do {
             return (try make(file), path)
         } catch {

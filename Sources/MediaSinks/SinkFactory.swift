@@ -20,8 +20,10 @@ package struct SinkFactory: Sendable {
         let lowLatency = variants.contains { $0.partSeconds != nil && !$0.isVOD }
         let target = variants.map { Int($0.segmentSeconds.rounded(.up)) }.max() ?? 1
         do {
+            let served = options.livePlaylists.flatMap { registry in options.jobID.map { (registry: registry, jobID: $0) } }
             return try HLSMultivariantOutput(settings: settings, root: options.fileRoots?.output, owner: options.partOwner,
-                                             targetDuration: target, version: lowLatency ? 9 : 6, live: options.liveInput)
+                                             targetDuration: target, version: lowLatency ? 9 : 6, live: options.liveInput,
+                                             served: served)
         } catch {
             throw MediaJobError.multivariantPlaylist(name: settings.name, error)
         }
@@ -68,7 +70,8 @@ package struct SinkFactory: Sendable {
             return try SegmentedSink(index: index, settings: segments, root: root, owner: owner, followsWallClock: options.liveInput,
                                      report: options.segmentReports ?? { _ in }, make: make)
         }
-        let file = try FileWriter(path: try filePath(description), root: root, owner: owner)
+        let file = try FileWriter(path: try filePath(description), root: root, owner: owner,
+                                  bufferSize: options.liveInput ? FileWriter.liveBufferSize : FileWriter.bufferSize)
         do {
             return try make(file)
         } catch {

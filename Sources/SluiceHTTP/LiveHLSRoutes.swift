@@ -18,10 +18,22 @@ struct LiveHLSRoutes: Sendable {
     }
 
     static let path = "/hls/:job/:output/:file"
+    /// A job's multivariant playlist (`hls_multivariant`), its variants listed at `OUTPUT/PLAYLIST` beside it. The
+    /// second component is the file's name here; the router takes one parameter name per position.
+    static let multivariantPath = "/hls/:job/:output"
 
     func add(to router: Router<BasicRequestContext>) {
         router.get(RouterPath(stringLiteral: Self.path)) { request, context in
             try await respond(request, context: context)
+        }
+        router.get(RouterPath(stringLiteral: Self.multivariantPath)) { _, context in
+            guard let job = context.parameters.get("job"), let file = context.parameters.get("output"),
+                  let resource = LiveHLSResource(name: file), resource.kind == .playlist,
+                  let text = registry.multivariant(jobID: job, name: resource.name) else {
+                return Self.text(.notFound, "no running job has a multivariant playlist here\n")
+            }
+            return Self.response(.ok, bytes: Array(text.utf8), type: resource.contentType,
+                                 cache: LiveHLSResource.cacheControl(.playlist))
         }
     }
 

@@ -188,6 +188,30 @@ struct LiveHLSRoutesTests {
         await running.stop()
     }
 
+    @Test("a job's multivariant playlist: /hls/JOB/NAME while the job runs, its variants at OUTPUT/PLAYLIST beside it; 404 otherwise")
+    func multivariant() async throws {
+        let running = try await Running()
+        var publisher = try Publisher(running)
+        try publisher.step()
+        #expect(try await running.get("/hls/cam-1/master.m3u8").status == 404, "nothing published yet")
+        let text = "#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-STREAM-INF:BANDWIDTH=1000,CODECS=\"avc1.64001f\"\n0/index.m3u8\n"
+        running.registry.publishMultivariant(text, name: "master.m3u8", jobID: "cam-1")
+        let reply = try await running.get("/hls/cam-1/master.m3u8")
+        #expect(reply.status == 200 && reply.text == text)
+        #expect(reply.headers["content-type"] == "application/vnd.apple.mpegurl" && reply.headers["cache-control"] == "no-cache")
+        // The variant's URI, resolved against the multivariant playlist's URL, is the output's live media playlist.
+        let variant = try #require(URL(string: "0/index.m3u8", relativeTo: URL(string: running.base + "/hls/cam-1/master.m3u8"))).absoluteURL
+        #expect(variant.path == "/hls/cam-1/0/index.m3u8")
+        #expect(try await running.get(variant.path).status == 200)
+        for path in ["/hls/cam-1/other.m3u8", "/hls/cam-2/master.m3u8", "/hls/cam-1/master.m4s", "/hls/cam-1/..%2Fmaster.m3u8"] {
+            let refused = try await running.get(path)
+            #expect(refused.status == 404, "\(path): \(refused.status)")
+        }
+        running.registry.retireMultivariant(jobID: "cam-1")
+        #expect(try await running.get("/hls/cam-1/master.m3u8").status == 404)
+        await running.stop()
+    }
+
     @Test("file names: one plain component of a served kind, or nothing")
     func names() {
         #expect(LiveHLSResource(name: "index.m3u8")?.kind == .playlist)

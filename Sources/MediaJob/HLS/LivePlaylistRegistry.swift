@@ -64,6 +64,8 @@ public final class LivePlaylistRegistry: Sendable {
         /// Waiters cancelled before they parked.
         var cancelled: Set<UInt64> = []
         var nextID: UInt64 = 0
+        /// Each job's multivariant playlist: its file name and its text as served (variants at `OUTPUT/NAME`).
+        var multivariants: [String: (name: String, text: String)] = [:]
     }
 
     private let table = Mutex(Table())
@@ -92,6 +94,22 @@ public final class LivePlaylistRegistry: Sendable {
             return Self.take(from: &table, key) { _ in true }
         }
         for continuation in woken { continuation.resume(returning: .some(nil)) }
+    }
+
+    /// Publishes a job's multivariant playlist as the HTTP server serves it, at `/hls/JOB/NAME`: `text` lists each
+    /// variant at `OUTPUT/PLAYLIST`, which resolves against that URL to the variant's own live media playlist.
+    public func publishMultivariant(_ text: String, name: String, jobID: String) {
+        table.withLock { $0.multivariants[jobID] = (name, text) }
+    }
+
+    /// The job ended (or failed): its multivariant playlist is no longer served.
+    public func retireMultivariant(jobID: String) {
+        table.withLock { $0.multivariants[jobID] = nil }
+    }
+
+    /// The multivariant playlist `name` of a running job, as served; nil when it has none (yet) under that name.
+    public func multivariant(jobID: String, name: String) -> String? {
+        table.withLock { table in table.multivariants[jobID].flatMap { $0.name == name ? $0.text : nil } }
     }
 
     /// The state last published for `key`; nil when none is live.
