@@ -18,7 +18,7 @@
 # 5 s), then a window of SLUICE_BENCH_HLS_DENSITY_WINDOW_S (default 30): CPU from /proc/PID/stat utime+stime deltas (%
 # of one core), RSS (VmRSS, RssAnon) and threads at the end of the window, and the playlists fresh at its end
 # (rewritten within 3 segment durations, every segment they name present): scripts/lib/hls-density-measure.py.
-# Sluice syncs each segment before its playlist names it; nginx-rtmp and ffmpeg do not sync.
+# Sluice syncs a sliding window's segments once, at the end (HLSSink); nginx-rtmp and ffmpeg do not sync.
 # SLUICE_BENCH_HLS_DENSITY_SLUICE: another sluice binary for phase A (an earlier build, to compare in one run).
 # SLUICE_BENCH_HLS_DENSITY_FFMPEG_MAX (default 200; 0 skips phase C), for the reason density caps its ffmpeg phase.
 # Exits non-zero only when something could not be set up; a phase whose playlists go stale is a result.
