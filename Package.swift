@@ -98,7 +98,8 @@ let package = Package(
         // The executable is named `sluice` by its product; the target differs from `Sluice` by more than case.
         .executableTarget(
             name: "SluiceCLI",
-            dependencies: ["Sluice", "SluiceHTTP", "JobDocument", "MediaJob", "LiveRelay", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Sluice", "SluiceHTTP", "JobDocument", "MediaJob", "LiveRelay", "MediaEngine", "SRTTransport",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
             // The shipped binary, linked lighter: lld packs its ~130,000 relative relocations (3 MiB of .rela.dyn, read
             // whole at every start) into 25 KiB of DT_RELR (glibc 2.36), and no symbol of its own is exported (the

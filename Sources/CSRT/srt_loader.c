@@ -46,3 +46,7 @@ static inline int sluice_srt_ready(void) {
 #undef SLUICE_SRT
 #undef SLUICE_SRT_VOID
 #pragma GCC visibility pop
+
+const char *sluice_srt_load(void) {
+    return sluice_srt_ready() ? NULL : sluice_srt_set.failure;
+}

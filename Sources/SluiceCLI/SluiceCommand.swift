@@ -9,7 +9,7 @@ struct SluiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sluice",
         abstract: "A queue-driven H.264/AAC restreaming and transcoding worker.",
-        subcommands: [RunCommand.self, ProbeCommand.self, JobsCommand.self, WorkerCommand.self, EnqueueCommand.self, LedgerCommand.self, SchemaCommand.self]
+        subcommands: [RunCommand.self, ProbeCommand.self, JobsCommand.self, WorkerCommand.self, EnqueueCommand.self, LedgerCommand.self, SchemaCommand.self, LibrariesCommand.self]
     )
 }
 

@@ -178,6 +178,12 @@ struct WorkerCommand: ParsableCommand {
         brokerConfiguration.leaseTiming = LeaseTiming(orphanAfter: .milliseconds(Int64(leaseOrphanSeconds * 1000)))
         brokerConfiguration.connectionName = "sluice-worker \(workerID)"
         let store = try database.open()
+        // libav and libsrt are opened on a job's first need; whether they can be is checked now, in a child process.
+        let libraryProblems = LibraryCheck.problems()
+        if libraryProblems.isEmpty {
+            log("codec libraries: libav and libsrt load (checked in a child process; this one opens them on first use)")
+        }
+        for problem in libraryProblems { log(problem, level: .warning) }
 
         var configuration = WorkerConfiguration(workerID: workerID, batchSlots: batchSlots, liveSlots: liveSlots,
                                                 encodeSlots: encodeSlots,
@@ -204,7 +210,8 @@ struct WorkerCommand: ParsableCommand {
             server = try ServiceLoop.start(
                 AdminServer(address: address, store: store, registry: registry, metrics: metrics,
                             brokerStatus: { ServiceLoop.status(of: connection) }, logger: log.logger,
-                            freeSpaceFloors: freeSpaceFloors(database: store.path), livePlaylists: livePlaylists),
+                            freeSpaceFloors: freeSpaceFloors(database: store.path), livePlaylists: livePlaylists,
+                            healthNotes: libraryProblems),
                 serving: "/metrics, /healthz, the admin page and live HLS (/hls/)", log: log)
         }
         // The worker stops within the grace plus its overrun by itself; the watchdog is for a bound that did not hold.

@@ -48,10 +48,11 @@ public final class AdminServer: @unchecked Sendable {
     ///   - now: the clock for ages on the admin page.
     ///   - freeSpaceFloors: volumes `/healthz` wants to keep space free.
     ///   - livePlaylists: the running jobs' live HLS outputs, served under `/hls/`; nil serves none.
+    ///   - healthNotes: what the worker cannot do though healthy (a library it cannot load), on every `/healthz` answer.
     public init(address: ListenAddress, store: JobStore, registry: MetricsRegistry, metrics: WorkerMetrics?,
                 brokerStatus: @escaping @Sendable () -> BrokerStatus, logger: Logger,
                 healthDeadline: Duration = .seconds(2), now: @escaping @Sendable () -> Date = { Date() },
-                freeSpaceFloors: [FreeSpaceFloor] = [], livePlaylists: LivePlaylistRegistry? = nil) {
+                freeSpaceFloors: [FreeSpaceFloor] = [], livePlaylists: LivePlaylistRegistry? = nil, healthNotes: [String] = []) {
         self.livePlaylists = livePlaylists
         self.address = address
         self.store = store
@@ -60,7 +61,8 @@ public final class AdminServer: @unchecked Sendable {
         self.brokerStatus = brokerStatus
         self.logger = logger
         self.now = now
-        health = HealthCheck(store: store, brokerStatus: brokerStatus, deadline: healthDeadline, floors: freeSpaceFloors)
+        health = HealthCheck(store: store, brokerStatus: brokerStatus, deadline: healthDeadline, floors: freeSpaceFloors,
+                             notes: healthNotes)
     }
 
     /// Starts listening and returns the bound address once the socket is open; throws if it cannot bind.
@@ -113,7 +115,7 @@ public final class AdminServer: @unchecked Sendable {
         }
         router.get("/healthz") { [self] _, _ in
             let report = await health.check()
-            return Self.response(report.isHealthy ? .ok : .serviceUnavailable, text: report.reason + "\n")
+            return Self.response(report.isHealthy ? .ok : .serviceUnavailable, text: report.body)
         }
         router.get("/") { [self] request, _ in
             let query = request.uri.queryParameters

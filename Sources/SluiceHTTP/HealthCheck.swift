@@ -22,11 +22,16 @@ public struct BrokerStatus: Sendable, Equatable {
     }
 }
 
-/// What `/healthz` answers: healthy, or the one-line reason it is not.
+/// What `/healthz` answers: healthy, or the one-line reason it is not, and what the worker cannot do though healthy.
 public struct HealthReport: Sendable, Equatable {
     public var isHealthy: Bool
     /// `ok`, or every problem found, joined by `; `.
     public var reason: String
+    /// Lines after the first that do not make the worker unhealthy: a library it cannot load (its relays still run).
+    public var notes: [String] = []
+
+    /// The response body: the reason, then each note, a line each.
+    public var body: String { ([reason] + notes).map { $0 + "\n" }.joined() }
 }
 
 /// A folder whose volume must keep some space free: below the floor, jobs would fail with a full disk.
@@ -70,6 +75,7 @@ public final class HealthCheck: @unchecked Sendable {
     private let brokerStatus: @Sendable () -> BrokerStatus
     private let deadline: Duration
     private let floors: [FreeSpaceFloor]
+    private let notes: [String]
 
     private typealias Waiter = CheckedContinuation<Result<Void, JobStoreError>?, Never>
     private let lock = NSLock()
@@ -82,8 +88,10 @@ public final class HealthCheck: @unchecked Sendable {
     ///   - brokerStatus: the broker connection's state.
     ///   - deadline: how long a request waits for the write probe.
     ///   - floors: volumes that must keep space free (the output root, the database's folder).
+    ///   - notes: what the worker cannot do though healthy (checked at its start), added to every answer.
     public init(store: JobStore, brokerStatus: @escaping @Sendable () -> BrokerStatus, deadline: Duration = .seconds(2),
-                floors: [FreeSpaceFloor] = []) {
+                floors: [FreeSpaceFloor] = [], notes: [String] = []) {
+        self.notes = notes
         self.store = store
         self.brokerStatus = brokerStatus
         self.deadline = deadline
@@ -100,7 +108,7 @@ public final class HealthCheck: @unchecked Sendable {
         case nil: problems.append("database is not writable: no write lock within \(HealthCheck.seconds(deadline)) s")
         }
         problems += floors.compactMap { $0.problem() }
-        return HealthReport(isHealthy: problems.isEmpty, reason: problems.isEmpty ? "ok" : problems.joined(separator: "; "))
+        return HealthReport(isHealthy: problems.isEmpty, reason: problems.isEmpty ? "ok" : problems.joined(separator: "; "), notes: notes)
     }
 
     /// The probe's result, or nil if it took longer than `deadline`.

@@ -16,7 +16,7 @@ struct AdminServerTests {
         private let lock = NSLock()
         private var brokerUp = true
 
-        init() async throws {
+        init(healthNotes: [String] = []) async throws {
             let seeded = try SeededStore()
             self.seeded = seeded
             let flag = BrokerFlag()
@@ -24,7 +24,7 @@ struct AdminServerTests {
             logger.logLevel = .critical
             server = AdminServer(address: ListenAddress(host: "127.0.0.1", port: 0), store: seeded.store, registry: MetricsRegistry(),
                                  metrics: nil, brokerStatus: { BrokerStatus(connected: flag.up, generation: 1) }, logger: logger,
-                                 healthDeadline: .seconds(1), now: { seeded.clock.now })
+                                 healthDeadline: .seconds(1), now: { seeded.clock.now }, healthNotes: healthNotes)
             broker = flag
             base = "http://\(try await server.start())"
         }
@@ -166,5 +166,17 @@ struct AdminServerTests {
         running.broker.up = false
         let down = try await running.get("/healthz")
         #expect(down.status == 503 && down.body == "broker connection is down\n")
+    }
+
+    @Test("/healthz: a library the worker cannot load is said on a line of its own, and the worker stays healthy")
+    func healthNotes() async throws {
+        let note = "libav cannot be loaded (file jobs, encodes, renditions and slates fail): libavcodec.so.59: cannot open shared object file"
+        let running = try await Running(healthNotes: [note])
+        defer { Task { await running.server.stop() } }
+        let healthy = try await running.get("/healthz")
+        #expect(healthy.status == 200 && healthy.body == "ok\n" + note + "\n", "\(healthy.body)")
+        running.broker.up = false
+        let down = try await running.get("/healthz")
+        #expect(down.status == 503 && down.body == "broker connection is down\n" + note + "\n", "\(down.body)")
     }
 }

@@ -25,6 +25,9 @@ struct CodecLibrariesTests {
         // The read itself is checked: the worker's own libraries are there.
         #expect(relaying.contains { $0.contains("libsqlite3.so") }, "\(relaying.sorted())")
         #expect(Self.libav(relaying).isEmpty, "a relaying worker mapped \(Self.libav(relaying))")
+        // Its start checked that libav and libsrt load, in a child: this process still maps neither.
+        #expect(worker.process.log.contains("codec libraries: libav and libsrt load"), "\(worker.process.log.prefix(3000))")
+        #expect(!relaying.contains { $0.contains("libsrt") }, "a relaying worker mapped libsrt")
 
         let rtmp = try #require(LongRestream.rtmpURL)
         let store = try fixture.store(worker.id)

@@ -17,4 +17,8 @@ static inline int sluice_name_this_thread(const char *name) {
     return prctl(PR_SET_NAME, name, 0, 0, 0);
 }
 
+/// Opens libsrt once per process (every libsrt call does this itself on first use). Returns NULL once it is loaded,
+/// otherwise why it could not be: dlerror's text, or the function it lacks. Thread-safe.
+const char *sluice_srt_load(void);
+
 #endif
