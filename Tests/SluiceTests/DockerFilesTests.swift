@@ -63,6 +63,16 @@ struct DockerFilesTests {
                         "librabbitmq4", "libsqlite3-0"] {
             #expect(text.contains(library), "\(library) missing from the runtime stage")
         }
+        // The build stage has every header package the machine's build has (scripts/bootstrap): libsrt's was missing
+        // once, and only a from-source image build, which CI does not run, showed it.
+        let build = text.components(separatedBy: "FROM ${SWIFT_IMAGE} AS build").last?.components(separatedBy: "\nFROM ").first ?? ""
+        let bootstrap = try String(contentsOf: DockerFilesTests.docker.deletingLastPathComponent().appendingPathComponent("scripts/bootstrap"),
+                                   encoding: .utf8)
+        let headers = Set(bootstrap.split(whereSeparator: { $0 == " " || $0 == "\n" }).filter { $0.hasPrefix("lib") && $0.hasSuffix("-dev") })
+        #expect(headers.count >= 8, "\(headers)")
+        for package in headers.sorted() {
+            #expect(build.contains(" \(package)"), "\(package) missing from the build stage")
+        }
         let rabbit = try String(contentsOf: DockerFilesTests.docker.appendingPathComponent("rabbitmq.conf"), encoding: .utf8)
         #expect(rabbit.contains("consumer_timeout = 86400000"))
     }
