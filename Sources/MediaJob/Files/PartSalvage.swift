@@ -97,13 +97,7 @@ extension PartSalvage {
     /// last three segment starts before `now`, for `.NAME.<owner>.<random>.part` files.
     /// - Returns: each segment's final path (as the job names it), once.
     public static func segmentParts(of settings: SegmentSettings, root: String?, owner: PartOwner, now: Double) -> [String] {
-        let length = max(settings.seconds, 1)
-        let latest = Int64(now.rounded(.down)) / length
-        var folders: [String] = []
-        for number in (latest - 2)...latest where number >= 0 {
-            let folder = PathText.parent(settings.pattern.path(start: number * length, number: number))
-            if !folders.contains(folder) { folders.append(folder) }
-        }
+        let folders = settings.folders(ofSlots: 3, endingAt: now)
         var paths: [String] = []
         let suffix = ".\(owner.tag)." + String(repeating: "0", count: OutputFile.randomDigits) + ".part"
         for folder in folders {

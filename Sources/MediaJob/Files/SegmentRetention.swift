@@ -11,16 +11,22 @@ extension SegmentSettings {
     /// the folders the pattern gives for the recent slots whose name the pattern gives (`SegmentNamePattern.names`),
     /// whichever worker wrote it, and `known` segments (this worker's records) still there. A segment another worker
     /// closed is in no record here: its database went with it, but the files stay, and `retain` must count them.
-    public func closedSegmentsOnDisk(root: String?, now: Double, known: [RecordedSegment]) -> [RecordedSegment] {
+    /// The folders the pattern gives for the last `count` segment slots up to the one `now` is in (none before the
+    /// epoch), each once, oldest first.
+    func folders(ofSlots count: Int64, endingAt now: Double) -> [String] {
         let length = max(seconds, 1)
         let latest = Int64(now.rounded(.down)) / length
         var folders: [String] = []
-        var seenFolders = Set<String>()
-        let earliest = max(0, latest - Self.slotsLookedBack(retainCount: retainCount))
-        for number in stride(from: latest, through: earliest, by: -1) {
+        var seen = Set<String>()
+        for number in max(0, latest - count + 1)...max(0, latest) where number <= latest {
             let folder = PathText.parent(pattern.path(start: number * length, number: number))
-            if seenFolders.insert(folder).inserted { folders.append(folder) }
+            if seen.insert(folder).inserted { folders.append(folder) }
         }
+        return folders
+    }
+
+    public func closedSegmentsOnDisk(root: String?, now: Double, known: [RecordedSegment]) -> [RecordedSegment] {
+        let folders = folders(ofSlots: Self.slotsLookedBack(retainCount: retainCount) + 1, endingAt: now)
         var found: [(segment: RecordedSegment, modified: Int)] = []
         var seenPaths = Set<String>()
         for folder in folders {
