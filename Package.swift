@@ -48,11 +48,11 @@ let package = Package(
         .target(name: "CSRT", dependencies: ["CLibraryLoader"]),
         // The SRT transport: listener, caller and connection on one `sluice-srt` epoll thread; of Sluice it knows only the
         // job document's SRT address types (SRTURL, SRTStreamID), parsed once there.
-        .target(name: "SRTTransport", dependencies: ["CSRT", "JobDocument"], swiftSettings: swiftSettings),
+        .target(name: "SRTTransport", dependencies: ["CSRT", "JobDocument", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
         // A job's media as both engines see it: the JobEngine protocol, the options, progress, result and errors, the
         // interrupter, the timeline splicer, the live transport's protocols, and the output files (parts, fsync,
         // rename). No FFmpeg, no network, so the relay engine links neither libav nor the codec engine.
-        .target(name: "MediaJob", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
+        .target(name: "MediaJob", dependencies: ["MediaFormats", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
         // Linux's writeback hint (sync_file_range through syscall(2), which Swift cannot call): C, nothing linked.
         .target(name: "CFileIO"),
         // One writer per output format, for both engines: the sinks (FLV, fragmented MP4, MPEG-TS, HLS and LL-HLS,
@@ -69,7 +69,7 @@ let package = Package(
             name: "LiveRelay",
             dependencies: ["RTMP", "MediaFormats", "MediaJob", "MediaSinks", "JobDocument", "SRTTransport",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "NIOSSL", package: "swift-nio-ssl")],
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: swiftSettings
         ),
         .target(name: "JobStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")],
@@ -81,7 +81,7 @@ let package = Package(
             name: "Sluice",
             dependencies: ["JobDocument", "MediaFormats", "MediaJob", "MediaEngine", "LiveRelay", "JobStore", "JobQueue",
                            // NIOCore for System.coreCount (cgroup- and cpuset-aware), the cores the engine's loops use too.
-                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
@@ -112,7 +112,7 @@ let package = Package(
         // Helpers several test targets share (a seeded generator, tmpfs mounts); not a test target itself.
         .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaJobTests", dependencies: ["MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaJobTests", dependencies: ["MediaJob", "MediaFormats", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
         .testTarget(name: "MediaSinksTests", dependencies: ["MediaSinks", "MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaSinks", "MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
@@ -122,9 +122,9 @@ let package = Package(
                                                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                                                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "JobQueueTests", dependencies: ["JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobQueueTests", dependencies: ["JobQueue", "SluiceTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
         // The SRT transport on loopback against itself, ffmpeg and srt-live-transmit.
-        .testTarget(name: "SRTTransportTests", dependencies: ["SRTTransport", "JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SRTTransportTests", dependencies: ["SRTTransport", "JobDocument", "SluiceTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
         .testTarget(name: "JobStoreTests", dependencies: ["JobStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "JobDocumentTests", dependencies: ["JobDocument", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "JobDocument", "MediaJob", "MediaEngine", "MediaSinks", "LiveRelay", "JobStore", "MediaFormats", "JobQueue", "SluiceTestSupport"], swiftSettings: swiftSettings),

@@ -3,7 +3,7 @@
 // behind one `Mutex`. A check is two `stat` calls; a changed pair is read (a few KiB) and parsed once.
 import Foundation
 import NIOSSL
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Where the worker's ingest certificate lives: a PEM certificate chain (leaf first) and its PEM private key.
 public struct IngestCertificateFiles: Sendable, Equatable {
@@ -93,7 +93,7 @@ final class IngestCertificateReloader: Sendable {
 
     private let files: IngestCertificateFiles
     private let report: @Sendable (String) -> Void
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// - Parameters:
     ///   - files: the certificate chain and key.
@@ -108,7 +108,7 @@ final class IngestCertificateReloader: Sendable {
     }
 
     /// Pairs loaded so far, and pairs refused.
-    var counts: (loads: Int, failedLoads: Int) { state.withLock { ($0.loads, $0.failedLoads) } }
+    var counts: (loads: Int, failedLoads: Int) { state.withLockedValue { ($0.loads, $0.failedLoads) } }
 
     /// The context to serve now: the current files when they load, else the last pair that did.
     func context() -> Result<NIOSSLContext, IngestCertificateError> {
@@ -116,7 +116,7 @@ final class IngestCertificateReloader: Sendable {
             return .failure(IngestCertificateError(description: IngestCertificateError.needsFiles))
         }
         let versions = [CertificateFileVersion(path: certificate), CertificateFileVersion(path: key)]
-        let (result, line): (Result<NIOSSLContext, IngestCertificateError>, String?) = state.withLock { state in
+        let (result, line): (Result<NIOSSLContext, IngestCertificateError>, String?) = state.withLockedValue { state in
             if let served = state.served, served.versions == versions { return (.success(served.context), nil) }
             if let refused = state.refused, refused.versions == versions {
                 return (state.served.map { .success($0.context) } ?? .failure(refused.error), nil)

@@ -6,6 +6,7 @@ import NIOPosix
 import NIOSSL
 import SRTTransport
 import Synchronization
+import NIOConcurrencyHelpers
 
 /// The event-driven relay engine: live copy jobs (an RTMP or SRT pull or listen; RTMP/RTMPS and SRT outputs, FLV
 /// archives) relayed on a fixed set of event-loop threads, whatever the number of streams.
@@ -33,7 +34,7 @@ public final class RelayEngine: JobEngine {
     /// Paced reads of the pulls, per event loop (nil: pulls read as data arrives).
     let readPacers: PerLoop<ReadPacer>?
     private let caFile: String?
-    private let tls = Mutex<Result<NIOSSLContext, TLSSetupError>?>(nil)
+    private let tls = NIOLockedValueBox<Result<NIOSSLContext, TLSSetupError>?>(nil)
     /// One line for the operator (stderr by default): what the engine did that no job's state shows, such as a
     /// codec sent to a destination that announced none.
     let report: @Sendable (String) -> Void
@@ -203,7 +204,7 @@ public final class RelayEngine: JobEngine {
 
     /// The TLS client context for rtmps:// (system trust store plus the optional CA file), made once.
     func tlsContext() -> Result<NIOSSLContext, TLSSetupError> {
-        tls.withLock { cached in
+        tls.withLockedValue { cached in
             if let cached { return cached }
             let made: Result<NIOSSLContext, TLSSetupError>
             do {

@@ -1,5 +1,5 @@
 import CSRT
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// How a connection ended without its owner closing it.
 public enum SRTCloseReason: Equatable, Sendable {
@@ -42,7 +42,7 @@ public final class SRTConnection: Sendable {
         case idle, started, closed
     }
 
-    private let state = Mutex(State.idle)
+    private let state = NIOLockedValueBox(State.idle)
 
     init(socket: SRTSOCKET, loop: SRTEventLoop, peerAddress: String, streamID: String) {
         self.socket = socket
@@ -56,7 +56,7 @@ public final class SRTConnection: Sendable {
     ///   - receive: every message readable at one wake of the loop, concatenated; on `sluice-srt`.
     ///   - closed: once, when the connection ends without `close()`; on `sluice-srt`.
     public func start(receive: @escaping @Sendable ([UInt8]) -> Void, closed: @escaping @Sendable (SRTCloseReason) -> Void) {
-        guard state.withLock({ (state: inout State) -> Bool in
+        guard state.withLockedValue({ (state: inout State) -> Bool in
             guard state == .idle else { return false }
             state = .started
             return true
@@ -111,7 +111,7 @@ public final class SRTConnection: Sendable {
 
     /// Closes the socket (libsrt tells the peer). Idempotent; no callback runs once it returns.
     public func close() {
-        guard state.withLock({ (state: inout State) -> Bool in
+        guard state.withLockedValue({ (state: inout State) -> Bool in
             defer { state = .closed }
             return state != .closed
         }) else { return }

@@ -1,6 +1,6 @@
 import JobDocument
 import CSRT
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A bound, listening SRT port. Each caller's handshake is put to `admit` (with its streamid and address); an
 /// admitted caller that completes the handshake is handed to `onAccept`; one refused, by `admit` or later in the
@@ -90,8 +90,8 @@ final class SRTListenerCore: SRTEventTarget {
     private let onAccept: @Sendable (SRTConnection, String) -> Void
     private let onRefused: @Sendable (String, String) -> Void
     /// Admitted handshakes by the socket id libsrt gave them, until accepted or refused.
-    private let pending = Mutex<[SRTSOCKET: PendingHandshake]>([:])
-    private let closed = Mutex(false)
+    private let pending = NIOLockedValueBox<[SRTSOCKET: PendingHandshake]>([:])
+    private let closed = NIOLockedValueBox(false)
     /// A handshake admitted this long ago and still neither accepted nor refused is forgotten.
     private static let pendingLifetime = Duration.seconds(30)
 
@@ -117,7 +117,7 @@ final class SRTListenerCore: SRTEventTarget {
                 }
             }
             let now = ContinuousClock.now
-            pending.withLock { table in
+            pending.withLockedValue { table in
                 table = table.filter { now - $0.value.admittedAt < Self.pendingLifetime }
                 table[candidate] = PendingHandshake(peer: peer, admittedAt: now)
             }
@@ -136,7 +136,7 @@ final class SRTListenerCore: SRTEventTarget {
 
     /// libsrt refused the handshake of `socket` after `admit` let it through; true when it was this listener's.
     func handshakeFailed(socket candidate: SRTSOCKET, reason: String) -> Bool {
-        guard let handshake = pending.withLock({ $0.removeValue(forKey: candidate) }) else { return false }
+        guard let handshake = pending.withLockedValue({ $0.removeValue(forKey: candidate) }) else { return false }
         loop.post(owner: socket) { [onRefused] in onRefused(handshake.peer, reason) }
         return true
     }
@@ -156,7 +156,7 @@ final class SRTListenerCore: SRTEventTarget {
                 peer = withUnsafePointer(to: &storage) { pointer in
                     pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { SRTSocketAddress($0)?.text ?? "?" }
                 }
-                pending.withLock { _ = $0.removeValue(forKey: connection) }
+                pending.withLockedValue { _ = $0.removeValue(forKey: connection) }
                 do {
                     streamID = try readStreamID(of: connection)
                 } catch {
@@ -175,7 +175,7 @@ final class SRTListenerCore: SRTEventTarget {
     }
 
     func close() {
-        guard closed.withLock({ (isClosed: inout Bool) -> Bool in
+        guard closed.withLockedValue({ (isClosed: inout Bool) -> Bool in
             defer { isClosed = true }
             return !isClosed
         }) else { return }

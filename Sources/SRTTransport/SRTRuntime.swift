@@ -1,7 +1,7 @@
 import CSRT
-import Synchronization
 #if canImport(Glibc)
 import Glibc
+import NIOConcurrencyHelpers
 #endif
 
 /// One line libsrt logged at warning level or above.
@@ -27,17 +27,17 @@ public struct SRTLogMessage: Equatable, Sendable {
 public final class SRTRuntime: Sendable {
     let loop: SRTEventLoop
     /// The bound caller port per address family (AF_INET, AF_INET6); nil until the first caller binds.
-    private let callerPorts = Mutex<[Int32: UInt16]>([:])
+    private let callerPorts = NIOLockedValueBox<[Int32: UInt16]>([:])
 
     private static let started: Result<SRTRuntime, SRTError> = Result { () throws(SRTError) -> SRTRuntime in
         let runtime = try SRTRuntime()
-        running.withLock { $0 = runtime }
+        running.withLockedValue { $0 = runtime }
         return runtime
     }
 
     /// The runtime once started, for the log handler: libsrt may log while `started` is still being initialized,
     /// and reading it then would wait on its own initialization.
-    fileprivate static let running = Mutex<SRTRuntime?>(nil)
+    fileprivate static let running = NIOLockedValueBox<SRTRuntime?>(nil)
 
     /// The process's runtime, started on first use.
     static func shared() throws(SRTError) -> SRTRuntime {
@@ -61,10 +61,10 @@ public final class SRTRuntime: Sendable {
     /// Where libsrt's warning, error and fatal lines go, on the `sluice-srt` thread; nil (the default) drops them.
     /// libsrt writes neither passphrases nor streamids at these levels (only its compiled-out debug lines do).
     public static func setLogHandler(_ handler: (@Sendable (SRTLogMessage) -> Void)?) {
-        logHandler.withLock { $0 = handler }
+        logHandler.withLockedValue { $0 = handler }
     }
 
-    private static let logHandler = Mutex<(@Sendable (SRTLogMessage) -> Void)?>(nil)
+    private static let logHandler = NIOLockedValueBox<(@Sendable (SRTLogMessage) -> Void)?>(nil)
 
     /// One libsrt log line: a refused handshake goes to the listener that admitted the socket, and the line to the
     /// log handler, both on the loop thread.
@@ -74,7 +74,7 @@ public final class SRTRuntime: Sendable {
                 if listener.handshakeFailed(socket: socket, reason: reason) { break }
             }
         }
-        guard let handler = Self.logHandler.withLock({ $0 }) else { return }
+        guard let handler = Self.logHandler.withLockedValue({ $0 }) else { return }
         let message = SRTLogMessage(level: level <= LOG_CRIT ? .fatal : level <= LOG_ERR ? .error : .warning,
                                     area: area, text: text)
         loop.post(owner: nil) { handler(message) }
@@ -87,13 +87,17 @@ public final class SRTRuntime: Sendable {
             try bind(socket, SRTSocketAddress(wildcardOf: family, port: localPort))
             return
         }
-        try callerPorts.withLock { (ports) throws(SRTError) in
+        // NIOLockedValueBox rethrows untyped: the closure's result carries the typed error out.
+        let bound = callerPorts.withLockedValue { (ports) -> Result<Void, SRTError> in
             if let port = ports[family], (try? bind(socket, SRTSocketAddress(wildcardOf: family, port: port))) != nil {
-                return
+                return .success(())
             }
-            try bind(socket, SRTSocketAddress(wildcardOf: family, port: 0))
-            ports[family] = try SRTSocketAddress.local(of: socket).port
+            return Result { () throws(SRTError) in
+                try bind(socket, SRTSocketAddress(wildcardOf: family, port: 0))
+                ports[family] = try SRTSocketAddress.local(of: socket).port
+            }
         }
+        try bound.get()
     }
 
     private func bind(_ socket: SRTSOCKET, _ address: SRTSocketAddress) throws(SRTError) {
@@ -106,7 +110,7 @@ public final class SRTRuntime: Sendable {
 /// libsrt's log handler (`srt_setloghandler`): a C function, so it reaches the runtime through the static.
 private func srtLogHandler(_ opaque: UnsafeMutableRawPointer?, _ level: Int32, _ file: UnsafePointer<CChar>?, _ line: Int32,
                            _ area: UnsafePointer<CChar>?, _ message: UnsafePointer<CChar>?) {
-    guard let message, let runtime = SRTRuntime.running.withLock({ $0 }) else { return }
+    guard let message, let runtime = SRTRuntime.running.withLockedValue({ $0 }) else { return }
     let text = String(cString: message)
     runtime.route(level: level, area: area.map { String(cString: $0) } ?? "",
                   text: text.hasPrefix(": ") ? String(text.dropFirst(2)) : text)

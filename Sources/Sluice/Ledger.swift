@@ -1,9 +1,9 @@
 // docs/ARCHITECTURE.md §5 and §6: `sluice ledger`, one database of every worker's jobs, fed by `sluice.events`.
 import Foundation
 import JobQueue
-import Synchronization
 import JobStore
 import JobDocument
+import NIOConcurrencyHelpers
 
 /// Why an event on `sluice.ledger` could not be applied (it is acked and dropped: it will never parse).
 public struct LedgerEventError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -145,7 +145,7 @@ public final class Ledger: Sendable {
     private let store: JobStore
     private let log: WorkerLog
     /// The consuming task, and whether a stop was asked for (either may come first).
-    private let stop = Mutex<(consuming: Task<Void, Never>?, requested: Bool)>((nil, false))
+    private let stop = NIOLockedValueBox<(consuming: Task<Void, Never>?, requested: Bool)>((nil, false))
 
     /// - Parameters:
     ///   - broker: a connection whose `consumedQueue` is `.ledger`.
@@ -166,7 +166,7 @@ public final class Ledger: Sendable {
                 await handle(delivery)
             }
         }
-        let requested = stop.withLock { state in
+        let requested = stop.withLockedValue { state in
             state.consuming = consuming
             return state.requested
         }
@@ -190,7 +190,7 @@ public final class Ledger: Sendable {
     public func shutdown() {
         log("ledger: shutdown requested")
         broker.stopConsuming()
-        let consuming = stop.withLock { state in
+        let consuming = stop.withLockedValue { state in
             defer { state.requested = true }
             return state.requested ? nil : state.consuming
         }

@@ -7,9 +7,9 @@ import JobQueue
 import JobStore
 import LiveRelay
 import MediaEngine
-import Synchronization
 import MediaJob
 import JobDocument
+import NIOConcurrencyHelpers
 
 /// What the worker needs of a relay engine to edit a running job's outputs (LiveRelay's `RelayEngine`).
 public protocol LiveOutputEditing: AnyObject, Sendable {
@@ -121,11 +121,11 @@ extension Worker {
 
 /// The URLs added to each running job by output edits (secrets the job's own spec does not list).
 final class EditedOutputURLs: Sendable {
-    private let urls = Mutex<[String: [String]]>([:])
+    private let urls = NIOLockedValueBox<[String: [String]]>([:])
 
-    func add(_ url: String, jobID: String) { urls.withLock { $0[jobID, default: []].append(url) } }
+    func add(_ url: String, jobID: String) { urls.withLockedValue { $0[jobID, default: []].append(url) } }
 
-    func urls(of jobID: String) -> [String] { urls.withLock { $0[jobID] ?? [] } }
+    func urls(of jobID: String) -> [String] { urls.withLockedValue { $0[jobID] ?? [] } }
 
-    func forget(jobID: String) { urls.withLock { $0[jobID] = nil } }
+    func forget(jobID: String) { urls.withLockedValue { $0[jobID] = nil } }
 }

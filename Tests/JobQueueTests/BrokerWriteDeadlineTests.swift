@@ -1,8 +1,8 @@
 import Foundation
 import SluiceTestSupport
-import Synchronization
 import Testing
 @testable import JobQueue
+import NIOConcurrencyHelpers
 
 /// Every broker write has a deadline (docs/ARCHITECTURE.md §5): librabbitmq waits for a full socket without one, so a
 /// publish into a broker that stopped taking bytes would hold the owner thread, and with it every lease, for good.
@@ -37,21 +37,21 @@ struct BrokerWriteDeadlineTests {
         // More than the relay's receive buffer and our send buffer hold together (tcp_rmem and tcp_wmem maxima of 32
         // and 4 MiB here), so the sender ends up waiting on a zero window that the relay's kernel keeps acknowledging.
         let body = [UInt8](repeating: UInt8(ascii: " "), count: 64 << 20)
-        let outcome = Mutex<String?>(nil)
+        let outcome = NIOLockedValueBox<String?>(nil)
         let sent = ContinuousClock.now
         let publishing = Task {
             do throws(AMQPError) {
                 try await connection.publishJob(body)
-                outcome.withLock { $0 = "confirmed" }
+                outcome.withLockedValue { $0 = "confirmed" }
             } catch {
-                outcome.withLock { $0 = "\(error)" }
+                outcome.withLockedValue { $0 = "\(error)" }
             }
         }
         // Before the deadline the owner thread waited in librabbitmq's send for ever: nothing came back.
-        let ended = await eventually(timeout: .seconds(45)) { outcome.withLock { $0 } != nil }
+        let ended = await eventually(timeout: .seconds(45)) { outcome.withLockedValue { $0 } != nil }
         let elapsed = ContinuousClock.now - sent
         try #require(ended, "the publish into a full window still waits \(elapsed) after it was sent")
-        let result = try #require(outcome.withLock { $0 })
+        let result = try #require(outcome.withLockedValue { $0 })
         #expect(result != "confirmed")
         #expect(result.contains("lost") || result.contains("closed"), "\(result)")
         // The bound (2 s) plus the zero-window probe that notices it, plus a loaded machine's slack.

@@ -3,16 +3,16 @@ import MediaJob
 import MediaFormats
 import RTMP
 import SluiceTestSupport
-import Synchronization
 import Testing
 @testable import LiveRelay
+import NIOConcurrencyHelpers
 
 /// Enhanced RTMP (HEVC, AV1, Opus) through listen jobs, with FFmpeg 8 (PyAV) as the publisher, as a listen-mode
 /// destination and as the archive's reader. The referee is FFmpeg's decode of the source file: every frame, hashed.
 @Suite("Enhanced RTMP with FFmpeg 8", .serialized, .enabled(if: EnhancedPeer.isAvailable, EnhancedPeer.unavailableReason))
 struct EnhancedRTMPTests {
-    static let reports = Mutex<[String]>([])
-    static let engine = RelayEngine(RelaySettings(threads: 2), report: { line in EnhancedRTMPTests.reports.withLock { $0.append(line) } })
+    static let reports = NIOLockedValueBox<[String]>([])
+    static let engine = RelayEngine(RelaySettings(threads: 2), report: { line in EnhancedRTMPTests.reports.withLockedValue { $0.append(line) } })
 
     /// Options for a listen job on `port` with RTMP `outputs` and an archive at `archive` (under `root`).
     static func options(port: Int, key: String, outputs: [String], archive: String?, root: String) -> MediaJobOptions {
@@ -59,7 +59,7 @@ struct EnhancedRTMPTests {
         #expect(result.progress.outputs.map(\.videoFrames) == [120, 120])
         #expect(result.progress.outputs.map(\.status) == [.finished, .finished])
         // FFmpeg's listen server announces no codecs: the HEVC went anyway, and the engine said so (without the key).
-        let said = Self.reports.withLock { $0 }
+        let said = Self.reports.withLockedValue { $0 }
         #expect(said.contains { $0.contains("output 0") && $0.contains("hvc1 (HEVC)") && $0.contains("announced no Enhanced RTMP codecs") },
                 "reports: \(said)")
         #expect(!said.contains { $0.contains("destkey") || $0.contains("hevckey") })
@@ -160,7 +160,7 @@ struct EnhancedRTMPTests {
         #expect(error.description.contains("xyz1") && error.description.contains("video.mode"), "\(error)")
         #expect(!FileManager.default.fileExists(atPath: root + "/out/archive.flv"), "a failed job leaves no archive")
         // Said as it happened, once, without the key.
-        let said = Self.reports.withLock { $0 }.filter { $0.contains("dropping video messages") }
+        let said = Self.reports.withLockedValue { $0 }.filter { $0.contains("dropping video messages") }
         #expect(said.count == 1 && said.allSatisfy { $0.contains("xyz1") && !$0.contains("xyzkey") }, "\(said)")
     }
 }
@@ -183,12 +183,12 @@ extension EnhancedRTMPTests {
         options.fileRoots = FileRoots(input: root, output: root)
         let job = RunningJob(Self.engine, options)
         let outcome = try #require(job.wait(seconds: 40), "the job did not end")
-        let plays = origin.log.state.withLock { $0.plays }
-        #expect(plays.first == "originkey", "plays \(plays), tags sent \(origin.log.state.withLock { $0.sent })")
-        #expect(origin.log.state.withLock { $0.protocolErrors }.isEmpty)
+        let plays = origin.log.state.withLockedValue { $0.plays }
+        #expect(plays.first == "originkey", "plays \(plays), tags sent \(origin.log.state.withLockedValue { $0.sent })")
+        #expect(origin.log.state.withLockedValue { $0.protocolErrors }.isEmpty)
         if case let .failure(error) = outcome {
             let progress = job.latestProgress
-            Issue.record("\(error): \(progress?.videoFrames ?? -1) video frames, \(progress?.inputReconnects ?? -1) reconnects, origin: \(origin.log.state.withLock { $0 })")
+            Issue.record("\(error): \(progress?.videoFrames ?? -1) video frames, \(progress?.inputReconnects ?? -1) reconnects, origin: \(origin.log.state.withLockedValue { $0 })")
             return
         }
         let result = try outcome.get()
@@ -334,7 +334,7 @@ extension EnhancedRTMPTests {
         let toMulti = Self.tracks(of: multi.media)
         #expect(toMulti.contains { $0.multitrack && $0.id == 1 }, "the multitrack destination got track 1")
         #expect(result.progress.outputs[1].videoFrames == 240)
-        #expect(Self.reports.withLock { $0 }.contains { $0.contains("output 0") && $0.contains("default track (0) only") })
+        #expect(Self.reports.withLockedValue { $0 }.contains { $0.contains("output 0") && $0.contains("default track (0) only") })
     }
 
     @Test("video_track 1 / audio_track 1: the job carries AV1 + Opus alone, frame for frame, to the archive and a multitrack destination")

@@ -1,8 +1,8 @@
 import Foundation
 import MediaJob
-import Synchronization
 import Testing
 @testable import LiveRelay
+import NIOConcurrencyHelpers
 
 extension LiveRelayTests {
     /// rtmps:// listen jobs: the engine terminates TLS with the worker's certificate (a private CA made with openssl per
@@ -186,9 +186,9 @@ struct IngestCertificateReloaderTests {
         let second = try TestCertificate.make(in: folder, name: "two")
         let files = (certificate: folder + "/cert.pem", key: folder + "/key.pem")
         try first.install(as: files)
-        let lines = Mutex<[String]>([])
+        let lines = NIOLockedValueBox<[String]>([])
         let reloader = IngestCertificateReloader(files: IngestCertificateFiles(certificate: files.certificate, key: files.key)) { line in
-            lines.withLock { $0.append(line) }
+            lines.withLockedValue { $0.append(line) }
         }
         let original = try reloader.context().get()
         #expect(try reloader.context().get() === original)
@@ -200,8 +200,8 @@ struct IngestCertificateReloaderTests {
         #expect(try reloader.context().get() === original)
         #expect(try reloader.context().get() === original)
         #expect(reloader.counts == (loads: 1, failedLoads: 1))
-        let refusal = try #require(lines.withLock { $0 }.first)
-        #expect(lines.withLock { $0.count } == 1)
+        let refusal = try #require(lines.withLockedValue { $0 }.first)
+        #expect(lines.withLockedValue { $0.count } == 1)
         #expect(refusal.contains("still serving the previous one (serial ") && refusal.contains("does not go with the certificate"), "\(refusal)")
 
         // The key arrives: the renewal is served and reported.
@@ -209,13 +209,13 @@ struct IngestCertificateReloaderTests {
         let renewed = try reloader.context().get()
         #expect(renewed !== original)
         #expect(reloader.counts == (loads: 2, failedLoads: 1))
-        #expect(lines.withLock { $0.last }?.contains("serving the renewed certificate") == true)
+        #expect(lines.withLockedValue { $0.last }?.contains("serving the renewed certificate") == true)
 
         // Removed files: the last context keeps serving.
         try FileManager.default.removeItem(atPath: files.key)
         #expect(try reloader.context().get() === renewed)
-        #expect(lines.withLock { $0.last }?.contains("No such file") == true)
-        #expect(!lines.withLock { $0 }.joined().contains("PRIVATE KEY"))
+        #expect(lines.withLockedValue { $0.last }?.contains("No such file") == true)
+        #expect(!lines.withLockedValue { $0 }.joined().contains("PRIVATE KEY"))
     }
 
     @Test("a first load that fails names the settings and the file; nothing configured names the settings")

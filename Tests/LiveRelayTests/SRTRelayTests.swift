@@ -1,16 +1,16 @@
 import Foundation
 import SluiceTestSupport
 import MediaJob
-import Synchronization
 import Testing
 @testable import LiveRelay
+import NIOConcurrencyHelpers
 
 /// SRT on the relay engine: Debian's ffmpeg (built with libsrt) publishing TS to a listen job on the shared SRT port,
 /// and listening for an SRT output; nginx-rtmp and FLV archives on the other side; ffmpeg's framemd5 as the referee.
 @Suite("SRT on the relay engine", .serialized, .enabled(if: Live.isAvailable, Live.unavailableReason))
 struct SRTRelayTests {
-    static let reports = Mutex<[String]>([])
-    static let engine = RelayEngine(RelaySettings(threads: 2), report: { line in SRTRelayTests.reports.withLock { $0.append(line) } })
+    static let reports = NIOLockedValueBox<[String]>([])
+    static let engine = RelayEngine(RelaySettings(threads: 2), report: { line in SRTRelayTests.reports.withLockedValue { $0.append(line) } })
     static let passphrase = "correct-horse-battery"
 
     /// ffmpeg sending `file` as TS over SRT (its own `latency` option counts microseconds). `linger=3`: without it, libsrt
@@ -126,7 +126,7 @@ struct SRTRelayTests {
         var options = Live.options(input: Self.srtURL(port: port, streamID: "publish:live/cam2"), listen: true, outputs: [], timeout: 15, maxDuration: 1)
         options.outputs = [OutputDescription(target: .file(path: root + "/a.flv"), kind: .flv, name: "a.flv")]
         options.fileRoots = FileRoots(input: root, output: root)
-        Self.reports.withLock { $0.removeAll() }
+        Self.reports.withLockedValue { $0.removeAll() }
         let job = RunningJob(Self.engine, options)
         #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
         for (url, named) in [(Self.srtURL(port: port, streamID: "publish:live/cam2", passphrase: "not-the-passphrase"), "passphrase"),
@@ -134,12 +134,12 @@ struct SRTRelayTests {
             let started = Date()
             let intruder = try Self.publishSRT(source, to: url)
             #expect(intruder.wait(seconds: 10) != 0, "the intruder was not refused")
-            #expect(Live.wait(seconds: 1) { Self.reports.withLock { $0.contains { $0.contains(named) } } },
-                    "no report naming \(named): \(Self.reports.withLock { $0 })")
+            #expect(Live.wait(seconds: 1) { Self.reports.withLockedValue { $0.contains { $0.contains(named) } } },
+                    "no report naming \(named): \(Self.reports.withLockedValue { $0 })")
             #expect(Date().timeIntervalSince(started) < 10)
         }
         #expect(job.latestProgress.map { $0.bytesIn == 0 && $0.videoFrames == 0 } ?? true, "a refused publisher changed the job")
-        let reports = Self.reports.withLock { $0 }
+        let reports = Self.reports.withLockedValue { $0 }
         #expect(!reports.joined().contains("cam2") && !reports.joined().contains("guess") && !reports.joined().contains("passphrase=\(Self.passphrase)"))
         let publisher = try Self.publishSRT(source, to: Self.srtURL(port: port, streamID: "publish:live/cam2"))
         let result = try #require(job.wait(seconds: 20), "the job did not end").get()

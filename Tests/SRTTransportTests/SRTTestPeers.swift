@@ -1,40 +1,40 @@
 import JobDocument
 import Foundation
-import Synchronization
 import SRTTransport
+import NIOConcurrencyHelpers
 
 /// What callbacks delivered, collected for a test to wait on and read.
 final class Inbox<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = NIOLockedValueBox<[Value]>([])
 
-    func append(_ value: Value) { values.withLock { $0.append(value) } }
-    var all: [Value] { values.withLock { $0 } }
+    func append(_ value: Value) { values.withLockedValue { $0.append(value) } }
+    var all: [Value] { values.withLockedValue { $0 } }
 
-    var count: Int { values.withLock { $0.count } }
+    var count: Int { values.withLockedValue { $0.count } }
 }
 
 /// One publisher at a time, as a listen job admits them.
 final class PublisherSlot: Sendable {
-    private let taken = Mutex(false)
+    private let taken = NIOLockedValueBox(false)
 
     /// Takes the slot if it is free; true when taken.
     func take() -> Bool {
-        taken.withLock { taken in
+        taken.withLockedValue { taken in
             defer { taken = true }
             return !taken
         }
     }
 
-    func free() { taken.withLock { $0 = false } }
+    func free() { taken.withLockedValue { $0 = false } }
 }
 
 /// Bytes received in bursts, concatenated.
 final class ByteSink: Sendable {
-    private let bytes = Mutex<[UInt8]>([])
+    private let bytes = NIOLockedValueBox<[UInt8]>([])
 
-    func append(_ burst: [UInt8]) { bytes.withLock { $0.append(contentsOf: burst) } }
-    var all: [UInt8] { bytes.withLock { $0 } }
-    var count: Int { bytes.withLock { $0.count } }
+    func append(_ burst: [UInt8]) { bytes.withLockedValue { $0.append(contentsOf: burst) } }
+    var all: [UInt8] { bytes.withLockedValue { $0 } }
+    var count: Int { bytes.withLockedValue { $0.count } }
 }
 
 enum SRTTestPeers {

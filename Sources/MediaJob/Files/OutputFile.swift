@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import MediaFormats
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A file output while it is written: a temporary `.NAME.<random>.part`, created exclusively (never through
 /// a link, never over an existing file) in its folder, and renamed onto `NAME` in that same folder only
@@ -21,13 +21,13 @@ public final class OutputFile: @unchecked Sendable {
     public let path: String
 
     private enum State { case writing, published, discarded }
-    private let state = Mutex(State.writing)
+    private let state = NIOLockedValueBox(State.writing)
     /// The temporary file's bytes were synced by `sync()` (on the output's own thread), so `publish` need not again.
-    private let synced = Mutex(false)
+    private let synced = NIOLockedValueBox(false)
     /// The temporary file, open for writing until `closeForWriting`.
     public let descriptor: Int32
     /// False once the descriptor is closed.
-    private let writing = Mutex(true)
+    private let writing = NIOLockedValueBox(true)
     /// True when the file can seek back (a regular file), so a header can be patched at the end.
     public let isSeekable: Bool
 
@@ -100,7 +100,7 @@ public final class OutputFile: @unchecked Sendable {
     /// Writes all of `bytes` at the end of the temporary file, or at `offset` leaving the end where it is, retrying
     /// on EINTR. A failure (a full disk: ENOSPC) names the file and the cause.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64? = nil) throws(FileAccessError) {
-        guard writing.withLock({ $0 }) else { throw FileAccessError(path: path, reason: "written after it was closed", code: EBADF) }
+        guard writing.withLockedValue({ $0 }) else { throw FileAccessError(path: path, reason: "written after it was closed", code: EBADF) }
         var done = 0
         while done < bytes.count {
             let start = bytes.baseAddress?.advanced(by: done), count = bytes.count - done
@@ -115,7 +115,7 @@ public final class OutputFile: @unchecked Sendable {
 
     /// Closes the descriptor (once); a late write error that only the close reports (NFS, quotas) is thrown.
     public func closeForWriting() throws(FileAccessError) {
-        let open = writing.withLock { open in
+        let open = writing.withLockedValue { open in
             defer { open = false }
             return open
         }
@@ -145,14 +145,14 @@ public final class OutputFile: @unchecked Sendable {
     public func publishTransient() throws(FileAccessError) { try rename(syncing: false) }
 
     private func rename(syncing: Bool) throws(FileAccessError) {
-        let publishing = state.withLock { state in
+        let publishing = state.withLockedValue { state in
             guard state == .writing else { return false }
             state = .published
             return true
         }
         guard publishing else { return }
         do {
-            if syncing, !synced.withLock({ $0 }) { try syncTemporaryFile() }
+            if syncing, !synced.withLockedValue({ $0 }) { try syncTemporaryFile() }
         } catch {
             unlinkat(directory.descriptor, temporaryName, 0)
             throw error
@@ -216,7 +216,7 @@ public final class OutputFile: @unchecked Sendable {
     /// outputs reach the disk side by side instead of one after another in `publish`. The file stays hidden until then.
     public func sync() throws(FileAccessError) {
         try syncTemporaryFile()
-        synced.withLock { $0 = true }
+        synced.withLockedValue { $0 = true }
     }
 
     /// fsync of the temporary file, through a descriptor of its own (the writer's is closed by now).
@@ -296,7 +296,7 @@ public final class OutputFile: @unchecked Sendable {
     /// Closes and removes the temporary file (once; nothing after `publish`).
     public func discard() {
         try? closeForWriting()
-        let discarding = state.withLock { state in
+        let discarding = state.withLockedValue { state in
             guard state == .writing else { return false }
             state = .discarded
             return true

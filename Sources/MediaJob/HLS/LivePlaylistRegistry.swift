@@ -2,7 +2,7 @@
 // (on the codec job threads) and awaited by the HTTP server's requests (on Swift's cooperative pool). One lock guards
 // the table; a request that must wait parks a continuation that the next publish resumes: no polling.
 import MediaFormats
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Which live playlist: a job's output, by its index in the job's `outputs`.
 public struct LivePlaylistKey: Hashable, Sendable, CustomStringConvertible {
@@ -68,7 +68,7 @@ public final class LivePlaylistRegistry: Sendable {
         var multivariants: [String: (name: String, text: String)] = [:]
     }
 
-    private let table = Mutex(Table())
+    private let table = NIOLockedValueBox(Table())
     private let clock: any Clock<Duration>
 
     /// A registry whose request timeouts run on `clock` (tests inject one).
@@ -80,7 +80,7 @@ public final class LivePlaylistRegistry: Sendable {
 
     /// Publishes the state just written to disk and wakes every request it satisfies.
     public func publish(_ state: LivePlaylistState, for key: LivePlaylistKey) {
-        let woken = table.withLock { table in
+        let woken = table.withLockedValue { table in
             table.states[key] = state
             return Self.take(from: &table, key) { $0.ready(state) }
         }
@@ -89,7 +89,7 @@ public final class LivePlaylistRegistry: Sendable {
 
     /// The output ended (or failed): it is no longer served, and waiting requests are answered 404.
     public func retire(_ key: LivePlaylistKey) {
-        let woken = table.withLock { table in
+        let woken = table.withLockedValue { table in
             table.states[key] = nil
             return Self.take(from: &table, key) { _ in true }
         }
@@ -99,24 +99,24 @@ public final class LivePlaylistRegistry: Sendable {
     /// Publishes a job's multivariant playlist as the HTTP server serves it, at `/hls/JOB/NAME`: `text` lists each
     /// variant at `OUTPUT/PLAYLIST`, which resolves against that URL to the variant's own live media playlist.
     public func publishMultivariant(_ text: String, name: String, jobID: String) {
-        table.withLock { $0.multivariants[jobID] = (name, text) }
+        table.withLockedValue { $0.multivariants[jobID] = (name, text) }
     }
 
     /// The job ended (or failed): its multivariant playlist is no longer served.
     public func retireMultivariant(jobID: String) {
-        table.withLock { $0.multivariants[jobID] = nil }
+        table.withLockedValue { $0.multivariants[jobID] = nil }
     }
 
     /// The multivariant playlist `name` of a running job, as served; nil when it has none (yet) under that name.
     public func multivariant(jobID: String, name: String) -> String? {
-        table.withLock { table in table.multivariants[jobID].flatMap { $0.name == name ? $0.text : nil } }
+        table.withLockedValue { table in table.multivariants[jobID].flatMap { $0.name == name ? $0.text : nil } }
     }
 
     /// The state last published for `key`; nil when none is live.
-    public func current(_ key: LivePlaylistKey) -> LivePlaylistState? { table.withLock { $0.states[key] } }
+    public func current(_ key: LivePlaylistKey) -> LivePlaylistState? { table.withLockedValue { $0.states[key] } }
 
     /// Requests parked now (for tests and the metrics of a busy origin).
-    public var waitingCount: Int { table.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } } }
+    public var waitingCount: Int { table.withLockedValue { $0.waiters.values.reduce(0) { $0 + $1.count } } }
 
     // MARK: Requests
 
@@ -167,13 +167,13 @@ public final class LivePlaylistRegistry: Sendable {
     /// none came within `timeout` (or the request was cancelled).
     private func next(_ key: LivePlaylistKey, timeout: Duration,
                       where ready: @escaping @Sendable (LivePlaylistState?) -> Bool) async -> LivePlaylistState?? {
-        let id = table.withLock { table in
+        let id = table.withLockedValue { table in
             table.nextID += 1
             return table.nextID
         }
         let clock = self.clock
         // A cancel that came after the event leaves the id marked; nothing parks under it again.
-        defer { table.withLock { _ = $0.cancelled.remove(id) } }
+        defer { table.withLockedValue { _ = $0.cancelled.remove(id) } }
         return await withTaskGroup(of: LivePlaylistState??.self) { group in
             group.addTask { await self.park(id, key, ready) }
             group.addTask {
@@ -192,7 +192,7 @@ public final class LivePlaylistRegistry: Sendable {
                       _ ready: @escaping @Sendable (LivePlaylistState?) -> Bool) async -> LivePlaylistState?? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<LivePlaylistState??, Never>) in
-                let immediate: LivePlaylistState??? = table.withLock { table in
+                let immediate: LivePlaylistState??? = table.withLockedValue { table in
                     if table.cancelled.remove(id) != nil { return .some(nil) }
                     let state = table.states[key]
                     // Published between the caller's decision and now, or retired meanwhile.
@@ -203,7 +203,7 @@ public final class LivePlaylistRegistry: Sendable {
                 if let immediate { continuation.resume(returning: immediate) }
             }
         } onCancel: {
-            let continuation = table.withLock { table in
+            let continuation = table.withLockedValue { table in
                 guard let waiter = table.waiters[key]?.removeValue(forKey: id) else {
                     table.cancelled.insert(id)
                     return nil as CheckedContinuation<LivePlaylistState??, Never>?

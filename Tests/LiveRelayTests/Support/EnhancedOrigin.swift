@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import RTMP
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A one-stream RTMP origin for pull tests of Enhanced RTMP (nginx-rtmp forwards no enhanced video to its players):
 /// it plays a recorded FLV file's tags at 1x to the first player, through the pure `RTMP.ServerConnection` made with
@@ -78,7 +78,7 @@ final class EnhancedOriginLog: Sendable {
         var channelErrors: [String] = []
     }
 
-    let state = Mutex(State())
+    let state = NIOLockedValueBox(State())
 }
 
 /// One player's connection: bytes through `ServerConnection`; the first play gets the recording, paced at 1x.
@@ -96,12 +96,12 @@ private final class OriginPlayHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        log.state.withLock { $0.connections += 1 }
+        log.state.withLockedValue { $0.connections += 1 }
         context.fireChannelActive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        log.state.withLock { $0.channelErrors.append("\(error)") }
+        log.state.withLockedValue { $0.channelErrors.append("\(error)") }
         context.close(promise: nil)
     }
 
@@ -111,7 +111,7 @@ private final class OriginPlayHandler: ChannelInboundHandler {
         do {
             actions = try buffer.withUnsafeReadableBytes { try connection.receive($0) }
         } catch {
-            log.state.withLock { $0.protocolErrors.append("\(error)") }
+            log.state.withLockedValue { $0.protocolErrors.append("\(error)") }
             context.close(promise: nil)
             return
         }
@@ -119,7 +119,7 @@ private final class OriginPlayHandler: ChannelInboundHandler {
             switch action {
             case let .send(bytes): write(bytes, context: context)
             case let .playRequested(_, key):
-                let first = log.state.withLock { state in
+                let first = log.state.withLockedValue { state in
                     state.plays.append(key)
                     return state.plays.count == 1
                 }
@@ -145,7 +145,7 @@ private final class OriginPlayHandler: ChannelInboundHandler {
             index += 1
         }
         let sent = index
-        log.state.withLock { $0.sent = sent }
+        log.state.withLockedValue { $0.sent = sent }
         guard index < tags.count else {
             write(bytes + connection.endPlay(), context: context)
             return

@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import RTMP
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// An RTMP server that accepts a publish and then stops reading, as a destination behind a saturated link does:
 /// the relay's bytes pile up in the kernel and in its channel until the channel turns unwritable. `resume()`
@@ -18,7 +18,7 @@ final class StuckDestination: Sendable {
     init(capabilities: EnhancedCapabilities? = .relay(), stopsReading: Bool = true) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = StuckDestinationLog()
-        log.state.withLock { $0.resumed = !stopsReading }
+        log.state.withLockedValue { $0.resumed = !stopsReading }
         do {
             listener = try ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -46,14 +46,14 @@ final class StuckDestination: Sendable {
     var url: String { "rtmp://127.0.0.1:\(port)/live/stuckkey" }
 
     /// Publishes accepted (one per connection the relay made).
-    var publishes: Int { log.state.withLock { $0.publishes } }
+    var publishes: Int { log.state.withLockedValue { $0.publishes } }
     /// Audio, video and data messages received, in order, over every connection.
-    var media: [Message] { log.state.withLock { $0.media } }
-    var protocolErrors: [String] { log.state.withLock { $0.protocolErrors } }
+    var media: [Message] { log.state.withLockedValue { $0.media } }
+    var protocolErrors: [String] { log.state.withLockedValue { $0.protocolErrors } }
 
     /// Reads again on every connection (and no longer stops on later ones).
     func resume() {
-        let channels = log.state.withLock { state in
+        let channels = log.state.withLockedValue { state in
             state.resumed = true
             return state.connections
         }
@@ -61,7 +61,7 @@ final class StuckDestination: Sendable {
     }
 
     func close() {
-        let channels = log.state.withLock { $0.connections }
+        let channels = log.state.withLockedValue { $0.connections }
         for channel in channels { channel.close(promise: nil) }
         listener.close(promise: nil)
         try? group.syncShutdownGracefully()
@@ -78,7 +78,7 @@ final class StuckDestinationLog: Sendable {
         var resumed = false
     }
 
-    let state = Mutex(State())
+    let state = NIOLockedValueBox(State())
 }
 
 /// One connection: bytes through `ServerConnection`, its answers written back; after accepting the publish it
@@ -97,7 +97,7 @@ private final class StuckPublishHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         let channel = context.channel
-        log.state.withLock { $0.connections.append(channel) }
+        log.state.withLockedValue { $0.connections.append(channel) }
         context.fireChannelActive()
     }
 
@@ -107,7 +107,7 @@ private final class StuckPublishHandler: ChannelInboundHandler {
             let actions = try buffer.withUnsafeReadableBytes { try connection.receive($0) }
             apply(actions, context: context)
         } catch {
-            log.state.withLock { $0.protocolErrors.append("\(error)") }
+            log.state.withLockedValue { $0.protocolErrors.append("\(error)") }
             context.close(promise: nil)
         }
     }
@@ -119,14 +119,14 @@ private final class StuckPublishHandler: ChannelInboundHandler {
                 context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
             case .publishRequested:
                 apply(connection.acceptPublish(), context: context)
-                let resumed = log.state.withLock { state in
+                let resumed = log.state.withLockedValue { state in
                     state.publishes += 1
                     return state.resumed
                 }
                 // What the kernel already holds is still read in this burst; nothing after it until `resume()`.
                 if !resumed { _ = context.channel.setOption(ChannelOptions.autoRead, value: false) }
             case let .media(message):
-                log.state.withLock { $0.media.append(message) }
+                log.state.withLockedValue { $0.media.append(message) }
             case .unpublished, .playRequested:
                 break
             }

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A clock that moves only when a test advances it: sleepers wake when `advance` passes their deadline, so a timeout
 /// is tested without waiting for it and a wake-up without racing it.
@@ -22,21 +22,21 @@ final class ManualClock: Clock, Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
-    var now: Instant { state.withLock { $0.now } }
+    var now: Instant { state.withLockedValue { $0.now } }
     var minimumResolution: Duration { .zero }
     /// Sleeps not yet woken.
-    var sleeping: Int { state.withLock { $0.sleepers.count } }
+    var sleeping: Int { state.withLockedValue { $0.sleepers.count } }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             state.nextID += 1
             return state.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome: Result<Void, any Error>? = state.withLock { state in
+                let outcome: Result<Void, any Error>? = state.withLockedValue { state in
                     if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
                     if deadline <= state.now { return .success(()) }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
@@ -45,7 +45,7 @@ final class ManualClock: Clock, Sendable {
                 if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {
-            let sleeper = state.withLock { state in
+            let sleeper = state.withLockedValue { state in
                 guard let sleeper = state.sleepers.removeValue(forKey: id) else {
                     state.cancelled.insert(id)
                     return nil as Sleeper?
@@ -58,7 +58,7 @@ final class ManualClock: Clock, Sendable {
 
     /// Moves the clock on and wakes every sleeper whose deadline it reached.
     func advance(by duration: Duration) {
-        let due = state.withLock { state in
+        let due = state.withLockedValue { state in
             state.now = state.now.advanced(by: duration)
             let now = state.now
             let due = state.sleepers.filter { $0.value.deadline <= now }
