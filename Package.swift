@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "CLibraryLoader"),
         // librabbitmq 0.11 from the system, plus a shim for its variadic login.
         .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
-        .target(name: "JobQueue", dependencies: ["CRabbitMQ"], swiftSettings: swiftSettings),
+        .target(name: "JobQueue", dependencies: ["CRabbitMQ", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
         // libsrt 1.5.1's headers from the system (libsrt-gnutls-dev: Debian's GnuTLS build, the one libavformat59 links);
         // the shim gathers them. Nothing links libsrt: srt_loader.c opens it on the first call.
         .target(name: "CSRT", dependencies: ["CLibraryLoader"]),
@@ -58,7 +58,7 @@ let package = Package(
         // One writer per output format, for both engines: the sinks (FLV, fragmented MP4, MPEG-TS, HLS and LL-HLS,
         // segmented recordings, Annex B, ADTS) take media packets and write through `OutputFile`; the live edge reads FLV
         // tags as packets. No FFmpeg and no network, so the relay engine writes every file format without libav.
-        .target(name: "MediaSinks", dependencies: ["MediaFormats", "MediaJob", "CFileIO"], swiftSettings: swiftSettings),
+        .target(name: "MediaSinks", dependencies: ["MediaFormats", "MediaJob", "CFileIO", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
         .target(name: "MediaEngine", dependencies: ["MediaFormats", "MediaJob", "MediaSinks", "CFFmpeg"], swiftSettings: swiftSettings),
         // The RTMP protocol in pure Swift (handshake, chunk stream, messages, AMF0 commands, NetConnection and
         // NetStream state machines): bytes in, actions out; no I/O, so it is tested byte by byte and fuzzed.
@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "SluiceHTTP",
             dependencies: ["Sluice", "JobDocument", "JobStore", "MediaJob", "MediaFormats", .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "Prometheus", package: "swift-prometheus"),
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "SluiceCLI",
             dependencies: ["Sluice", "SluiceHTTP", "JobDocument", "MediaJob", "LiveRelay", "MediaEngine", "SRTTransport",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
             // The shipped binary, linked lighter: lld packs its ~130,000 relative relocations (3 MiB of .rela.dyn, read
             // whole at every start) into 25 KiB of DT_RELR (glibc 2.36), and no symbol of its own is exported (the

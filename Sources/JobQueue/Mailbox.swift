@@ -1,10 +1,11 @@
 import Foundation
+import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Work handed from job threads to the connection's owner thread.
-enum MailboxCommand {
+enum MailboxCommand: Sendable {
     /// basic.ack of a delivery (dropped if the delivery is from an earlier connection).
     case ack(Delivery)
     /// basic.reject of a delivery, requeued or dead-lettered through the queue's DLX.
@@ -28,63 +29,64 @@ enum MailboxCommand {
 }
 
 /// One caller awaiting a lease, plus what to call if the lease is lost later. Resumed exactly once.
-final class LeaseWaiter: @unchecked Sendable {
-    // Reason: `continuation` is set once before the waiter is posted and then used only by the owner thread.
-    private var continuation: CheckedContinuation<LeaseOutcome, Never>?
+final class LeaseWaiter: Sendable {
+    private let continuation: NIOLockedValueBox<CheckedContinuation<LeaseOutcome, Never>?>
     let onLost: @Sendable (String) -> Void
 
     init(_ continuation: CheckedContinuation<LeaseOutcome, Never>, onLost: @escaping @Sendable (String) -> Void) {
-        self.continuation = continuation
+        self.continuation = NIOLockedValueBox(continuation)
         self.onLost = onLost
     }
 
     func resume(_ outcome: LeaseOutcome) {
-        continuation?.resume(returning: outcome)
-        continuation = nil
+        continuation.withLockedValue { taken in
+            defer { taken = nil }
+            return taken
+        }?.resume(returning: outcome)
     }
 }
 
 /// One caller awaiting the release of a lease. Resumed exactly once.
-final class LeaseReleaseWaiter: @unchecked Sendable {
-    // Reason: as `LeaseWaiter`.
-    private var continuation: CheckedContinuation<Void, Never>?
+final class LeaseReleaseWaiter: Sendable {
+    private let continuation: NIOLockedValueBox<CheckedContinuation<Void, Never>?>
 
     init(_ continuation: CheckedContinuation<Void, Never>) {
-        self.continuation = continuation
+        self.continuation = NIOLockedValueBox(continuation)
     }
 
     func resume() {
-        continuation?.resume()
-        continuation = nil
+        continuation.withLockedValue { taken in
+            defer { taken = nil }
+            return taken
+        }?.resume()
     }
 }
 
 /// One caller awaiting a publisher confirm. Resumed exactly once, on the owner thread.
-final class PublishWaiter: @unchecked Sendable {
-    // Reason: `continuation` is set once before the waiter is posted and then used only by the owner thread.
-    private var continuation: CheckedContinuation<Result<Void, AMQPError>, Never>?
+final class PublishWaiter: Sendable {
+    private let continuation: NIOLockedValueBox<CheckedContinuation<Result<Void, AMQPError>, Never>?>
     /// Where the message went, for the error if the broker refuses it.
     let exchange: String
     let routingKey: String
 
     init(_ continuation: CheckedContinuation<Result<Void, AMQPError>, Never>, exchange: String, routingKey: String) {
-        self.continuation = continuation
+        self.continuation = NIOLockedValueBox(continuation)
         self.exchange = exchange
         self.routingKey = routingKey
     }
 
     func resume(_ result: Result<Void, AMQPError>) {
-        continuation?.resume(returning: result)
-        continuation = nil
+        continuation.withLockedValue { taken in
+            defer { taken = nil }
+            return taken
+        }?.resume(returning: result)
     }
 }
 
 /// A locked queue of commands plus a self-pipe, so that posting wakes the owner thread out of poll(2) at once
 /// (acks then leave within microseconds instead of after the next poll timeout).
-final class Mailbox: @unchecked Sendable {
-    // Reason: `commands` is guarded by `lock`; the pipe descriptors are immutable after init.
-    private let lock = NSLock()
-    private var commands: [MailboxCommand] = []
+final class Mailbox: Sendable {
+    private let commands = NIOLockedValueBox<[MailboxCommand]>([])
     /// Read end, polled by the owner thread; -1 if the pipe could not be created (then polling simply times out).
     let wakeReadDescriptor: Int32
     private let wakeWriteDescriptor: Int32
@@ -108,22 +110,21 @@ final class Mailbox: @unchecked Sendable {
 
     /// Queues a command and wakes the owner thread.
     func post(_ command: MailboxCommand) {
-        lock.withLock { commands.append(command) }
+        commands.withLockedValue { $0.append(command) }
         wake()
     }
 
     /// Puts commands back at the front (publishes that must wait for the next connection).
     func putBack(_ returned: [MailboxCommand]) {
         guard !returned.isEmpty else { return }
-        lock.withLock { commands.insert(contentsOf: returned, at: 0) }
+        commands.withLockedValue { $0.insert(contentsOf: returned, at: 0) }
     }
 
     /// Takes every queued command.
     func drain() -> [MailboxCommand] {
-        lock.withLock {
-            let taken = commands
-            commands.removeAll()
-            return taken
+        commands.withLockedValue { commands in
+            defer { commands.removeAll() }
+            return commands
         }
     }
 

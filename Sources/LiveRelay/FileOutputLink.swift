@@ -7,8 +7,8 @@ import RTMP
 
 /// An FLV file output of a live job: tags assembled on the session's loop (an RTMP audio/video body is an
 /// FLV tag body as is), written on the engine's thread pool in order, into `OutputFile`'s temporary file,
-/// renamed into place only when the job succeeds. `@unchecked Sendable`: touched on the session's loop only.
-final class FileOutputLink: LiveFileOutput, @unchecked Sendable {
+/// renamed into place only when the job succeeds. Touched on the session's loop only.
+final class FileOutputLink: LiveFileOutput {
     let index: Int
     let name: String
     let path: String
@@ -38,7 +38,7 @@ final class FileOutputLink: LiveFileOutput, @unchecked Sendable {
         FLVWriter().writeFileHeader(hasAudio: hasAudio, hasVideo: hasVideo, into: &pending)
         let opened = pool.runIfActive(eventLoop: loop) { try OutputFile.create(path: path, root: root, owner: owner) }
         chain = opened.map { _ in }
-        opened.whenComplete { [self] result in
+        opened.assumeIsolated().whenComplete { [self] result in
             switch result {
             case let .success(opened): file = opened
             case let .failure(error): fail(error)
@@ -83,11 +83,11 @@ final class FileOutputLink: LiveFileOutput, @unchecked Sendable {
         }
         let pool = pool
         let loop = loop
-        chain = chain.flatMap { [self] in
+        chain = chain.assumeIsolated().flatMap { [self] in
             let file = file
             return pool.runIfActive(eventLoop: loop) { try bytes.withUnsafeBytes { try file?.write($0) } }
-        }
-        chain.whenComplete { [self] result in
+        }.nonisolated()
+        chain.assumeIsolated().whenComplete { [self] result in
             inFlight -= bytes.count
             switch result {
             case .success: progress.bytes += Int64(bytes.count)
@@ -102,7 +102,7 @@ final class FileOutputLink: LiveFileOutput, @unchecked Sendable {
         flush()
         let pool = pool
         let loop = loop
-        let finished = chain.flatMap { [self] () -> EventLoopFuture<Void> in
+        let finished = chain.assumeIsolated().flatMap { [self] () -> EventLoopFuture<Void> in
             let file = file
             let keep = commit && failure == nil
             return pool.runIfActive(eventLoop: loop) {
@@ -119,7 +119,7 @@ final class FileOutputLink: LiveFileOutput, @unchecked Sendable {
         }.flatMapThrowing { [self] in
             if let failure { throw failure }
             progress.status = commit ? .finished : .failed
-        }
+        }.nonisolated()
     }
 
     var commit: any LiveFileCommit { ArchiveCommit(file: file) }

@@ -2,10 +2,8 @@ import NIOCore
 
 /// One housekeeping timer per event loop for every relay session on it: the sessions' checks (cancel, stalls, dead
 /// destinations, progress) run together, so a loop wakes 4 times a second for its timers rather than 4 times per
-/// session (docs/ARCHITECTURE.md §4). The timer runs only while the loop has sessions.
-///
-/// `@unchecked Sendable`: `sessions` and `task` are touched on `loop` only.
-final class LoopHousekeeping: @unchecked Sendable {
+/// session (docs/ARCHITECTURE.md §4). The timer runs only while the loop has sessions. Touched on `loop` only.
+final class LoopHousekeeping {
     let loop: any EventLoop
     private var sessions: [RelaySession] = []
     private var task: RepeatedTask?
@@ -19,9 +17,10 @@ final class LoopHousekeeping: @unchecked Sendable {
         loop.preconditionInEventLoop()
         sessions.append(session)
         guard task == nil else { return }
-        task = loop.scheduleRepeatedTask(initialDelay: RelaySession.housekeepingInterval, delay: RelaySession.housekeepingInterval) { [self] _ in
+        let this = NIOLoopBound(self, eventLoop: loop)
+        task = loop.scheduleRepeatedTask(initialDelay: RelaySession.housekeepingInterval, delay: RelaySession.housekeepingInterval) { _ in
             // The array as it was: a session's housekeeping may end it, which removes it from `sessions`.
-            for session in sessions { session.housekeeping() }
+            for session in this.value.sessions { session.housekeeping() }
         }
     }
 

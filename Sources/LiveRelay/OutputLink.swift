@@ -8,8 +8,8 @@ import RTMP
 
 
 /// One network output of a live job: a publish connection, reconnected with backoff, fed by the session.
-/// `@unchecked Sendable`: touched only on the session's event loop.
-final class OutputLink: @unchecked Sendable {
+/// Touched only on the session's event loop.
+final class OutputLink {
     /// Where a (re)started connection is in the stream.
     enum Position {
         /// Nothing sent since the connection became ready or since an overflow: waiting for a keyframe.

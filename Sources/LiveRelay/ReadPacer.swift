@@ -8,10 +8,8 @@ import NIOCore
 /// The tick grows with the pulls the loop paces, `perPull` each, up to `maximum`: the cost it saves is per wake-up
 /// and per burst, so it is worth most where many pulls share a loop, while a loop with a few pulls reads almost as
 /// data arrives. Each message waits at most one tick in the kernel's socket buffer (half a tick on average): with
-/// 40 pulls or more on a loop (80 restreams on 2 cores), 40 ms at most.
-///
-/// `@unchecked Sendable`: every member is touched on `loop` only.
-final class ReadPacer: @unchecked Sendable {
+/// 40 pulls or more on a loop (80 restreams on 2 cores), 40 ms at most. Every member is touched on `loop` only.
+final class ReadPacer {
     let loop: any EventLoop
     /// The longest tick.
     let maximum: TimeAmount
@@ -52,7 +50,7 @@ final class ReadPacer: @unchecked Sendable {
         loop.preconditionInEventLoop()
         waiting.append(handler)
         guard task == nil else { return }
-        task = loop.scheduleTask(in: Self.tick(members: members, maximum: maximum)) { [self] in tick() }
+        task = loop.assumeIsolated().scheduleTask(in: Self.tick(members: members, maximum: maximum)) { [self] in tick() }
     }
 
     private func tick() {

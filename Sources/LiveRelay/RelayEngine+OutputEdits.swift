@@ -4,22 +4,20 @@ import Foundation
 import JobDocument
 import MediaJob
 import NIOCore
+import NIOConcurrencyHelpers
 
 /// The running sessions that take output edits, by their job's interrupter (which the session keeps alive, so the
-/// identifier is not reused while it is listed). A run that ended before it was listed leaves a mark instead.
-///
-/// `@unchecked Sendable`: `entries` is guarded by `lock`, an NSLock (a pthread mutex ThreadSanitizer sees; sessions of
-/// different event loops end at the same time).
-final class EditableRuns: @unchecked Sendable {
+/// identifier is not reused while it is listed). A run that ended before it was listed leaves a mark instead. Sessions
+/// of different event loops end at the same time, so the entries are locked.
+final class EditableRuns: Sendable {
     private enum Entry {
         case running(RelaySession)
         case ended
     }
-    private let lock = NSLock()
-    private var entries: [ObjectIdentifier: Entry] = [:]
+    private let entries = NIOLockedValueBox<[ObjectIdentifier: Entry]>([:])
 
     func started(_ key: ObjectIdentifier, _ session: RelaySession) {
-        lock.withLock {
+        entries.withLockedValue { entries in
             if case .ended? = entries[key] {
                 entries[key] = nil
             } else {
@@ -29,7 +27,7 @@ final class EditableRuns: @unchecked Sendable {
     }
 
     func ended(_ key: ObjectIdentifier) {
-        lock.withLock {
+        entries.withLockedValue { entries in
             if case .running? = entries[key] {
                 entries[key] = nil
             } else {
@@ -39,7 +37,7 @@ final class EditableRuns: @unchecked Sendable {
     }
 
     func session(_ key: ObjectIdentifier) -> RelaySession? {
-        lock.withLock {
+        entries.withLockedValue { entries in
             guard case let .running(session)? = entries[key] else { return nil }
             return session
         }

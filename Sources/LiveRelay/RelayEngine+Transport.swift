@@ -6,6 +6,7 @@ import Foundation
 import JobDocument
 import MediaJob
 import NIOCore
+import NIOConcurrencyHelpers
 
 extension RelayEngine: LiveTransport {
     public func publish(to destination: LiveDestination, options: MediaJobOptions) -> any LivePublication {
@@ -141,28 +142,21 @@ final class EnginePublication: LivePublication, @unchecked Sendable {
     }
 }
 
-/// A live input read by the codec job. `@unchecked Sendable`: `session` is set once before the subscription is shared.
-final class EngineSubscription: LiveSubscription, @unchecked Sendable {
-    private var session: RelaySession?
-    private let lock = NSLock()
-    private var connections = 0
+/// A live input read by the codec job.
+final class EngineSubscription: LiveSubscription, Sendable {
+    /// The session, attached once before the subscription is shared, and the reconnects it last reported.
+    private let state = NIOLockedValueBox((session: RelaySession?.none, connections: 0))
 
-    func attach(_ session: RelaySession) { self.session = session }
+    func attach(_ session: RelaySession) { state.withLockedValue { $0.session = session } }
 
     func update(_ snapshot: MediaJobProgress) {
-        lock.lock()
-        connections = snapshot.inputReconnects
-        lock.unlock()
+        state.withLockedValue { $0.connections = snapshot.inputReconnects }
     }
 
-    var reconnects: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return connections
-    }
+    var reconnects: Int { state.withLockedValue { $0.connections } }
 
     func stop() {
-        guard let session else { return }
+        guard let session = state.withLockedValue({ $0.session }) else { return }
         session.loop.execute { session.stop() }
     }
 }

@@ -11,7 +11,7 @@ extension RelaySession {
     func finish(_ outcome: Result<Void, MediaJobError>) {
         guard !ending else { return }
         ending = true
-        engine.housekeeping.on(loop).remove(self)
+        engine.housekeeping.on(loop).value.remove(self)
         fallback?.stop()
         pullSource.retry?.cancel()
         pullSource.handler?.channel?.close(promise: nil)

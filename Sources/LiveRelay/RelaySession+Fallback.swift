@@ -9,9 +9,9 @@ import RTMP
 /// returning input's first keyframe with its sequence headers. After `max_s` of slate the job ends as an input
 /// timeout would.
 ///
-/// `@unchecked Sendable`: touched on its session's event loop only (the slate is made on a thread of its own, whose
-/// result hops back to the loop).
-final class FallbackState: @unchecked Sendable {
+/// Touched on its session's event loop only (the slate is made on a thread of its own, whose result hops back to the
+/// loop).
+final class FallbackState {
     let options: FallbackOptions
     /// The slate, once made, and the stream it matches.
     var loop: SlateLoop?
@@ -130,6 +130,7 @@ extension RelaySession {
         let thread = Thread { [self] in
             let made = Result { () throws(SlateError) -> SlateLoop in try maker.makeSlate(for: target) }
             loop.execute { [self] in
+                guard let fallback = self.fallback else { return }
                 fallback.preparing = false
                 fallback.madeFor = target
                 switch made {

@@ -65,12 +65,13 @@ extension RelaySession {
         // A codec the destination refused has failed the output (its handler is gone): nothing more is sent.
         guard output.handler === handler, let message = trackView(of: message, for: output, handler: handler),
               destinationTakes(message, output: output, handler: handler) else { return }
-        chunkScratch.bytes.removeAll(keepingCapacity: true)
-        handler.encode(message, into: &chunkScratch.bytes)
+        let scratch = chunkScratch.value
+        scratch.bytes.removeAll(keepingCapacity: true)
+        handler.encode(message, into: &scratch.bytes)
         if output.pending == nil {
-            output.pending = handler.channel?.allocator.buffer(capacity: max(chunkScratch.bytes.count, 16 << 10))
+            output.pending = handler.channel?.allocator.buffer(capacity: max(scratch.bytes.count, 16 << 10))
         }
-        output.pending?.writeBytes(chunkScratch.bytes)
+        output.pending?.writeBytes(scratch.bytes)
         let kind = RelayCore.Kind(message)
         if kind.isFrame {
             output.progress.packets += 1
@@ -113,7 +114,7 @@ extension RelaySession {
         open(endpoint, handler: handler).whenFailure { [self] error in
             outputLost(index, generation, describeNetworkError(error))
         }
-        output.readyTimeout = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(networkTimeout)))) { [self] in
+        output.readyTimeout = loop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(networkTimeout)))) { [self] in
             guard output.generation == generation, !output.ready else { return }
             outputLost(index, generation, "the server did not start the publish within \(networkTimeout) s")
         }
@@ -171,7 +172,7 @@ extension RelaySession {
         output.progress.status = .reconnecting
         core.outputGone(output.index)
         let delay = options.reconnect.delay(beforeAttempt: output.failures)
-        output.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in
+        output.retry = loop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in
             guard !ending else { return }
             output.progress.reconnects += 1
             reconnect()
@@ -194,8 +195,7 @@ extension SRTOutputLink: NetworkOutput {}
 
 /// Where one message's chunks are encoded before they join an output's pending buffer. One per event loop, shared by
 /// its sessions (they run one at a time there): a buffer per session held a keyframe's worth of bytes each.
-/// `@unchecked Sendable`: touched on its loop only.
-final class ChunkScratch: @unchecked Sendable {
+final class ChunkScratch {
     var bytes: [UInt8] = []
 
     init() {

@@ -57,7 +57,7 @@ final class RelaySession: @unchecked Sendable {
     /// How the job ends, once it does.
     var end = EndState()
     /// One message's RTMP chunks, before they join an output's pending buffer: the loop's, shared by its sessions.
-    let chunkScratch: ChunkScratch
+    let chunkScratch: NIOLoopBoundBox<ChunkScratch>
     /// The codec engine reading this input (encode, renditions): every media and data message, on
     /// the job's timeline, once per read burst.
     var tap: CodecTap?
@@ -124,7 +124,7 @@ final class RelaySession: @unchecked Sendable {
         if case .srtPull = source { connectSRTSource() }
         armFallback()
         // Cancel, stalls and dead destinations are looked at 4 times a second, on the loop's one timer for all its sessions.
-        engine.housekeeping.on(loop).add(self)
+        engine.housekeeping.on(loop).value.add(self)
     }
 
     /// How often `housekeeping` runs.

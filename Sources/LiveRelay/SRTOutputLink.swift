@@ -9,8 +9,8 @@ import Synchronization
 
 /// One SRT output of a live job: MPEG-TS made from the relay's FLV tags at the edge (`FLVToTSConverter`), sent as
 /// 1,316-byte messages on a caller connection (or to the one reader of a listener), reconnected with backoff.
-/// `@unchecked Sendable`: touched only on the session's event loop.
-final class SRTOutputLink: @unchecked Sendable {
+/// Touched only on the session's event loop.
+final class SRTOutputLink {
     let index: Int
     let name: String
     let url: SRTURL

@@ -1,6 +1,7 @@
 import Foundation
 import MediaFormats
 import MediaJob
+import NIOConcurrencyHelpers
 
 /// A job's multivariant playlist (`hls_multivariant`, docs/JOBS.md "A ladder in HLS"). Each variant's `HLSSink`, on
 /// its own output thread, says what its stream is once its init segment is written and reports every segment it
@@ -8,11 +9,9 @@ import MediaJob
 /// (`OutputFile.publishWhole`) once every variant's media playlist names a segment and again when a measured peak
 /// passes what it lists, so a player never sees a variant it cannot play. The final playlist, from every segment, is
 /// written to its `FileWriter` after the sinks finished and published with the job's outputs (a file input's, like
-/// its VOD media playlists, appears only then). A failed job removes it.
-///
-/// `@unchecked Sendable`: every field but the constants is read and written under `lock`, by the sinks' threads and
-/// then the input thread.
-package final class HLSMultivariantOutput: @unchecked Sendable {
+/// its VOD media playlists, appears only then). A failed job removes it. The schedule is locked: the sinks' threads
+/// and then the input thread reach it.
+package final class HLSMultivariantOutput: Sendable {
     package let name: String
     package let file: FileWriter
     private let settings: HLSMultivariantSettings
@@ -20,10 +19,12 @@ package final class HLSMultivariantOutput: @unchecked Sendable {
     private let owner: PartOwner?
     /// A file input's playlist appears with the job's success only.
     private let publishesWhileRunning: Bool
-    // An NSLock, not Synchronization.Mutex: ThreadSanitizer (a CI gate) cannot see Mutex's futex on Linux.
-    private let lock = NSLock()
-    private var schedule: HLSMultivariantSchedule
-    private var publishedEarly = false
+    private struct State {
+        var schedule: HLSMultivariantSchedule
+        /// A playlist was published while the job ran (a failure removes it).
+        var publishedEarly = false
+    }
+    private let state: NIOLockedValueBox<State>
     /// Where a live job's playlist is also served (`/hls/JOB/NAME`), and the job.
     private let served: (registry: LivePlaylistRegistry, jobID: String)?
 
@@ -41,7 +42,7 @@ package final class HLSMultivariantOutput: @unchecked Sendable {
         self.owner = owner
         name = settings.name
         publishesWhileRunning = live
-        schedule = HLSMultivariantSchedule(uris: settings.variants.map(\.uri), targetDuration: targetDuration, version: version)
+        state = NIOLockedValueBox(State(schedule: HLSMultivariantSchedule(uris: settings.variants.map(\.uri), targetDuration: targetDuration, version: version)))
         file = try FileWriter(path: settings.path, root: root, owner: owner)
     }
 
@@ -70,7 +71,7 @@ package final class HLSMultivariantOutput: @unchecked Sendable {
     /// Writes the final playlist (every segment measured) into the file and syncs it; the codec job renames it with
     /// the outputs. Throws when a variant wrote no segment: a multivariant playlist must not list it.
     package func finish() throws {
-        let playlist = lock.withLock { schedule.playlist }
+        let playlist = state.withLockedValue { $0.schedule.playlist }
         guard let playlist else {
             throw OutputError.unsupported(output: name, reason: "a variant wrote no segment, so no multivariant playlist can list it")
         }
@@ -100,19 +101,19 @@ package final class HLSMultivariantOutput: @unchecked Sendable {
     package func discard() {
         retire()
         file.discard()
-        if lock.withLock({ publishedEarly }) { try? OutputFile.removePublished(path: settings.path, root: root) }
+        if state.withLockedValue({ $0.publishedEarly }) { try? OutputFile.removePublished(path: settings.path, root: root) }
     }
 
     /// Applies an event to the schedule and publishes the playlist it makes due, under the lock, so that playlists
     /// replace each other in the order they were made.
     private func update(_ event: (inout HLSMultivariantSchedule) -> HLSMultivariantPlaylist?) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let playlist = event(&schedule), publishesWhileRunning else { return }
-        try OutputFile.publishWhole(Array(playlist.render().utf8), path: settings.path, root: root, owner: owner)
-        publishedEarly = true
-        if let served {
-            served.registry.publishMultivariant(servedText(playlist), name: PathText.lastComponent(settings.path), jobID: served.jobID)
+        try state.withLockedValue { state in
+            guard let playlist = event(&state.schedule), publishesWhileRunning else { return }
+            try OutputFile.publishWhole(Array(playlist.render().utf8), path: settings.path, root: root, owner: owner)
+            state.publishedEarly = true
+            if let served {
+                served.registry.publishMultivariant(servedText(playlist), name: PathText.lastComponent(settings.path), jobID: served.jobID)
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ import JobQueue
 import JobStore
 import MediaEngine
 import MediaJob
+import NIOConcurrencyHelpers
 
 /// One claimed job: its spec, the deliveries that carry it, and how to stop it.
 final class ActiveJob: @unchecked Sendable {
@@ -140,24 +141,21 @@ final class ActiveJob: @unchecked Sendable {
 }
 
 /// When a running attempt last published `job.progress`, and its attempt number once read.
-final class ProgressReporter: @unchecked Sendable {
-    // Reason: both fields are guarded by `lock` (snapshots of one attempt come one at a time, but from the job's
-    // thread or the live queue).
-    private let lock = NSLock()
-    private var lastEvent = Date()
-    private var knownAttempt: Int?
+final class ProgressReporter: Sendable {
+    /// Snapshots of one attempt come one at a time, but from the job's thread or the live queue.
+    private let state = NIOLockedValueBox((lastEvent: Date(), knownAttempt: Int?.none))
 
     /// nil when no event is due yet; else whether the attempt number still has to be read.
     func eventDue(interval: Double) -> Bool? {
-        lock.withLock {
-            guard Date().timeIntervalSince(lastEvent) >= interval else { return nil }
-            lastEvent = Date()
-            return knownAttempt == nil
+        state.withLockedValue { state in
+            guard Date().timeIntervalSince(state.lastEvent) >= interval else { return nil }
+            state.lastEvent = Date()
+            return state.knownAttempt == nil
         }
     }
 
     var attempt: Int? {
-        get { lock.withLock { knownAttempt } }
-        set { lock.withLock { knownAttempt = newValue } }
+        get { state.withLockedValue { $0.knownAttempt } }
+        set { state.withLockedValue { $0.knownAttempt = newValue } }
     }
 }

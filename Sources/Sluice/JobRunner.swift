@@ -3,6 +3,7 @@ import JobStore
 import MediaEngine
 import MediaJob
 import JobDocument
+import NIOConcurrencyHelpers
 
 /// How one run of a job ended, with the text recorded in the store.
 public enum JobOutcome: Sendable {
@@ -172,33 +173,39 @@ public final class JobRunner: Sendable {
         let queue = progressQueue
         let callbacks = JobCallbacks(progress: { [self] snapshot in
             queue.async { [self] in
-                guard !state.ended else { return }
+                guard !state.fields.withLockedValue({ $0.ended }) else { return }
                 progress(spec, snapshot)
-                do throws(JobStoreError) { try recordSlate(state.slateEvents.events(for: snapshot.slate), for: spec) } catch { state.storeError = error }
-                guard Date().timeIntervalSince(state.lastStored) >= storeInterval else { return }
-                state.lastStored = Date()
+                let slate = state.fields.withLockedValue { $0.slateEvents.events(for: snapshot.slate) }
+                do throws(JobStoreError) { try recordSlate(slate, for: spec) } catch { state.failed(error) }
+                let due = state.fields.withLockedValue { fields in
+                    guard Date().timeIntervalSince(fields.lastStored) >= storeInterval else { return false }
+                    fields.lastStored = Date()
+                    return true
+                }
+                guard due else { return }
                 progressBatch.add(progressRecord(snapshot, for: spec), of: state)
             }
         }, encoderSelected: { [self] selection in
             queue.async { [self] in
-                do throws(JobStoreError) { try recordEncoder(selection, for: spec) } catch { state.storeError = error }
+                do throws(JobStoreError) { try recordEncoder(selection, for: spec) } catch { state.failed(error) }
             }
         }, discardsOutputsOnCancel: {
             // Asked once, on the job's thread, when it stopped on a cancel: a requeue (shutdown) publishes nothing.
             let reason = policy.requeueReason()
-            queue.sync { state.requeueAnswer = .some(reason) }
+            queue.sync { state.fields.withLockedValue { $0.requeueAnswer = .some(reason) } }
             return reason != nil
         }, segment: { [self] report in
             queue.async { [self] in
-                do throws(JobStoreError) { try recordSegment(report, for: spec) } catch { state.storeError = error }
+                do throws(JobStoreError) { try recordSegment(report, for: spec) } catch { state.failed(error) }
             }
         }, completion: { [self] result in
             // Behind every progress write already queued; then off the queue, which must never wait on the broker.
             queue.async { [self] in
-                state.ended = true
+                let (storeError, answered) = state.fields.withLockedValue { fields in
+                    fields.ended = true
+                    return (fields.storeError, fields.requeueAnswer)
+                }
                 progressBatch.drop(state)
-                let storeError = state.storeError
-                let answered = state.requeueAnswer
                 let thread = Thread { [self] in
                     if case .success = result, let storeError {
                         completion(.failure(storeError))
@@ -336,36 +343,38 @@ public final class JobRunner: Sendable {
 
 /// One attempt's store bookkeeping. The runner's one serial queue takes every progress write the engines hand over,
 /// in order, so that no job needs a thread of its own while it runs.
-final class AttemptState: @unchecked Sendable {
-    // Reason: every field is read and written only on the runner's serial `progressQueue`.
-    var lastStored = Date.distantPast
-    var storeError: JobStoreError?
-    /// Set when the completion arrived: a progress report after it is not recorded.
-    var ended = false
-    var slateEvents = SlateEventTracker()
-    /// What `policy.requeueReason()` said when the codec engine asked whether to discard its outputs on a cancel.
-    var requeueAnswer: String??
+/// Used on `progressQueue` (and by the codec engine's one question, answered through it); locked all the same, so
+/// the compiler checks what a queue alone cannot say.
+final class AttemptState: Sendable {
+    struct Fields {
+        var lastStored = Date.distantPast
+        var storeError: JobStoreError?
+        /// Set when the completion arrived: a progress report after it is not recorded.
+        var ended = false
+        var slateEvents = SlateEventTracker()
+        /// What `policy.requeueReason()` said when the codec engine asked whether to discard its outputs on a cancel.
+        var requeueAnswer: String??
+    }
+    let fields = NIOLockedValueBox(Fields())
+
+    /// A write of the attempt failed: the attempt reports it when it ends (the latest such error).
+    func failed(_ error: JobStoreError) { fields.withLockedValue { $0.storeError = error } }
 }
 
 /// Where `runAttempt`'s caller waits for the attempt's completion.
-private final class AttemptEnding: @unchecked Sendable {
-    // Reason: `outcome` is guarded by `condition`.
-    private let condition = NSCondition()
-    private var outcome: Result<JobOutcome, JobStoreError>?
+private final class AttemptEnding: Sendable {
+    private let outcome = NIOLockedValueBox<Result<JobOutcome, JobStoreError>?>(nil)
+    private let finished = DispatchSemaphore(value: 0)
 
     func finish(_ result: Result<JobOutcome, JobStoreError>) {
-        condition.lock()
-        outcome = result
-        condition.broadcast()
-        condition.unlock()
+        outcome.withLockedValue { $0 = result }
+        finished.signal()
     }
 
     func wait() -> Result<JobOutcome, JobStoreError> {
-        condition.lock()
-        defer { condition.unlock() }
         while true {
-            if let outcome { return outcome }
-            condition.wait()
+            if let outcome = outcome.withLockedValue({ $0 }) { return outcome }
+            finished.wait()
         }
     }
 }

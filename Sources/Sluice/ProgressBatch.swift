@@ -3,15 +3,20 @@ import Foundation
 import JobDocument
 import JobStore
 import MediaJob
+import NIOConcurrencyHelpers
 
 /// The progress records that came due on the runner's progress queue, written in one transaction per flush: with a
 /// hundred running jobs, one commit a second instead of fifty (docs/BENCHMARKS.md, density). A record waits at most
 /// `delay` for its flush; a job's newer record replaces one still waiting, and an attempt that ended drops its own
 /// (the end records the final progress itself).
-final class ProgressBatch: @unchecked Sendable {
-    // Reason: every member is used only on `queue`, the runner's serial progress queue.
-    private var due: [ObjectIdentifier: (state: AttemptState, record: ProgressRecord)] = [:]
-    private var flushScheduled = false
+///
+/// Called on `queue`, the runner's serial progress queue; the waiting records are locked all the same.
+final class ProgressBatch: Sendable {
+    private struct Waiting {
+        var due: [ObjectIdentifier: (state: AttemptState, record: ProgressRecord)] = [:]
+        var flushScheduled = false
+    }
+    private let waiting = NIOLockedValueBox(Waiting())
     private let store: JobStore
     private let queue: DispatchQueue
     private let delay: Double
@@ -28,30 +33,35 @@ final class ProgressBatch: @unchecked Sendable {
 
     /// Queues `record` of the attempt `state` for the next flush. On the queue.
     func add(_ record: ProgressRecord, of state: AttemptState) {
-        due[ObjectIdentifier(state)] = (state, record)
-        guard !flushScheduled else { return }
-        flushScheduled = true
+        let schedule = waiting.withLockedValue { waiting in
+            waiting.due[ObjectIdentifier(state)] = (state, record)
+            defer { waiting.flushScheduled = true }
+            return !waiting.flushScheduled
+        }
+        guard schedule else { return }
         queue.asyncAfter(deadline: .now() + delay) { [self] in flush() }
     }
 
     /// Forgets the attempt's waiting record, if any. On the queue.
     func drop(_ state: AttemptState) {
-        due[ObjectIdentifier(state)] = nil
+        waiting.withLockedValue { $0.due[ObjectIdentifier(state)] = nil }
     }
 
     /// Writes every waiting record in one transaction; a record refused, or the transaction failing, is the store
     /// error of the attempts concerned (the runner reports it when the attempt ends, as for a write of its own).
     private func flush() {
-        flushScheduled = false
-        let entries = Array(due.values)
-        due.removeAll(keepingCapacity: true)
+        let entries = waiting.withLockedValue { waiting in
+            waiting.flushScheduled = false
+            defer { waiting.due.removeAll(keepingCapacity: true) }
+            return Array(waiting.due.values)
+        }
         guard !entries.isEmpty else { return }
         do throws(JobStoreError) {
             for (position, error) in try store.updateProgress(entries.map(\.record)) {
-                entries[position].state.storeError = error
+                entries[position].state.failed(error)
             }
         } catch {
-            for entry in entries { entry.state.storeError = error }
+            for entry in entries { entry.state.failed(error) }
         }
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import JobQueue
 import JobStore
 import MediaEngine
+import NIOConcurrencyHelpers
 
 extension Worker {
     /// Publishes what follows the attempt (`SettlementPlan`: dead letter, retry, hand-over), then gives the lease up
@@ -134,12 +135,13 @@ extension Worker {
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox<T>()
         Task {
-            box.value = await body()
+            let value = await body()
+            box.value.withLockedValue { $0 = value }
             done.signal()
         }
         done.wait()
-        // The semaphore orders the write before this read.
-        return box.value!
+        guard let value = box.value.withLockedValue({ $0 }) else { preconditionFailure("the task signalled before it stored its value") }
+        return value
     }
 
     /// Runs async settling from a job thread (never from the cooperative pool, which it would block).
@@ -154,7 +156,6 @@ extension Worker {
 }
 
 /// Carries a value out of a Task to the thread waiting on a semaphore.
-private final class ResultBox<T>: @unchecked Sendable {
-    // Reason: written once by the task before it signals; read once by the waiter after it woke.
-    var value: T?
+private final class ResultBox<T: Sendable>: Sendable {
+    let value = NIOLockedValueBox<T?>(nil)
 }

@@ -7,12 +7,12 @@ import JobStore
 import MediaEngine
 import MediaJob
 import JobDocument
+import NIOConcurrencyHelpers
 
 /// The worker's metrics. Counters of bytes, frames, drops and reconnects are fed running totals (from
 /// progress snapshots and output rows) and add only what grew since the last report, so overlapping
 /// sources never count twice and a new attempt, which starts again from zero, is counted in full.
-public final class WorkerMetrics: @unchecked Sendable {
-    // Reason: `jobs` is guarded by `lock`; the metric handles are thread-safe (swift-metrics' contract).
+public final class WorkerMetrics: Sendable {
 
     /// Metric names, as scraped.
     public enum Name {
@@ -87,12 +87,16 @@ public final class WorkerMetrics: @unchecked Sendable {
     }
 
     private let factory: any MetricsFactory
-    private let lock = NSLock()
-    private var jobs: [String: Tracked] = [:]
-    private var encoderLabels: Set<String> = []
-    private var brokerConnectionsCounted = 0
-    private var channelErrorsCounted: [UInt16: Int] = [:]
-    private var slotTable: [JobClass: SlotUsage] = [:]
+    /// What was counted so far, locked: the jobs' threads, the broker's and a scrape meet here. The metric handles
+    /// are thread-safe (swift-metrics' contract).
+    private struct Books {
+        var jobs: [String: Tracked] = [:]
+        var encoderLabels: Set<String> = []
+        var brokerConnectionsCounted = 0
+        var channelErrorsCounted: [UInt16: Int] = [:]
+        var slotTable: [JobClass: SlotUsage] = [:]
+    }
+    private let books = NIOLockedValueBox(Books())
 
     private let running: Gauge
     private let encodeFPS: Gauge
@@ -126,11 +130,11 @@ public final class WorkerMetrics: @unchecked Sendable {
     ///   - job: the job after the transition.
     ///   - outputs: its output rows (redacted URLs, running totals).
     public func transitioned(_ job: JobRecord, outputs: [OutputRecord]) {
-        lock.withLock {
+        books.withLockedValue { books in
             if job.state == .running {
                 // A new attempt writes its outputs from zero again.
-                jobs[job.id] = Tracked(encoder: job.encoder, running: true)
-            } else if var tracked = jobs.removeValue(forKey: job.id) {
+                books.jobs[job.id] = Tracked(encoder: job.encoder, running: true)
+            } else if var tracked = books.jobs.removeValue(forKey: job.id) {
                 // The attempt's last totals; rows of attempts this process never ran (reconciled at start) are not its bytes.
                 count(outputs.map { ($0.index, Self.kind(of: $0), OutputTotals($0)) }, into: &tracked)
                 // A link's gauges go with its job.
@@ -140,7 +144,7 @@ public final class WorkerMetrics: @unchecked Sendable {
                     }
                 }
             }
-            refreshGauges()
+            refreshGauges(&books)
         }
         switch job.state {
         case .succeeded, .failed, .cancelled, .rejected:
@@ -161,8 +165,8 @@ public final class WorkerMetrics: @unchecked Sendable {
     ///   - spec: the job (its outputs name the kinds).
     ///   - progress: the job's progress snapshot.
     public func progressed(_ spec: JobSpec, _ progress: MediaJobProgress) {
-        lock.withLock {
-            guard var tracked = jobs[spec.id], tracked.running else { return }
+        books.withLockedValue { books in
+            guard var tracked = books.jobs[spec.id], tracked.running else { return }
             if tracked.encoder == nil {
                 let renditions = spec.videoRenditions
                 if renditions.contains(where: { $0.mode == .encode }) {
@@ -186,8 +190,8 @@ public final class WorkerMetrics: @unchecked Sendable {
                 tracked.lastFrames = progress.videoFrames
                 tracked.lastElapsed = progress.elapsed
             }
-            jobs[spec.id] = tracked
-            refreshGauges()
+            books.jobs[spec.id] = tracked
+            refreshGauges(&books)
         }
     }
 
@@ -196,12 +200,12 @@ public final class WorkerMetrics: @unchecked Sendable {
     ///   - job: the job's current record.
     ///   - outputs: its output rows.
     public func observed(_ job: JobRecord, outputs: [OutputRecord]) {
-        lock.withLock {
-            guard var tracked = jobs[job.id], tracked.running else { return }
+        books.withLockedValue { books in
+            guard var tracked = books.jobs[job.id], tracked.running else { return }
             if let encoder = job.encoder { tracked.encoder = encoder }
             count(outputs.map { ($0.index, Self.kind(of: $0), OutputTotals($0)) }, into: &tracked)
-            jobs[job.id] = tracked
-            refreshGauges()
+            books.jobs[job.id] = tracked
+            refreshGauges(&books)
         }
     }
 
@@ -211,7 +215,7 @@ public final class WorkerMetrics: @unchecked Sendable {
     ///   - capacity: its slots.
     ///   - busy: how many are in use.
     public func slots(_ jobClass: JobClass, capacity: Int, busy: Int) {
-        lock.withLock { slotTable[jobClass] = SlotUsage(jobClass: jobClass, capacity: capacity, busy: busy) }
+        books.withLockedValue { books in books.slotTable[jobClass] = SlotUsage(jobClass: jobClass, capacity: capacity, busy: busy) }
         Gauge(label: Name.slots, dimensions: [("class", jobClass.rawValue)], factory: factory).record(capacity)
         Gauge(label: Name.slotsBusy, dimensions: [("class", jobClass.rawValue)], factory: factory).record(busy)
     }
@@ -223,7 +227,7 @@ public final class WorkerMetrics: @unchecked Sendable {
 
     /// Each class's slots as last reported, live first (empty until the worker reported them).
     public var slotUsage: [SlotUsage] {
-        lock.withLock { JobClass.allCases.compactMap { slotTable[$0] } }
+        books.withLockedValue { books in JobClass.allCases.compactMap { books.slotTable[$0] } }
     }
 
     /// The broker connection's state, read when metrics are scraped.
@@ -236,17 +240,17 @@ public final class WorkerMetrics: @unchecked Sendable {
         brokerUp.record(connected ? 1 : 0)
         Gauge(label: Name.leasesHeld, factory: factory).record(leasesHeld)
         for (code, count) in channelErrors {
-            let added: Int = lock.withLock {
-                defer { channelErrorsCounted[code] = max(channelErrorsCounted[code] ?? 0, count) }
-                return max(0, count - (channelErrorsCounted[code] ?? 0))
+            let added: Int = books.withLockedValue { books in
+                defer { books.channelErrorsCounted[code] = max(books.channelErrorsCounted[code] ?? 0, count) }
+                return max(0, count - (books.channelErrorsCounted[code] ?? 0))
             }
             if added > 0 {
                 Counter(label: Name.brokerChannelErrors, dimensions: [("code", String(code))], factory: factory).increment(by: added)
             }
         }
-        let added: Int = lock.withLock {
-            defer { brokerConnectionsCounted = max(brokerConnectionsCounted, generation) }
-            return max(0, generation - brokerConnectionsCounted)
+        let added: Int = books.withLockedValue { books in
+            defer { books.brokerConnectionsCounted = max(books.brokerConnectionsCounted, generation) }
+            return max(0, generation - books.brokerConnectionsCounted)
         }
         if added > 0 { brokerConnections.increment(by: added) }
     }
@@ -297,17 +301,17 @@ public final class WorkerMetrics: @unchecked Sendable {
         if amount > 0 { counter.increment(by: amount) }
     }
 
-    /// Running jobs, their frame rate and their encoders; called with `lock` held.
-    private func refreshGauges() {
-        let active = jobs.values.filter(\.running)
+    /// Running jobs, their frame rate and their encoders; called with the books locked.
+    private func refreshGauges(_ books: inout Books) {
+        let active = books.jobs.values.filter(\.running)
         running.record(active.count)
         encodeFPS.record(active.reduce(0) { $0 + $1.fps })
         var byEncoder: [String: Int] = [:]
         // A job counts once its first snapshot (or record) names the encoder, within a progress interval of starting.
         for job in active { if let encoder = job.encoder { byEncoder[encoder, default: 0] += 1 } }
         // An encoder once shown stays, at 0, so its series does not vanish between jobs.
-        encoderLabels.formUnion(byEncoder.keys)
-        for label in encoderLabels {
+        books.encoderLabels.formUnion(byEncoder.keys)
+        for label in books.encoderLabels {
             Gauge(label: Name.encoderJobs, dimensions: [("encoder", label)], factory: factory).record(byEncoder[label] ?? 0)
         }
     }

@@ -6,6 +6,7 @@ import MediaEngine
 import Sluice
 import MediaJob
 import JobDocument
+import NIOConcurrencyHelpers
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,7 +63,8 @@ struct RunCommand: ParsableCommand {
 }
 
 /// SIGINT/SIGTERM cancel the running job cleanly (outputs finished, state `cancelled`).
-/// `@unchecked Sendable`: `sources` is written once in `init` and only cancelled afterwards.
+/// `@unchecked Sendable`: `sources` is written once in `init` and only cancelled afterwards (Dispatch's sources are
+/// thread-safe but not marked `Sendable`).
 final class SignalCancellation: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 
@@ -80,11 +82,12 @@ final class SignalCancellation: @unchecked Sendable {
 }
 
 /// Progress on standard error: one updating line on a terminal, a plain line every few seconds otherwise.
-final class ProgressDisplay: @unchecked Sendable {
+final class ProgressDisplay: Sendable {
     private let enabled: Bool
     private let isTerminal = isatty(STDERR_FILENO) == 1
-    private var lastPlain = Date.distantPast
-    private var wroteLine = false
+    /// When the last plain line was written, and whether an updating line is on the terminal (the job's progress
+    /// thread shows, the command's thread finishes).
+    private let written = NIOLockedValueBox((lastPlain: Date.distantPast, line: false))
     /// Seconds between plain lines when standard error is not a terminal.
     static let plainInterval = 5.0
 
@@ -95,17 +98,19 @@ final class ProgressDisplay: @unchecked Sendable {
         let line = "\(spec.id)  time \(String(format: "%.2f", progress.mediaTime))s"
             + "  speed \(String(format: "%.1f", progress.speed))x  frames \(progress.videoFrames)"
             + "  in \(ProgressDisplay.bytes(progress.bytesIn))  out \(ProgressDisplay.bytes(progress.bytesOut))"
-        if isTerminal {
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
-            wroteLine = true
-        } else if Date().timeIntervalSince(lastPlain) >= ProgressDisplay.plainInterval {
-            lastPlain = Date()
-            printError(line)
+        written.withLockedValue { written in
+            if isTerminal {
+                FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+                written.line = true
+            } else if Date().timeIntervalSince(written.lastPlain) >= ProgressDisplay.plainInterval {
+                written.lastPlain = Date()
+                printError(line)
+            }
         }
     }
 
     func finish() {
-        if wroteLine { FileHandle.standardError.write(Data("\n".utf8)) }
+        if written.withLockedValue({ $0.line }) { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 
     static func bytes(_ count: Int64) -> String {

@@ -9,6 +9,7 @@ import MediaJob
 import NIOCore
 import ServiceLifecycle
 import Sluice
+import NIOConcurrencyHelpers
 
 /// Serves the worker's metrics, health and read-only admin pages over HTTP/1.1.
 public final class AdminServer: @unchecked Sendable {
@@ -187,27 +188,28 @@ public enum AdminServerError: Error, Sendable, CustomStringConvertible {
 }
 
 /// The bound address, delivered once: by `onServerRunning`, or by the server task failing first.
-private final class BoundAddress: @unchecked Sendable {
-    // Reason: `result` and `waiter` are guarded by `lock`.
-    private let lock = NSLock()
-    private var result: Result<ListenAddress, AdminServerError>?
-    private var waiter: CheckedContinuation<ListenAddress, any Error>?
+private final class BoundAddress: Sendable {
+    private struct State {
+        var result: Result<ListenAddress, AdminServerError>?
+        var waiter: CheckedContinuation<ListenAddress, any Error>?
+    }
+    private let state = NIOLockedValueBox(State())
 
     func resolve(_ outcome: Result<ListenAddress, AdminServerError>) {
-        let waiter: CheckedContinuation<ListenAddress, any Error>? = lock.withLock {
-            guard result == nil else { return nil }
-            result = outcome
-            defer { self.waiter = nil }
-            return self.waiter
+        let waiter: CheckedContinuation<ListenAddress, any Error>? = state.withLockedValue { state in
+            guard state.result == nil else { return nil }
+            state.result = outcome
+            defer { state.waiter = nil }
+            return state.waiter
         }
         waiter?.resume(with: outcome.mapError { $0 })
     }
 
     func value() async throws -> ListenAddress {
         try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<ListenAddress, AdminServerError>? = lock.withLock {
-                if let result { return result }
-                waiter = continuation
+            let ready: Result<ListenAddress, AdminServerError>? = state.withLockedValue { state in
+                if let result = state.result { return result }
+                state.waiter = continuation
                 return nil
             }
             if let ready { continuation.resume(with: ready.mapError { $0 }) }

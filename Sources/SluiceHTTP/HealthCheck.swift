@@ -2,6 +2,7 @@
 // database's volume keep their free-space floor.
 import Foundation
 import JobStore
+import NIOConcurrencyHelpers
 
 /// The broker connection as the HTTP side sees it (read from `BrokerConnection` by the worker).
 public struct BrokerStatus: Sendable, Equatable {
@@ -69,8 +70,7 @@ public struct FreeSpaceFloor: Sendable, Equatable {
 /// Checks the broker flag and runs a write probe against the store. The probe may wait on SQLite's busy
 /// timeout, so it runs on a thread of its own, concurrent requests share one probe, and each request waits
 /// at most `deadline` for it: a caller (the container's HEALTHCHECK, a load balancer) always gets an answer.
-public final class HealthCheck: @unchecked Sendable {
-    // Reason: `waiters`, `probing` and `nextWaiter` are guarded by `lock`; `store` and `brokerStatus` are thread-safe.
+public final class HealthCheck: Sendable {
     private let store: JobStore
     private let brokerStatus: @Sendable () -> BrokerStatus
     private let deadline: Duration
@@ -78,10 +78,13 @@ public final class HealthCheck: @unchecked Sendable {
     private let notes: [String]
 
     private typealias Waiter = CheckedContinuation<Result<Void, JobStoreError>?, Never>
-    private let lock = NSLock()
-    private var waiters: [UInt64: Waiter] = [:]
-    private var probing = false
-    private var nextWaiter: UInt64 = 0
+    /// Requests waiting for the probe running now (at most one runs).
+    private struct Probes {
+        var waiters: [UInt64: Waiter] = [:]
+        var probing = false
+        var nextWaiter: UInt64 = 0
+    }
+    private let probes = NIOLockedValueBox(Probes())
 
     /// - Parameters:
     ///   - store: the job database to probe.
@@ -114,19 +117,19 @@ public final class HealthCheck: @unchecked Sendable {
     /// The probe's result, or nil if it took longer than `deadline`.
     private func probeStore() async -> Result<Void, JobStoreError>? {
         await withCheckedContinuation { (waiter: Waiter) in
-            let (id, start) = lock.withLock {
-                nextWaiter += 1
-                waiters[nextWaiter] = waiter
-                defer { probing = true }
-                return (nextWaiter, !probing)
+            let (id, start) = probes.withLockedValue { probes in
+                probes.nextWaiter += 1
+                probes.waiters[probes.nextWaiter] = waiter
+                defer { probes.probing = true }
+                return (probes.nextWaiter, !probes.probing)
             }
             if start {
                 let thread = Thread { [self] in
                     let result = Result { () throws(JobStoreError) in try store.checkWritable() }
-                    let finished = lock.withLock {
-                        probing = false
-                        defer { waiters.removeAll() }
-                        return Array(waiters.values)
+                    let finished = probes.withLockedValue { probes in
+                        probes.probing = false
+                        defer { probes.waiters.removeAll() }
+                        return Array(probes.waiters.values)
                     }
                     for waiter in finished { waiter.resume(returning: result) }
                 }
@@ -136,7 +139,7 @@ public final class HealthCheck: @unchecked Sendable {
             let (seconds, attoseconds) = deadline.components
             let wait = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
             DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [self] in
-                lock.withLock { waiters.removeValue(forKey: id) }?.resume(returning: nil)
+                probes.withLockedValue { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
             }
         }
     }

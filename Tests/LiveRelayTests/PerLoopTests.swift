@@ -6,7 +6,7 @@ import Testing
 @testable import LiveRelay
 
 /// The engine's per-loop values (housekeeping, read pacer, chunk scratch): one per loop, made with the engine, and the
-/// same one from any thread. Sessions are made on the caller's thread and begin on their loops, several at once; under
+/// same box from any thread (its value is read on its loop). Sessions are made on the caller's thread and begin on their loops, several at once; under
 /// ThreadSanitizer (`scripts/test --tsan`) the lookups from many threads at once must not read as a race.
 @Suite struct PerLoopTests {
     final class Marker: Sendable {
@@ -32,14 +32,20 @@ import Testing
         let wrong = NIOLockedValueBox(0)
         let lookups: @Sendable () -> Void = {
             for _ in 0..<2_000 {
-                for (loop, expected) in zip(loops, first) where ObjectIdentifier(values.on(loop)) != expected || values.on(loop).loop !== loop {
+                for (loop, expected) in zip(loops, first) where ObjectIdentifier(values.on(loop)) != expected || values.on(loop).eventLoop !== loop {
                     wrong.withLockedValue { $0 += 1 }
                 }
             }
         }
-        let onLoops = loops.map { $0.submit(lookups) }
+        // On its loop, the box gives the value made for that loop.
+        let onLoops = loops.map { loop in
+            loop.submit {
+                lookups()
+                return values.on(loop).value.loop === loop
+            }
+        }
         DispatchQueue.concurrentPerform(iterations: 4) { _ in lookups() }
-        for future in onLoops { try future.wait() }
+        for future in onLoops { #expect(try future.wait(), "a loop's box holds another loop's value") }
         #expect(wrong.withLockedValue { $0 } == 0)
         #expect(made == 3, "a lookup made a value")
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// `sluice worker` end to end against the private RabbitMQ: each test has its own vhost, folders and
 /// database, so the suite runs in parallel; workers are real child processes (kill -9 and SIGTERM are real).
-@Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason), .timeLimit(.minutes(5)))
 struct WorkerQueueTests {
     /// A job document; `input` may be a path or a JSON object text (starting with `{`).
     static func job(_ id: String, input: String, outputs: [String], extra: String = "") -> String {

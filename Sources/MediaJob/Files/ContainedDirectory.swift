@@ -49,8 +49,8 @@ public struct FileRoots: Sendable, Equatable {
 }
 
 /// An open directory, the anchor for `openat`/`renameat`/`unlinkat` on the names inside it.
-package final class DirectoryHandle: @unchecked Sendable {
-    // Reason: immutable after init; the descriptor is closed once, in deinit.
+/// Immutable; the descriptor is closed once, in deinit.
+package final class DirectoryHandle: Sendable {
     package let descriptor: Int32
     /// How messages name it (the path as the job gave it).
     let path: String

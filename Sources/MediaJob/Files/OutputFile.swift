@@ -10,9 +10,9 @@ import NIOConcurrencyHelpers
 ///
 /// It also owns the descriptor the output is written through, and the one loop that writes a file output's bytes
 /// (`write`), so a failed write of any file output names the file and its cause the same way.
-public final class OutputFile: @unchecked Sendable {
-    // Reason: `directory`, the names, `path` and `descriptor` are immutable; `state`, `synced` and `writing` are
-    // guarded by their mutexes. Writes are made by one thread at a time (the output's own, or the archive's chain).
+///
+/// Writes are made by one thread at a time (the output's own, or the archive's chain).
+public final class OutputFile: Sendable {
     let directory: DirectoryHandle
     /// The final name inside `directory`.
     let name: String
