@@ -40,6 +40,9 @@ final class ActiveJob: @unchecked Sendable {
         var outputSlots: OutputSlots
         /// The lease is ours (taken, not lost): only then does this worker answer for the job.
         var leaseHeld = false
+        /// Copies of the job's next attempt (the retry this attempt published, back before its end was recorded
+        /// here): neither settled nor run until the job no longer runs here, then handled as any delivery.
+        var nextAttempts: [Delivery] = []
     }
     private let lock = NSLock()
     private var state: State
@@ -96,14 +99,39 @@ final class ActiveJob: @unchecked Sendable {
     }
 
     /// Adds a redelivery of this job; once the job is sealed it is settled at once like the others were
-    /// (acked, or requeued when the attempt was requeued), so no delivery is left unsettled.
-    func attach(_ delivery: Delivery, broker: BrokerConnection) {
+    /// (acked, or requeued when the attempt was requeued), so no delivery is left unsettled. A copy of a later
+    /// attempt than this one is not a redelivery: it is held for `takeNextAttempts`.
+    /// - Returns: whether the copy was held as the next attempt.
+    @discardableResult
+    func attach(_ delivery: Delivery, broker: BrokerConnection) -> Bool {
         lock.withLock {
+            if ActiveJob.isLaterAttempt(delivery.headers, than: headers) {
+                state.nextAttempts.append(delivery)
+                return true
+            }
             switch state.lateDeliveriesRequeue {
             case nil: state.deliveries.append(delivery)
             case true?: broker.requeue(delivery)
             case false?: broker.ack(delivery)
             }
+            return false
+        }
+    }
+
+    /// Whether a copy with `headers` carries a later attempt than the copy with `running` (`x-sluice-attempt`, which
+    /// each retry raises; a fresh job has none, attempt 0). Only the worker that holds the lease publishes the retry,
+    /// so such a copy is this attempt's own retry, arriving before the attempt's end was recorded here.
+    static func isLaterAttempt(_ headers: [String: String], than running: [String: String]) -> Bool {
+        func attempt(_ headers: [String: String]) -> Int { headers[Topology.attemptHeader].flatMap { Int($0) } ?? 0 }
+        return attempt(headers) > attempt(running)
+    }
+
+    /// The copies of the next attempt held while this one ended (see `attach`); the worker handles them once the job
+    /// no longer runs here.
+    func takeNextAttempts() -> [Delivery] {
+        lock.withLock {
+            defer { state.nextAttempts.removeAll() }
+            return state.nextAttempts
         }
     }
 

@@ -62,6 +62,11 @@ extension Worker {
             if active.removeValue(forKey: job.spec.id) != nil { book.release(job.jobClass, cost: job.spec.encodeCost) }
             slotsChanged(job.jobClass)
         }
+        // Attached under `lock` while the job was active, so none can be added now: the retry runs as any delivery.
+        for delivery in job.takeNextAttempts() {
+            log("its next attempt arrived while this one ended; handling it now", job: job.spec.id)
+            Task { await handle(delivery) }
+        }
         wakeDrain()
     }
 

@@ -161,16 +161,19 @@ public final class Worker: @unchecked Sendable {
             await classify(delivery, spec: spec, problem: problem)
             return
         }
-        let arrival: DeliveryTriage.Arrival = lock.withLock {
+        let (arrival, heldAsNext): (DeliveryTriage.Arrival, Bool) = lock.withLock {
             let arrival = triage.arrived(id: spec?.id, problem: problem?.description)
+            var held = false
             if arrival == .attachToRunning, let id = spec?.id {
-                active[id]?.attach(delivery, broker: broker)
+                held = active[id]?.attach(delivery, broker: broker) ?? false
             }
-            return arrival
+            return (arrival, held)
         }
         switch arrival {
         case let .reject(reason):
             await reject(delivery, id: problem?.id, reason: reason)
+        case .attachToRunning where heldAsNext:
+            log("its next attempt arrived before this attempt's end was recorded here; it is handled once that is done", job: spec?.id)
         case .attachToRunning:
             log("delivered again while running here (connection generation \(delivery.generation)); this copy is not run", job: spec?.id)
         case .record:
