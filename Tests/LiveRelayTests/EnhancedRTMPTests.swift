@@ -16,7 +16,9 @@ struct EnhancedRTMPTests {
 
     /// Options for a listen job on `port` with RTMP `outputs` and an archive at `archive` (under `root`).
     static func options(port: Int, key: String, outputs: [String], archive: String?, root: String) -> MediaJobOptions {
-        var options = Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/\(key)", listen: true, outputs: outputs, timeout: 3,
+        // The input timeout is not what these judge: a Python publisher importing PyAV beside ThreadSanitizer and CPU hogs
+        // (`scripts/test --tsan --stress`) took over 3 s to publish.
+        var options = Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/\(key)", listen: true, outputs: outputs, timeout: 10,
                                    reconnect: ReconnectPolicy(attempts: 2, initialDelay: 0.2, maxDelay: 0.5))
         if let archive {
             options.outputs.append(OutputDescription(target: .file(path: archive), kind: .flv, name: archive))
