@@ -28,59 +28,56 @@ enum MailboxCommand: Sendable {
     case replaceLeaseBody(jobID: String, [UInt8])
 }
 
+/// A continuation resumed at most once, whichever thread gets to it first; a later resume does nothing.
+final class ResumedOnce<Value: Sendable>: Sendable {
+    private let continuation: NIOLockedValueBox<CheckedContinuation<Value, Never>?>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) {
+        self.continuation = NIOLockedValueBox(continuation)
+    }
+
+    func resume(_ value: Value) {
+        continuation.withLockedValue { taken in
+            defer { taken = nil }
+            return taken
+        }?.resume(returning: value)
+    }
+}
+
+extension ResumedOnce where Value == Void {
+    func resume() { resume(()) }
+}
+
 /// One caller awaiting a lease, plus what to call if the lease is lost later. Resumed exactly once.
 final class LeaseWaiter: Sendable {
-    private let continuation: NIOLockedValueBox<CheckedContinuation<LeaseOutcome, Never>?>
+    private let waiter: ResumedOnce<LeaseOutcome>
     let onLost: @Sendable (String) -> Void
 
     init(_ continuation: CheckedContinuation<LeaseOutcome, Never>, onLost: @escaping @Sendable (String) -> Void) {
-        self.continuation = NIOLockedValueBox(continuation)
+        waiter = ResumedOnce(continuation)
         self.onLost = onLost
     }
 
-    func resume(_ outcome: LeaseOutcome) {
-        continuation.withLockedValue { taken in
-            defer { taken = nil }
-            return taken
-        }?.resume(returning: outcome)
-    }
+    func resume(_ outcome: LeaseOutcome) { waiter.resume(outcome) }
 }
 
 /// One caller awaiting the release of a lease. Resumed exactly once.
-final class LeaseReleaseWaiter: Sendable {
-    private let continuation: NIOLockedValueBox<CheckedContinuation<Void, Never>?>
-
-    init(_ continuation: CheckedContinuation<Void, Never>) {
-        self.continuation = NIOLockedValueBox(continuation)
-    }
-
-    func resume() {
-        continuation.withLockedValue { taken in
-            defer { taken = nil }
-            return taken
-        }?.resume()
-    }
-}
+typealias LeaseReleaseWaiter = ResumedOnce<Void>
 
 /// One caller awaiting a publisher confirm. Resumed exactly once, on the owner thread.
 final class PublishWaiter: Sendable {
-    private let continuation: NIOLockedValueBox<CheckedContinuation<Result<Void, AMQPError>, Never>?>
+    private let waiter: ResumedOnce<Result<Void, AMQPError>>
     /// Where the message went, for the error if the broker refuses it.
     let exchange: String
     let routingKey: String
 
     init(_ continuation: CheckedContinuation<Result<Void, AMQPError>, Never>, exchange: String, routingKey: String) {
-        self.continuation = NIOLockedValueBox(continuation)
+        waiter = ResumedOnce(continuation)
         self.exchange = exchange
         self.routingKey = routingKey
     }
 
-    func resume(_ result: Result<Void, AMQPError>) {
-        continuation.withLockedValue { taken in
-            defer { taken = nil }
-            return taken
-        }?.resume(returning: result)
-    }
+    func resume(_ result: Result<Void, AMQPError>) { waiter.resume(result) }
 }
 
 /// A locked queue of commands plus a self-pipe, so that posting wakes the owner thread out of poll(2) at once
