@@ -135,7 +135,10 @@ struct CodecSession {
                 } else {
                     throw MediaFormatError.invalid(structure: "AAC stream", reason: "no AudioSpecificConfig and no packets to read one from")
                 }
-                audioConfiguration = AudioConfiguration(audioSpecificConfig: config, sampleRate: audio.sampleRate > 0 ? audio.sampleRate : config.samplingFrequency, channels: audio.channels)
+                let priming = AudioPriming.aac(config, firstPacketSkipSamples: lookahead.first { $0.streamIndex == audio.index }?.skipSamples,
+                                               initialPadding: audio.initialPadding)
+                audioConfiguration = AudioConfiguration(audioSpecificConfig: config, sampleRate: audio.sampleRate > 0 ? audio.sampleRate : config.samplingFrequency,
+                                                        channels: audio.channels, priming: priming)
             } catch let error as MediaFormatError {
                 throw MediaJobError.invalidStream(kind: "audio", stream: audio.index, error)
             }

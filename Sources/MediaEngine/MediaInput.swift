@@ -21,6 +21,8 @@ public struct StreamInfo: Sendable, Equatable {
     public let averageFrameRate: Double?
     /// Cover art stored as a one-frame video stream: never the video to copy.
     public let isAttachedPicture: Bool
+    /// Audio: `AVCodecParameters.initial_padding`, the encoder's priming in samples where the demuxer knows it.
+    public var initialPadding = 0
 }
 
 /// A packet as demuxed, its timestamps in its stream's time base (`nil` where the container has none).
@@ -140,7 +142,8 @@ public final class MediaInput: @unchecked Sendable {
             sampleRate: Int(parameters.sample_rate),
             channels: Int(parameters.ch_layout.nb_channels),
             averageFrameRate: rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil,
-            isAttachedPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+            isAttachedPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
+            initialPadding: Int(parameters.initial_padding)
         )
     }
 

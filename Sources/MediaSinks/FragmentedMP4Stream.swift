@@ -5,7 +5,9 @@ import MediaJob
 /// Annex B is made length-prefixed and waits for its SPS and PPS), samples in each track's timescale, and a fragment
 /// cut at the first keyframe of the leading track (video, else audio) at or after each multiple of the fragment length;
 /// or, for Low-Latency HLS, cut into parts and segments by `HLSPartBoundaryPolicy`.
-/// One configuration per track: a change mid-stream is refused by name.
+/// One configuration per track: a change mid-stream is refused by name. Audio with encoder priming gets an edit list
+/// that starts the presentation after it, and the other tracks the same start (so the init segment waits for the first
+/// audio packet, holding what comes before it, at most `maxPrimingWait`).
 package struct FragmentedMP4Stream {
     /// A completed fragment and where it lies on the leading track's timeline.
     package struct Fragment {
@@ -55,6 +57,13 @@ package struct FragmentedMP4Stream {
     /// The leading track: where the open fragment starts, its last sample's decode time and the step before it.
     private var fragmentStart: Int64 = 0
     private var lastLeading: (decodeTime: Int64, step: Int64)?
+    /// 2 s: how long packets are held for the first audio packet; past it the init segment goes without edit lists.
+    static let maxPrimingWait: Int64 = 2_000_000
+    /// Where the presentation starts once the first audio packet came: its PTS plus the priming (µs on the job's clock,
+    /// and in the audio's timescale from the origin). Nil without priming, or while waiting for it.
+    private var presentationStart: (microseconds: Int64, audioTicks: Int64)?
+    /// Packets held while waiting for the first audio packet (nil when not waiting).
+    private var held: [MediaPacket]?
 
     package init(name: String, video: VideoConfiguration?, audio: AudioConfiguration?,
          fragmentMilliseconds: Int64 = FragmentBoundaryPolicy.defaultMilliseconds, writesSegmentType: Bool = false,
@@ -67,6 +76,7 @@ package struct FragmentedMP4Stream {
         self.writesSegmentType = writesSegmentType
         self.partCutting = partCutting
         if case let .annexB(extradata) = video?.bitstream { annexBToAVCC = try AnnexBToAVCCConverter(extradata: extradata) }
+        if let audio, audio.priming > 0 { held = [] }
     }
 
     /// The tracks of the init segment, video first; empty until it is made.
@@ -75,7 +85,7 @@ package struct FragmentedMP4Stream {
     /// The init segment (`ftyp` + `moov`), once every track's configuration is known; nil before, and after it was
     /// returned once.
     package mutating func initSegment() throws -> [UInt8]? {
-        guard fragmenter == nil else { return nil }
+        guard fragmenter == nil, held == nil else { return nil }
         var tracks: [MP4Track] = []
         if let video {
             let codec: MP4Track.Codec
@@ -89,11 +99,16 @@ package struct FragmentedMP4Stream {
             case let .av1(record): codec = .av1(record)
             }
             videoTrack = tracks.count
-            tracks.append(try MP4Track(id: UInt32(tracks.count + 1), codec: codec))
+            var track = try MP4Track(id: UInt32(tracks.count + 1), codec: codec)
+            track.presentationStart = presentationStart.map { max(0, MP4TimestampConverter(track: track).ticks(microseconds: $0.microseconds)) }
+            tracks.append(track)
         }
         if let audio {
             audioTrack = tracks.count
-            tracks.append(try MP4Track(id: UInt32(tracks.count + 1), codec: .aac(audio.audioSpecificConfig)))
+            var track = try MP4Track(id: UInt32(tracks.count + 1), codec: .aac(audio.audioSpecificConfig))
+            track.presentationStart = presentationStart.map { max(0, $0.audioTicks) }
+            if presentationStart != nil { track.priming = UInt32(clamping: audio.priming) }
+            tracks.append(track)
         }
         let fragmenter = try MP4Fragmenter(tracks: tracks, fragmentMilliseconds: fragmentMilliseconds, writesSegmentType: writesSegmentType)
         if let partCutting {
@@ -114,6 +129,36 @@ package struct FragmentedMP4Stream {
     /// One packet. Returns the init segment when this packet completed the configuration, and the fragments this
     /// packet's sample closed, oldest first (it starts the next one).
     package mutating func append(_ packet: MediaPacket) throws -> (initSegment: [UInt8]?, fragments: [Fragment]) {
+        guard var waiting = held, let audio else { return try appendInOrder(packet) }
+        waiting.append(packet)
+        if packet.kind == .audio {
+            // The first audio packet: the presentation starts where its priming ends, on every track.
+            let origin = min(waiting.map(\.dts).min() ?? 0, 0)
+            let timescale = Int64(audio.audioSpecificConfig.outputSamplingFrequency)
+            let audioTicks = packet.pts.subtractingSaturating(origin).rescaledSaturating(from: 1_000_000, to: timescale)
+                .addingSaturating(Int64(audio.priming))
+            presentationStart = (audioTicks.rescaledSaturating(from: timescale, to: 1_000_000), audioTicks)
+            self.origin = origin
+        } else if packet.dts.subtractingSaturating(waiting[0].dts) < Self.maxPrimingWait {
+            held = waiting
+            return (nil, [])
+        }
+        held = nil
+        return try replay(waiting)
+    }
+
+    /// Appends packets held back, in order: the first init segment and every fragment they made.
+    private mutating func replay(_ packets: [MediaPacket]) throws -> (initSegment: [UInt8]?, fragments: [Fragment]) {
+        var result: (initSegment: [UInt8]?, fragments: [Fragment]) = (nil, [])
+        for packet in packets {
+            let (initSegment, fragments) = try appendInOrder(packet)
+            result.initSegment = result.initSegment ?? initSegment
+            result.fragments += fragments
+        }
+        return result
+    }
+
+    private mutating func appendInOrder(_ packet: MediaPacket) throws -> (initSegment: [UInt8]?, fragments: [Fragment]) {
         try refuseChanges(packet)
         var payload = packet.data[...]
         var isSync = packet.kind == .audio || packet.isKeyframe
@@ -170,6 +215,14 @@ package struct FragmentedMP4Stream {
 
     /// The end of the stream: what is left as a last fragment (nil when nothing is). Throws when no configuration
     /// ever arrived, so nothing could be written.
+    /// The end of the input, before `finish`: packets still held for a first audio packet that never came go out
+    /// without edit lists; returns their init segment and fragments as `append` does.
+    package mutating func releaseHeld() throws -> (initSegment: [UInt8]?, fragments: [Fragment]) {
+        guard let waiting = held else { return (nil, []) }
+        held = nil
+        return try replay(waiting)
+    }
+
     package mutating func finish() throws -> Fragment? {
         guard var fragmenter else {
             throw OutputError.unsupported(output: name, reason: "no SPS and PPS arrived before the end, so no MP4 could be written")

@@ -116,6 +116,9 @@ package final class HLSSink: PacketSink {
     }
 
     package func finish() throws {
+        let (initSegment, fragments) = try stream.releaseHeld()
+        if let initSegment { try publishInit(initSegment) }
+        for fragment in fragments { try add(fragment) }
         if var fragment = try stream.finish() {
             fragment.endsSegment = true
             try add(fragment)

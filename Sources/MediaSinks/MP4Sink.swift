@@ -29,6 +29,9 @@ package final class MP4Sink: PacketSink {
     }
 
     package func finish() throws {
+        let (initSegment, fragments) = try stream.releaseHeld()
+        if let initSegment { try file.write(initSegment) }
+        for fragment in fragments { try file.write(fragment.bytes) }
         if let fragment = try stream.finish() { try file.write(fragment.bytes) }
         try file.close()
     }

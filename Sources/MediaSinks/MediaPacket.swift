@@ -33,11 +33,15 @@ public struct AudioConfiguration: Sendable, Equatable {
     public var audioSpecificConfig: AudioSpecificConfig
     public var sampleRate: Int
     public var channels: Int
+    /// Samples the encoder put before the media (its priming), which players skip: an `.mp4` or HLS init segment's
+    /// edit list. 0: none known.
+    public var priming: Int = 0
 
-    package init(audioSpecificConfig: AudioSpecificConfig, sampleRate: Int, channels: Int) {
+    package init(audioSpecificConfig: AudioSpecificConfig, sampleRate: Int, channels: Int, priming: Int = 0) {
         self.audioSpecificConfig = audioSpecificConfig
         self.sampleRate = sampleRate
         self.channels = channels
+        self.priming = priming
     }
 }
 

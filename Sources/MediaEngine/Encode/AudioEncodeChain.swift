@@ -36,7 +36,8 @@ final class AudioEncodeChain {
         } catch {
             throw .unsupportedSetting("the AAC encoder wrote an AudioSpecificConfig MediaFormats cannot read: \(error)")
         }
-        configuration = AudioConfiguration(audioSpecificConfig: config, sampleRate: Int(encoder.sampleRate), channels: Int(encoder.channels))
+        configuration = AudioConfiguration(audioSpecificConfig: config, sampleRate: Int(encoder.sampleRate), channels: Int(encoder.channels),
+                                           priming: max(0, encoder.initialPadding))
     }
 
     /// The encoder's priming in microseconds: its first packet starts this much before the first sample.

@@ -32,6 +32,13 @@ public struct MP4Track: Sendable, Equatable {
     /// Channel count and sample rate from the AudioSpecificConfig or OpusHead (0 for video).
     public let channelCount: Int
     public let sampleRate: Int
+    /// The media time (in `timescale`) the presentation starts at, written as an edit list (`edts`/`elst`): an audio
+    /// encoder's priming, and the same start on the other tracks so they stay in sync. Nil: no edit list, every sample
+    /// is presented at its composition time.
+    public var presentationStart: Int64?
+    /// Audio: samples of encoder priming (in `timescale`), also written as the track's iTunSMPB (`ITunSMPBBox`) for
+    /// readers that take priming from there. 0: none.
+    public var priming: UInt32 = 0
 
     /// 90 kHz: the clock of MPEG systems, a multiple of every common frame rate and of FLV's milliseconds.
     public static let videoTimescale: UInt32 = 90_000
@@ -123,13 +130,14 @@ public struct MP4Track: Sendable, Equatable {
         let handler = isVideo ? HandlerBox(handlerType: HandlerBox.video, name: "VideoHandler")
             : HandlerBox(handlerType: HandlerBox.sound, name: "SoundHandler")
         let sampleTable = MP4ContainerBox("stbl", [SampleDescriptionBox(entries: [try sampleEntry()])] + EmptySampleTableBox.all)
-        return MP4ContainerBox("trak", [
-            try TrackHeaderBox(trackID: id, isAudio: !isVideo, width: width, height: height),
-            MP4ContainerBox("mdia", [
-                MediaHeaderBox(timescale: timescale),
-                handler,
-                MP4ContainerBox("minf", [mediaHeader, MP4ContainerBox("dinf", [DataReferenceBox()]), sampleTable]),
-            ]),
-        ])
+        var children: [any MP4Box] = [try TrackHeaderBox(trackID: id, isAudio: !isVideo, width: width, height: height)]
+        if let presentationStart { children.append(MP4ContainerBox("edts", [EditListBox.starting(atMediaTime: presentationStart)])) }
+        children.append(MP4ContainerBox("mdia", [
+            MediaHeaderBox(timescale: timescale),
+            handler,
+            MP4ContainerBox("minf", [mediaHeader, MP4ContainerBox("dinf", [DataReferenceBox()]), sampleTable]),
+        ]))
+        if priming > 0, !isVideo { children.append(ITunSMPBBox(priming: priming)) }
+        return MP4ContainerBox("trak", children)
     }
 }

@@ -78,6 +78,15 @@ struct MP4BoxCase: Sendable, CustomTestStringConvertible {
                                          configuration: MP4OpaqueBox("esds", payload: [])),
               hex: "0000002c 6d703461 000000000000 0001 00000000 00000000 0002 0010 0000 0000 00000000 00000008 65736473"),
         .init(name: "mdat of two payloads", box: MediaDataBox(payloads: [[1, 2, 3], [4]]), hex: "0000000c 6d646174 01020304"),
+        .init(name: "elst v0: the presentation starts 1,024 samples in (AAC priming), to the end of the fragmented track",
+              box: EditListBox.starting(atMediaTime: 1024),
+              hex: "0000001c 656c7374 00000000 00000001 00000000 00000400 00010000"),
+        .init(name: "elst v0: an empty edit of 2 s, then media from 0",
+              box: EditListBox(entries: [.init(segmentDuration: 2000, mediaTime: -1), .init(segmentDuration: 0, mediaTime: 0)]),
+              hex: "00000028 656c7374 00000000 00000002 000007d0 ffffffff 00010000 00000000 00000000 00010000"),
+        .init(name: "elst v1: a media time past 32 bits",
+              box: EditListBox.starting(atMediaTime: 1 << 32),
+              hex: "00000024 656c7374 01000000 00000001 00000000 00000000 00000001 00000000 00010000"),
     ]
 
     static func hexString(_ bytes: [UInt8]) -> String {
@@ -111,6 +120,7 @@ struct MP4BoxCase: Sendable, CustomTestStringConvertible {
             case let box as TrackFragmentBaseMediaDecodeTimeBox:
                 #expect(try TrackFragmentBaseMediaDecodeTimeBox(parsing: payload) == box)
             case let box as TrackRunBox: #expect(try TrackRunBox(parsing: payload) == box)
+            case let box as EditListBox: #expect(try EditListBox(parsing: payload) == box)
             case let box as ElementaryStreamDescriptorBox: #expect(try ElementaryStreamDescriptorBox(parsing: payload) == box)
             case let box as OpusSpecificBox:
                 // dOps has no OpusHead version byte: it reads back as version 1, the OpusHead default.
@@ -179,5 +189,29 @@ struct MP4BoxCase: Sendable, CustomTestStringConvertible {
         #expect(throws: MediaFormatError.limitExceeded(what: "'tkhd' width or height", value: 70000, limit: 0xFFFF)) {
             try TrackHeaderBox(trackID: 1, isAudio: false, width: 70000, height: 1)
         }
+    }
+
+    @Test func aTrackWithAPresentationStartHasItsEditListBetweenTkhdAndMdia() throws {
+        let config = try AudioSpecificConfig(objectType: 2, samplingFrequency: 48000, channelConfiguration: 2)
+        var track = try MP4Track(id: 2, codec: .aac(config))
+        let plain = try #require(try MP4BoxReader.boxes(in: try track.trackBox().serialized()).first)
+        #expect(plain.children.map(\.type) == ["tkhd", "mdia"])
+        track.presentationStart = 1024
+        let edited = try #require(try MP4BoxReader.boxes(in: try track.trackBox().serialized()).first)
+        #expect(edited.children.map(\.type) == ["tkhd", "edts", "mdia"])
+        let list = try #require(edited.children[1].children.first)
+        #expect(list.type == "elst")
+        #expect(try EditListBox(parsing: list.payload) == .starting(atMediaTime: 1024))
+        // The priming also as iTunSMPB, in the track's udta after mdia.
+        track.priming = 1024
+        let bytes = try track.trackBox().serialized()
+        let withPriming = try #require(try MP4BoxReader.boxes(in: bytes).first)
+        #expect(withPriming.children.map(\.type) == ["tkhd", "edts", "mdia", "udta"])
+        #expect(ITunSMPBBox(priming: 1024).text == " 00000000 00000400 00000000 0000000000000000")
+        #expect(ITunSMPBBox(priming: 2112).text == " 00000000 00000840 00000000 0000000000000000")
+        let udta = withPriming.children[3]
+        #expect(udta.range.count == ITunSMPBBox(priming: 1024).size)
+        let text = String(decoding: bytes[udta.range], as: UTF8.self)
+        #expect(text.contains("com.apple.iTunes") && text.contains("iTunSMPB") && text.hasSuffix(" 00000000 00000400 00000000 0000000000000000"))
     }
 }

@@ -9,8 +9,8 @@ enum FrameHashes {
     static func of(_ path: String, _ kind: Kind, inputOptions: [String] = []) throws -> [String] {
         var options = inputOptions
         if path.hasSuffix(".mp4") || path.hasSuffix(".mov") {
-            // FLV and ADTS cannot express an MP4 edit list: decode every stored frame, priming included.
-            options += ["-ignore_editlist", "1"]
+            // FLV and ADTS cannot express an MP4 edit list (nor iTunSMPB): decode every stored frame, priming included.
+            options += ["-ignore_editlist", "1", "-flags2", "+skip_manual"]
         }
         // Every decoded frame, none dropped or duplicated by ffmpeg's own frame-rate handling.
         let sync = kind == .video ? ["-fps_mode", "passthrough"] : []
