@@ -213,8 +213,6 @@ package struct FragmentedMP4Stream {
         return (initSegment, fragments)
     }
 
-    /// The end of the stream: what is left as a last fragment (nil when nothing is). Throws when no configuration
-    /// ever arrived, so nothing could be written.
     /// The end of the input, before `finish`: packets still held for a first audio packet that never came go out
     /// without edit lists; returns their init segment and fragments as `append` does.
     package mutating func releaseHeld() throws -> (initSegment: [UInt8]?, fragments: [Fragment]) {
@@ -223,6 +221,8 @@ package struct FragmentedMP4Stream {
         return try replay(waiting)
     }
 
+    /// The end of the stream: what is left as a last fragment (nil when nothing is). Throws when no configuration
+    /// ever arrived, so nothing could be written.
     package mutating func finish() throws -> Fragment? {
         guard var fragmenter else {
             throw OutputError.unsupported(output: name, reason: "no SPS and PPS arrived before the end, so no MP4 could be written")
