@@ -165,8 +165,10 @@ package struct LivePacketReader {
             throw .invalidStream(kind: "audio", stream: index, formatError(error, "AAC configuration"))
         }
         // Table 1.19's count, at most 8; a program_config_element or a reserved configuration is taken as stereo.
+        // FLV and MPEG-TS carry no priming: the codec's own (1,024 samples for AAC LC).
         return AudioConfiguration(audioSpecificConfig: config, sampleRate: config.outputSamplingFrequency,
-                                  channels: min(config.channelCount ?? 2, 8))
+                                  channels: min(config.channelCount ?? 2, 8),
+                                  priming: AudioPriming.aac(config, firstPacketSkipSamples: nil, initialPadding: 0))
     }
 
     static func formatError(_ error: any Error, _ structure: String) -> MediaFormatError {

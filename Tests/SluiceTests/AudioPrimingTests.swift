@@ -8,10 +8,11 @@ import JobDocument
 /// edit list as skip samples on the first audio packet: that line of `-f framemd5` is the referee.
 @Suite("AAC priming as an edit list", .serialized)
 struct AudioPrimingTests {
-    /// The first audio packet of `path` as `ffmpeg -map 0:a -c copy -f framemd5` lists it (dts, pts, duration, size,
-    /// hash, side data), and the time base line above it.
+    /// The first audio packet of `path` as `ffmpeg -copyts -map 0:a -c copy -f framemd5` lists it (dts, pts, duration,
+    /// size, hash, side data), and the time base line above it. `-copyts`: the packet's time on its track's own
+    /// presentation, not moved by another track's start (a video edit rounded to 1/90,000 s can start a tick early).
     static func firstAudioPacket(_ path: String) throws -> (timeBase: String, packet: String) {
-        let text = try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", path, "-map", "0:a:0", "-c", "copy",
+        let text = try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-copyts", "-i", path, "-map", "0:a:0", "-c", "copy",
                                               "-f", "framemd5", "-"]).text
         let lines = text.split(separator: "\n").map(String.init)
         return (lines.first { $0.hasPrefix("#tb") } ?? "", lines.first { !$0.hasPrefix("#") } ?? "")

@@ -95,7 +95,10 @@ enum Live {
     /// framemd5 hashes of every decoded frame of the first `v` or `a` stream.
     static func frames(_ path: String, _ kind: String) throws -> [String] {
         var options: [String] = []
-        if path.hasSuffix(".mp4") { options = ["-ignore_editlist", "1"] }
+        // Every stored frame, the audio's priming included (an .mp4's edit list and an HLS init segment's iTunSMPB
+        // would have the decoder skip it: FLV, the usual other side, cannot say it).
+        if path.hasSuffix(".mp4") { options = ["-ignore_editlist", "1", "-flags2", "+skip_manual"] }
+        if path.hasSuffix(".m3u8") { options = ["-flags2", "+skip_manual"] }
         let sync = kind == "v" ? ["-fps_mode", "passthrough"] : []
         let text = try run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error"] + options
                            + ["-i", path, "-map", "0:\(kind):0"] + sync + ["-f", "framemd5", "-"])

@@ -269,6 +269,26 @@ struct LiveRestreamTests {
         }
     }
 
+    @Test("RTMP carries no priming: a live .mp4 and HLS output give AAC LC 1,024 samples of it in their edit lists")
+    func livePrimingEditList() throws {
+        let source = try Fixtures.live(seconds: 3)
+        let input = try TestRTMP.stream("priming")
+        let harness = try JobHarness("rtmp-priming")
+        let publisher = try BackgroundProcess("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", source,
+                                                         "-c", "copy", "-f", "flv", input])
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
+        let outcome = try harness.run(json: """
+            {"id": "priming", "input": {"url": "\(input)", "timeout_s": 5}, "outputs": ["\(harness.path("live.mp4"))", \
+            {"url": "\(harness.path("hls/index.m3u8"))", "segment_s": 1}], "max_duration_s": 2}
+            """)
+        publisher.wait(seconds: 20)
+        _ = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
+        for name in ["live.mp4", "hls/index.m3u8"] {
+            let first = AudioPrimingTests.fields(try AudioPrimingTests.firstAudioPacket(harness.path(name)).packet)
+            #expect(first.count == 9 && first[1] == "-1024" && first[2] == "-1024" && first[6] == "S=1", "\(name): \(first)")
+        }
+    }
+
     @Test("a publisher whose clock wraps (FFmpeg's flvenc clears bit 31) is pulled onto one continuous timeline")
     func publisherClockWraps() throws {
         let source = try Fixtures.live(seconds: 6)

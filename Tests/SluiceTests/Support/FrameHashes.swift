@@ -11,6 +11,9 @@ enum FrameHashes {
         if path.hasSuffix(".mp4") || path.hasSuffix(".mov") {
             // FLV and ADTS cannot express an MP4 edit list (nor iTunSMPB): decode every stored frame, priming included.
             options += ["-ignore_editlist", "1", "-flags2", "+skip_manual"]
+        } else if path.hasSuffix(".m3u8") {
+            // An HLS init segment's iTunSMPB makes the decoder skip the priming: every stored frame, as for .mp4.
+            options += ["-flags2", "+skip_manual"]
         }
         // Every decoded frame, none dropped or duplicated by ffmpeg's own frame-rate handling.
         let sync = kind == .video ? ["-fps_mode", "passthrough"] : []

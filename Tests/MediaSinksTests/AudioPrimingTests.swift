@@ -1,6 +1,6 @@
 import Testing
 import MediaFormats
-@testable import MediaEngine
+@testable import MediaSinks
 
 /// Where an AAC stream's priming comes from: the source's skip samples, its initial_padding, else AAC LC's 1,024.
 @Suite struct AudioPrimingTests {
