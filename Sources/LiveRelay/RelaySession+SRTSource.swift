@@ -17,6 +17,14 @@ struct SRTSource {
     var edge = TSToFLVConverter()
     /// Tags of one read burst (kept to reuse its storage).
     var messages: [Message] = []
+    /// The connection's TS was named damaged in the job's log (once per connection; again in one line when it ends).
+    var damageNamed = false
+
+    /// A new connection: a new edge, whose damage is not yet named.
+    mutating func newConnection() {
+        edge = TSToFLVConverter()
+        damageNamed = false
+    }
 }
 
 extension RelaySession {
@@ -25,7 +33,7 @@ extension RelaySession {
     func connectSRTSource() {
         guard case let .srtPull(url) = source, !ending else { return }
         let generation = beginPullConnection()
-        srt.edge = TSToFLVConverter()
+        srt.newConnection()
         SRTConnection.connect(to: url, timeout: .milliseconds(Int(networkTimeout * 1000)), timestampBasedDelivery: false) { [self] result in
             loop.execute { [self] in
                 switch result {
@@ -63,7 +71,7 @@ extension RelaySession {
     func srtPublisherAttached(_ token: Int, connection: SRTConnection) {
         publisher.token = token
         srt.connection = connection
-        srt.edge = TSToFLVConverter()
+        srt.newConnection()
         input.connections += 1
         timeline.beginSegment()
         if ending { connection.close() }
@@ -88,11 +96,23 @@ extension RelaySession {
     func srtMedia(_ bytes: [UInt8], generation: Int?) {
         if let generation, generation != pullSource.generation { return }
         relayEdge(srt.edge.feed(bytes), bytes: bytes.count)
+        if !srt.damageNamed, srt.edge.statistics.damageCount > 0 {
+            // Named once when it starts, and once in sum when the connection ends: a publisher sending garbage, cut PES
+            // or a PMT that keeps changing fills no log, and the frames around the damage still go out.
+            srt.damageNamed = true
+            engine.report("\(jobLabel)input \(options.inputName): the SRT \(generation == nil ? "publisher" : "source") sends damaged MPEG-TS "
+                          + "(\(srt.edge.statistics.damageDescription ?? "")); what it damaged is dropped, counted until it ends")
+        }
     }
 
-    /// The last access units held by the edge (it waits for the next PES to know one ended) go out when the connection does.
+    /// The last access units held by the edge (it waits for the next PES to know one ended) go out when the connection
+    /// does, and its damage, if any, is named in sum.
     func flushSRTEdge() {
         relayEdge(srt.edge.flush(), bytes: 0)
+        if srt.damageNamed, let damage = srt.edge.statistics.damageDescription {
+            engine.report("\(jobLabel)input \(options.inputName): the SRT connection ended; its MPEG-TS had \(damage)")
+        }
+        srt.damageNamed = false
     }
 
     /// Relays what the edge made of a burst: its tags, and a restart of the input's clock as a new timeline segment.
@@ -113,6 +133,9 @@ extension RelaySession {
         }
         deliver(srt.messages, receivedAt: receivedAt, bytes: counted ? 0 : bytes)
     }
+
+    /// "job ID: " when the job has an id (the worker's log carries many jobs' lines), else nothing.
+    var jobLabel: String { options.jobID.map { "job \($0): " } ?? "" }
 
     func closeSRTSource() {
         srt.connection?.close()

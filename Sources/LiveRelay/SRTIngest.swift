@@ -32,6 +32,8 @@ final class SRTIngestRegistry: @unchecked Sendable {
     private var nextToken = 0
     /// Where refusals are named (the engine's report): never a streamid or a passphrase.
     private let report: @Sendable (String) -> Void
+    /// Refusals named once per peer host, port and reason every 10 s (guarded by `lock`): a handshake flood is one line.
+    private var refusals = RepeatedReports()
 
     init(report: @escaping @Sendable (String) -> Void) {
         self.report = report
@@ -80,7 +82,7 @@ final class SRTIngestRegistry: @unchecked Sendable {
                 timestampBasedDelivery: false,
                 admit: { [self] streamID, peer in admit(key: key, streamID: streamID, peer: peer) },
                 onAccept: { [self] connection, streamID in accepted(key: key, connection: connection, streamID: streamID) },
-                onRefused: { [report] peer, reason in report("SRT publisher from \(peer) refused on \(key): \(reason)") })
+                onRefused: { [self] peer, reason in refused(peer: peer, on: key, reason: reason) })
             let stale: Bool = lock.withLock {
                 guard listeners[key] != nil else { return true }
                 listeners[key]?.listener = listener
@@ -99,7 +101,7 @@ final class SRTIngestRegistry: @unchecked Sendable {
         switch route {
         case let .success(route): return .accept(passphrase: route.passphrase)
         case let .failure(refusal):
-            report("SRT publisher from \(peer) refused on \(key): \(refusal.reason)")
+            refused(peer: peer, on: key, reason: refusal.reason)
             return .refuse(reason: refusal.reason, code: refusal.code)
         }
     }
@@ -125,7 +127,7 @@ final class SRTIngestRegistry: @unchecked Sendable {
             return (route, nextToken)
         }
         guard let (route, token) = claim else {
-            report("SRT publisher from \(connection.peerAddress) refused on \(key): \(SRTRefusal.taken.reason)")
+            refused(peer: connection.peerAddress, on: key, reason: SRTRefusal.taken.reason)
             connection.close()
             return
         }
@@ -137,6 +139,17 @@ final class SRTIngestRegistry: @unchecked Sendable {
                 lock.withLock { route.busy = false }
                 session.loop.execute { session.srtPublisherDetached(token, reason: reason) }
             })
+    }
+
+    /// Names a refused handshake in the report: the first from a host for a reason, then at most one line every 10 s
+    /// with the count of those not named.
+    private func refused(peer: String, on key: String, reason: String) {
+        let host = RepeatedReports.host(ofPeer: peer)
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        let decision = lock.withLock { refusals.admit("\(host) \(key) \(reason)", now: now) }
+        guard case let .report(suppressed) = decision else { return }
+        let more = suppressed > 0 ? " (\(suppressed) more from \(host) for this reason since the last line)" : ""
+        report("SRT publisher from \(peer) refused on \(key): \(reason)\(more)")
     }
 
     /// Removes a job's route; the last one closes the port.

@@ -147,6 +147,75 @@ struct SRTRelayTests {
         #expect(result.reachedMaxDuration && result.progress.videoFrames > 20)
     }
 
+    /// scripts/lib/srt-hostile.py: hostile SRT publishers (garbage, cut PES, a PMT changing every second, ten times the
+    /// bitrate, a thousand handshakes a second), each through srt-tools' `srt-live-transmit` or raw UDP.
+    static let hostileScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../scripts/lib/srt-hostile.py").standardizedFileURL.path
+
+    @Test("hostile SRT publishers on one port: garbage, cut PES, a PMT that changes every second, ten times the bitrate, 1,000 handshakes a second; every job lives, the honest publisher's archive is frame for frame, and each is named in the log once")
+    func hostilePublishers() throws {
+        let source = try Live.fixture(seconds: 6)
+        let port = try Live.freePort()
+        let root = Live.scratch("srt-hostile")
+        let ts = root + "/source.ts"
+        let remux = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", source, "-c", "copy", "-f", "mpegts", ts])
+        #expect(remux.wait(seconds: 30) == 0, "remux: \(remux.stderr)")
+        let hostile = ["garbage", "truncated", "pmt", "flood"]
+        Self.reports.withLockedValue { $0.removeAll() }
+        let jobs = (["honest"] + hostile).map { name in
+            // Each job waits up to 20 s for a publisher and ends 4 s after its publisher left.
+            var options = Live.options(input: Self.srtURL(port: port, streamID: "publish:live/\(name)", passphrase: nil), listen: true,
+                                       outputs: [], timeout: 20)
+            options.inputName = "srt-\(name)"
+            options.jobID = "hostile-\(name)"
+            options.outputs = [OutputDescription(target: .file(path: root + "/\(name).flv"), kind: .flv, name: "\(name).flv")]
+            options.fileRoots = FileRoots(input: root, output: root)
+            return (name, RunningJob(Self.engine, options))
+        }
+        #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
+        let attackers = try hostile.map { mode in
+            try Child("/usr/bin/python3", [Self.hostileScript, "--port", String(port), "--key", mode, "--ts", ts, "--seconds", "6", mode])
+        } + [try Child("/usr/bin/python3", [Self.hostileScript, "--port", String(port), "--key", "nobody", "--seconds", "3", "handshakes"])]
+        let honest = try Self.publishSRT(source, to: Self.srtURL(port: port, streamID: "publish:live/honest", passphrase: nil))
+        #expect(honest.wait(seconds: 40) == 0, "the honest publisher: \(honest.stderr)")
+        for attacker in attackers { #expect(attacker.wait(seconds: 60) == 0, "an attacker failed: \(attacker.stderr)") }
+        let said = attackers.map(\.stderr).joined()
+
+        // The honest publisher, beside all of it: every frame, to the last.
+        let video = try Live.frames(source, "v")
+        let audio = try Live.frames(source, "a")
+        var results: [String: MediaJobResult] = [:]
+        for (name, job) in jobs {
+            let ended = try #require(job.wait(seconds: 60), "job \(name) did not end")
+            if case let .success(result) = ended { results[name] = result }
+        }
+        #expect(try Live.frames(root + "/honest.flv", "v") == video, "the honest archive's video is not the source's")
+        #expect(try Live.frames(root + "/honest.flv", "a") == audio, "the honest archive's audio is not the source's")
+        // Ten times the bitrate: all of it relayed.
+        #expect(try Live.frames(root + "/flood.flv", "v") == video, "the flood's archive")
+        // Cut PES and a changing PMT: the frames around the damage still go out.
+        #expect((results["truncated"]?.progress.videoFrames ?? 0) > video.count / 2, "truncated: \(String(describing: results["truncated"]))")
+        #expect((results["pmt"]?.progress.videoFrames ?? 0) > video.count / 2, "pmt: \(String(describing: results["pmt"]))")
+
+        // Each hostile publisher named once when its damage started, and at most once more in sum at its end; not per
+        // packet.
+        let reports = Self.reports.withLockedValue { $0 }
+        for name in ["garbage", "truncated", "pmt"] {
+            let lines = reports.filter { $0.hasPrefix("job hostile-\(name): ") }
+            #expect((1...2).contains(lines.count) && lines[0].contains("sends damaged MPEG-TS")
+                    && lines.dropFirst().allSatisfy { $0.contains("connection ended") }, "\(name): \(lines)")
+        }
+        #expect(reports.filter { $0.hasPrefix("job hostile-honest: ") || $0.hasPrefix("job hostile-flood: ") }.isEmpty, "\(reports)")
+        #expect(reports.contains { $0.hasPrefix("job hostile-pmt: ") && $0.contains("program changes") }, "\(reports)")
+        // A thousand handshakes a second for 3 s, each refused by the listener (the streamid names no job): one line.
+        let refusals = reports.filter { $0.contains(SRTRefusal.unknownStreamID.reason) }
+        let counts = said.split(separator: "\n").first { $0.hasPrefix("hostile handshakes: ") } ?? ""
+        let rejected = counts.split(separator: " ").firstIndex(of: "rejected").flatMap { Int(counts.split(separator: " ")[$0 + 1].trimmingCharacters(in: .punctuationCharacters)) } ?? 0
+        #expect(rejected > 1000, "the handshakes did not reach the listener's streamid check: \(said)")
+        #expect(refusals.count == 1, "\(refusals.count) refusal lines for \(rejected) refused handshakes: \(refusals.prefix(3))")
+        #expect(!reports.joined().contains("nobody"), "a streamid reached the log")
+    }
+
     @Test("HEVC + AAC over SRT (Debian's ffmpeg, MPEG-TS) reaches FFmpeg 8 listening over Enhanced RTMP frame for frame, and SRT out again")
     func hevcOverSRT() throws {
         let source = try EnhancedPeer.fixture(video: "hevc", audio: "aac")

@@ -76,9 +76,39 @@ public struct TSToFLVConverter: Sendable {
         public var discontinuityIndicators = 0
         /// Access units still on the previous clock, completed after the new one had started: dropped.
         public var accessUnitsFromPreviousClock = 0
+        /// PMTs that changed the program after its first one (streams added, removed or given another codec).
+        public var programChanges = 0
 
         /// Nothing counted yet.
         public init() {}
+
+        /// The damage counted, as named counts ("12 continuity errors, 3 truncated PES"): counters only, never a
+        /// byte of the stream. Empty when nothing was damaged. A publisher's log line names it once, not per packet.
+        public var damage: [(name: String, count: Int)] {
+            let counts: [(String, Int)] = [
+                ("bytes out of sync", demuxer.bytesSkipped), ("continuity errors", demuxer.continuityErrors),
+                ("PES over the size limit", demuxer.pesTooLarge), ("truncated PES", demuxer.truncatedPES),
+                ("unterminated PES", demuxer.unterminatedPES), ("malformed PES", demuxer.malformedPES),
+                ("malformed tables", demuxer.malformedSections), ("malformed packets", demuxer.malformedPackets),
+                ("packets flagged in error", demuxer.transportErrors), ("malformed access units", malformedAccessUnits),
+                ("access units without a PTS", accessUnitsWithoutTimestamp), ("program changes", programChanges),
+            ]
+            return counts.filter { $0.1 > 0 }.map { (name: $0.0, count: $0.1) }
+        }
+
+        /// The sum of `damage`'s counts: it grows when new damage came. (Summed field by field: read after every
+        /// burst a publisher sends, so it allocates nothing.)
+        public var damageCount: Int {
+            demuxer.bytesSkipped + demuxer.continuityErrors + demuxer.pesTooLarge + demuxer.truncatedPES + demuxer.unterminatedPES
+                + demuxer.malformedPES + demuxer.malformedSections + demuxer.malformedPackets + demuxer.transportErrors
+                + malformedAccessUnits + accessUnitsWithoutTimestamp + programChanges
+        }
+
+        /// `damage` as one phrase, or nil when there is none.
+        public var damageDescription: String? {
+            let damage = damage
+            return damage.isEmpty ? nil : damage.map { "\($0.count) \($0.name)" }.joined(separator: ", ")
+        }
     }
 
     /// A DTS this far (ms) from where the clock had got to starts a new segment.
@@ -87,11 +117,15 @@ public struct TSToFLVConverter: Sendable {
     public var statistics: Statistics {
         var statistics = counters
         statistics.demuxer = demuxer.statistics
+        // A run of garbage still going on is counted already: a publisher of nothing but garbage is damage now.
+        statistics.demuxer.bytesSkipped += demuxer.bytesSkippedPending
         return statistics
     }
 
     private var demuxer: TSDemuxer
     private var counters = Statistics()
+    /// Programs whose first PMT came: a later PMT of one is a change.
+    private var seenProgram: Set<UInt16> = []
     private var timeline: TSToFLVTimeline
     private var programNumber: UInt16?
     private var pcrPID: UInt16?
@@ -136,6 +170,8 @@ public struct TSToFLVConverter: Sendable {
         for event in events {
             switch event {
             case let .program(pmt):
+                if seenProgram.contains(pmt.programNumber) { counters.programChanges += 1 }
+                seenProgram.insert(pmt.programNumber)
                 select(pmt)
             case let .streamRemoved(pid, _):
                 if video?.pid == pid { video = nil }

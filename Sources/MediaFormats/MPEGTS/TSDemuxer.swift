@@ -48,6 +48,8 @@ public struct TSDemuxer: Sendable {
     private var lastPAT: ProgramAssociationTable?
     /// Garbage skipped since the last packet: reported as one run when the next packet (or the end) comes.
     private var pendingSkipped = 0
+    /// Bytes skipped in the run still going on (a stream of garbage that never syncs): not yet in `statistics`.
+    public var bytesSkippedPending: Int { pendingSkipped }
 
     /// A demuxer keeping PES packets up to `maxPESSize` bytes.
     public init(maxPESSize: Int = defaultMaxPESSize) { self.maxPESSize = maxPESSize }

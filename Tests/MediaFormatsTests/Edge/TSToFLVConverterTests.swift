@@ -51,6 +51,27 @@ import Testing
         #expect(garbage > 0)
     }
 
+    @Test("damage is named by its counts: garbage that never syncs counts at once, and a PMT that changes the program is one change")
+    func damageIsNamedByItsCounts() throws {
+        let both = try E.ts(try E.stream(video: .h264, audio: .aac, frames: 12), expectsVideo: true, expectsAudio: true).bytes
+        let audioOnly = try E.ts(try E.stream(video: nil, audio: .aac, frames: 5), expectsVideo: false, expectsAudio: true).bytes
+        var converter = TSToFLVConverter()
+        _ = converter.feed(both)
+        #expect(converter.statistics.damage.isEmpty && converter.statistics.damageDescription == nil && converter.statistics.damageCount == 0)
+        _ = converter.feed(audioOnly)
+        #expect(converter.statistics.programChanges == 1)
+        #expect(converter.statistics.damageDescription?.contains("1 program changes") == true, "\(converter.statistics.damage)")
+        let before = converter.statistics.damageCount
+        // 5,000 bytes without a sync byte: skipped before any packet comes to end the run (all but the last 187, which
+        // could still be the start of a packet).
+        _ = converter.feed([UInt8](repeating: 0x11, count: 5000))
+        #expect(converter.statistics.demuxer.bytesSkipped == 5000 - 187)
+        #expect(converter.statistics.damageCount == before + 5000 - 187)
+        #expect(converter.statistics.damageCount == converter.statistics.damage.reduce(0) { $0 + $1.count })
+        _ = converter.flush()
+        #expect(converter.statistics.demuxer.bytesSkipped == 5000, "the run is counted once, at its end as before it")
+    }
+
     @Test func aContinuityErrorLosesOneFrame() throws {
         let input = try E.stream(video: .h264, audio: .aac, frames: 20)
         let clean = packets(try E.ts(input, expectsVideo: true, expectsAudio: true).bytes)
