@@ -25,7 +25,7 @@ struct EncodeAdmissionTests {
         let harness = try await QueueHarness("wk-encode-budget")
         let first = try harness.startWorker(id: "w-enc-1", ["--encode-slots", "3", "--live-slots", "4", "--batch-slots", "0",
                                                             "--grace-s", "1"])
-        let port = Int.random(in: 31_000...39_000)
+        let port = try await StackTests.freePort(following: 3)  // a random port could be another suite's server
         try await harness.enqueue(Self.listenJob("enc-a", port: port, video: Self.encode720p30))
         try await harness.enqueue(Self.listenJob("enc-b", port: port + 1, video: Self.encode720p30))
         let both = try await eventually { try harness.job("enc-a")?.state == .running && harness.job("enc-b")?.state == .running }
@@ -81,7 +81,7 @@ struct EncodeAdmissionTests {
         let harness = try await QueueHarness("wk-encode-oversize")
         let worker = try harness.startWorker(id: "w-enc-big", ["--encode-slots", "2", "--live-slots", "1", "--batch-slots", "0",
                                                                "--grace-s", "1"])
-        let port = Int.random(in: 31_000...39_000)
+        let port = try await StackTests.freePort(following: 3)  // a random port could be another suite's server
         // Published straight into the live queue, as a worker from before the encode class triaged it (once the
         // queue is declared: the default exchange drops a message for a queue that does not exist).
         try #require(try await eventually { try await harness.counts()[Topology.liveQueue] != nil }, "\(worker.log)")

@@ -29,8 +29,10 @@ struct StackTests {
 
     /// A free loopback port; for a broker node (`rabbitmq.sh free-port`), one whose distribution and epmd ports,
     /// derived from it, are free too.
-    static func freePort(broker: Bool = false) async throws -> Int {
-        let (script, arguments) = broker ? ("scripts/lib/rabbitmq.sh", ["free-port"]) : ("scripts/lib/free-port", ["20000", "40000"])
+    /// `following`: the next ports up to PORT + `following` are free too (listen jobs on consecutive ports).
+    static func freePort(broker: Bool = false, following: Int = 0) async throws -> Int {
+        let (script, arguments) = broker ? ("scripts/lib/rabbitmq.sh", ["free-port"])
+            : ("scripts/lib/free-port", ["20000", "40000"] + (0..<following).map { String($0 + 1) })
         let output = try await Subprocess.check(StackTests.repository.appendingPathComponent(script).path, arguments)
         return try #require(Int(output.trimmingCharacters(in: .whitespacesAndNewlines)))
     }

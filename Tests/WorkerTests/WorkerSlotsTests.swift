@@ -40,7 +40,7 @@ struct WorkerSlotsTests {
         let harness = try await QueueHarness("wk-slots-live")
         let clip = try await Media.clip(seconds: 1)
         let worker = try harness.startWorker(id: "w-slots-live", ["--batch-slots", "1", "--live-slots", "1", "--grace-s", "1"])
-        let port = Int.random(in: 31_000...39_000)
+        let port = try await StackTests.freePort(following: 3)  // a random port could be another suite's server
         for index in 0..<2 {
             // A listen input waits up to timeout_s for its publisher: a live job that keeps its slot.
             let input = #"{"url": "rtmp://127.0.0.1:\#(port + index)/live/key\#(index)", "listen": true, "timeout_s": 60}"#
