@@ -109,6 +109,11 @@ extension RelaySession {
     /// does, and its damage, if any, is named in sum.
     func flushSRTEdge() {
         relayEdge(srt.edge.flush(), bytes: 0)
+        nameSRTDamageInSum()
+    }
+
+    /// The connection's damage in one line when it ends (or the job ends with it open), if its start was named.
+    func nameSRTDamageInSum() {
         if srt.damageNamed, let damage = srt.edge.statistics.damageDescription {
             engine.report("\(jobLabel)input \(options.inputName): the SRT connection ended; its MPEG-TS had \(damage)")
         }
@@ -138,6 +143,8 @@ extension RelaySession {
     var jobLabel: String { options.jobID.map { "job \($0): " } ?? "" }
 
     func closeSRTSource() {
+        // The job ends with a publisher still sending (its input timed out on garbage, or max_duration_s came).
+        if srt.connection != nil { nameSRTDamageInSum() }
         srt.connection?.close()
         srt.connection = nil
         if let route = srt.route { engine.srtIngest.unregister(route) }
