@@ -13,6 +13,11 @@ struct LiveTimeline: Sendable {
     private(set) var mediaTime: Int64 = 0
     /// Whether audio or video has been mapped (data is placed only after them).
     private var anchored = false
+    /// Each kind's last frame time, and the last frame time of any kind (where a configuration without a time goes).
+    private var lastFrame: [Int: Int64] = [:]
+    private var lastFrameTime: Int64?
+    /// 2 s, RTMP's forward jump: a configuration this far from the clock carries no time of its own.
+    static let configurationSlack: Int64 = 2000
 
     /// Each stream's last frame time, so frames leave in strictly increasing decode order (`strictlyAfter`).
     private var frameOrder: [UInt16: TimestampNormalizer] = [:]
@@ -29,18 +34,32 @@ struct LiveTimeline: Sendable {
     /// furthest point reached when that is later.
     mutating func resume(at time: Int64) { splicer.resume(at: time) }
 
-    /// Maps a message's raw timestamp of `typeID` onto the timeline.
-    mutating func map(typeID: UInt8, timestamp: UInt32) -> Int64 {
+    /// Maps a message's raw timestamp of `typeID` onto the timeline; `isFrame` false for an audio or video message
+    /// that is no frame (a sequence header, an end of sequence).
+    mutating func map(typeID: UInt8, timestamp: UInt32, isFrame: Bool = true) -> Int64 {
         // Index 0 audio, 1 video, 2 data; the durations a stream is assumed to have until its steps are seen.
         let (kind, typical): (Int, Int64) = typeID == 8 ? (0, 23) : typeID == 9 ? (1, 33) : (2, 1)
         // Data (onMetaData) often carries 0 while the media clock is far along: it never anchors a segment.
         if kind == 2 && (splicer.startsNewSegment || !anchored) { return splicer.furthestEnd ?? 0 }
         let raw = Int64(timestamp)
+        // So may a configuration: FFmpeg's flvenc writes its sequence headers at 0 whatever the media clock
+        // (`-output_ts_offset`, an encoder whose clock is days along), and nginx-rtmp hands a player that came before
+        // the publisher the audio's after the first video frames. Placed, 0 read as a 2^31 ms wrap or a jump and
+        // spliced the clock of every stream, again at each frame (a pull that started first kept 8 frames of 120). It
+        // takes its stream's last frame time instead, or the last frame's of any stream, and moves no clock.
+        if kind != 2, !isFrame, !splicer.startsNewSegment, let recent = lastFrameTime,
+           abs(raw.addingSaturating(splicer.offset).subtractingSaturating(splicer.furthestEnd ?? recent)) > Self.configurationSlack {
+            return lastFrame[kind] ?? recent
+        }
         // A stream whose first message is earlier than the one that started the timeline (audio a few milliseconds
         // before the first video) would map before 0, which RTMP's unsigned 32-bit time reads as 49 days on: it
         // starts at the origin instead.
         let mapped = max(raw.addingSaturating(splicer.offset(stream: kind, dts: raw, inferringDurationOr: typical)), 0)
         if kind != 2 { anchored = true }
+        if kind != 2, isFrame {
+            lastFrame[kind] = mapped
+            lastFrameTime = mapped
+        }
         mediaTime = max(mediaTime, mapped)
         return mapped
     }

@@ -321,7 +321,7 @@ final class RelaySession: @unchecked Sendable {
             default: continue
             }
             let kind = RelayCore.Kind(message)
-            var time = timeline.map(typeID: message.typeID, timestamp: message.timestamp)
+            var time = timeline.map(typeID: message.typeID, timestamp: message.timestamp, isFrame: kind.isFrame)
             if kind.isFrame {
                 time = timeline.strictlyAfter(time, typeID: message.typeID, track: UInt8(truncatingIfNeeded: kind.configurationKey >> 8))
                 progress.dtsRepairs = timeline.repairs

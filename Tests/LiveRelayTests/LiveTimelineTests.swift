@@ -25,6 +25,24 @@ import Testing
         #expect(timeline.map(typeID: 9, timestamp: 733) == 33)
     }
 
+    @Test("FFmpeg's sequence headers at 0 beside a clock near 2^31 ms, the audio's after the first video frames (a player that came before the publisher): one splice, and every frame keeps its step")
+    func configurationAtZeroBesideAFarClock() {
+        var timeline = LiveTimeline()
+        let clock: UInt32 = 2_147_469_933
+        #expect(timeline.map(typeID: 9, timestamp: 0, isFrame: false) == 0)
+        #expect(timeline.map(typeID: 9, timestamp: clock) == 33)
+        #expect(timeline.map(typeID: 9, timestamp: clock + 34) == 67)
+        // The audio's header at 0, 2^31 ms minus 13.7 s from the clock: no time of its own, the last frame's.
+        #expect(timeline.map(typeID: 8, timestamp: 0, isFrame: false) == 67)
+        #expect(timeline.map(typeID: 8, timestamp: clock + 46) == 79)
+        var times: [Int64] = []
+        for frame in 2..<60 { times.append(timeline.map(typeID: 9, timestamp: clock + UInt32(frame * 33))) }
+        #expect(zip(times.dropFirst(), times).allSatisfy { $0 - $1 == 33 }, "\(times)")
+        #expect(timeline.splices == 1 && timeline.wraps == 0)
+        // A header near the clock (a codec change mid-stream) is placed as any message.
+        #expect(timeline.map(typeID: 9, timestamp: clock + 60 * 33, isFrame: false) == times[times.count - 1] + 33)
+    }
+
     @Test func splicesANewConnectionAfterTheFurthestPoint() {
         var timeline = LiveTimeline()
         for frame in 0..<30 { _ = timeline.map(typeID: 9, timestamp: UInt32(frame * 33)) }
