@@ -172,7 +172,7 @@ public final class RelayEngine: JobEngine {
         loop.execute { [self, outputs, files, srt] in
             if case let .listen(input) = source {
                 switch ingest.register(input, session: session) {
-                case let .success(route): session.publisher.route = route
+                case let .success(route): session.source.publisher.route = route
                 case let .failure(error):
                     session.begin(outputs: [])
                     session.fail(error)
@@ -181,7 +181,7 @@ public final class RelayEngine: JobEngine {
             }
             if case let .srtListen(input) = source {
                 switch srtIngest.register(input, session: session) {
-                case let .success(route): session.srt.route = route
+                case let .success(route): session.source.srt.route = route
                 case let .failure(error):
                     session.begin(outputs: [])
                     session.fail(error)

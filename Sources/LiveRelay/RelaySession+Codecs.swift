@@ -37,19 +37,19 @@ extension RelaySession {
         do {
             if message.typeID == MessageType.video.rawValue {
                 let prefix = try FLVVideoTagPrefix(parsing: message.payload[...])
-                if codecs.video == nil, let codec = prefix.codec { codecs.video = RelaySession.name(codec) }
+                if input.codecs.video == nil, let codec = prefix.codec { input.codecs.video = RelaySession.name(codec) }
                 if prefix.isSequenceStart { noteTrackCodecs(prefix, of: message) }
             } else {
                 guard !message.payload.isEmpty else { return false }
                 let prefix = try FLVAudioTagPrefix(parsing: message.payload[...])
-                if codecs.audio == nil { codecs.audio = RelaySession.name(prefix.codec) }
+                if input.codecs.audio == nil { input.codecs.audio = RelaySession.name(prefix.codec) }
             }
             return true
         } catch {
             let kind = message.typeID == MessageType.video.rawValue ? "video" : "audio"
-            let first = kind == "video" ? codecs.unreadableVideo == nil : codecs.unreadableAudio == nil
+            let first = kind == "video" ? input.codecs.unreadableVideo == nil : input.codecs.unreadableAudio == nil
             guard first else { return false }
-            if kind == "video" { codecs.unreadableVideo = "\(error)" } else { codecs.unreadableAudio = "\(error)" }
+            if kind == "video" { input.codecs.unreadableVideo = "\(error)" } else { input.codecs.unreadableAudio = "\(error)" }
             // Said once; a job that relays none of that kind fails naming it when it ends (`silentMediaFailure`).
             engine.report("input \(options.inputName): dropping \(kind) messages the relay cannot read: \(error)")
             return false
@@ -59,24 +59,24 @@ extension RelaySession {
     /// Why a job that is about to succeed must not: its input sent only video or audio the relay could not read, or it
     /// had video and an archive, or every output, wrote none of it.
     func silentMediaFailure() -> MediaJobError? {
-        if options.audio != .drop, progress.audioFrames == 0, let unreadable = codecs.unreadableAudio {
+        if options.audio != .drop, progress.audioFrames == 0, let unreadable = input.codecs.unreadableAudio {
             return .liveInput(name: options.inputName, reason: "its audio cannot be relayed: \(unreadable) (set audio.mode to drop to relay the rest)")
         }
         guard options.video != .drop else { return nil }
         if progress.videoFrames == 0 {
-            guard let unreadable = codecs.unreadableVideo else { return nil }
+            guard let unreadable = input.codecs.unreadableVideo else { return nil }
             return .liveInput(name: options.inputName, reason: "its video cannot be relayed: \(unreadable) (set video.mode to drop to relay the rest)")
         }
-        let codec = codecs.video ?? "video"
+        let codec = input.codecs.video ?? "video"
         // Outputs and archives start on a key frame of the default track: a stream without one (only track 1, say)
         // reaches none of them.
         let why = core.sawKeyframe ? "" : "; no key frame arrived on the default track (0), where outputs start"
-        if let file = fileOutputs.first(where: { $0.takesVideo && $0.failure == nil && $0.progress.videoFrames == 0 }) {
+        if let file = links.files.first(where: { $0.takesVideo && $0.failure == nil && $0.progress.videoFrames == 0 }) {
             return .output(index: file.index, name: file.name, RelayCodecError(
                 description: "the input had \(progress.videoFrames) frames of \(codec) video and none reached this file\(why)"))
         }
-        if fileOutputs.isEmpty, !outputs.isEmpty, outputs.allSatisfy({ $0.progress.videoFrames == 0 }) {
-            let reasons = outputs.compactMap(\.progress.lastError)
+        if links.files.isEmpty, !links.rtmp.isEmpty, links.rtmp.allSatisfy({ $0.progress.videoFrames == 0 }) {
+            let reasons = links.rtmp.compactMap(\.progress.lastError)
             return .liveInput(name: options.inputName, reason: "its \(codec) video (\(progress.videoFrames) frames) reached no output\(why)"
                               + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: "; ")))"))
         }
@@ -140,8 +140,8 @@ extension RelaySession {
             }
         } catch {
             let kind = isVideo ? "video" : "audio"
-            if !codecs.unreadableTracks.contains(kind) {
-                codecs.unreadableTracks.insert(kind)
+            if !input.codecs.unreadableTracks.contains(kind) {
+                input.codecs.unreadableTracks.insert(kind)
                 engine.report("input \(options.inputName): dropping multitrack \(kind) messages whose tracks do not read: \(error)")
             }
             return false
@@ -152,16 +152,16 @@ extension RelaySession {
     /// outside multitrack can be given to the track whose codec it names (`FLVTrackSelection.video`).
     func noteTrackCodecs(_ prefix: FLVVideoTagPrefix, of message: Message) {
         guard let type = prefix.multitrackType, type != .oneTrack else {
-            codecs.videoTrackCodecs[prefix.trackID] = prefix.codec?.fourCC
+            input.codecs.videoTrackCodecs[prefix.trackID] = prefix.codec?.fourCC
             return
         }
-        for track in (try? FLVVideoData(parsing: message.payload[...]).tracks) ?? [] { codecs.videoTrackCodecs[track.id] = track.codec.fourCC }
+        for track in (try? FLVVideoData(parsing: message.payload[...]).tracks) ?? [] { input.codecs.videoTrackCodecs[track.id] = track.codec.fourCC }
     }
 
     /// The codec of video track `id` when no other track shares it; nil otherwise (or unknown).
     func distinctCodec(ofVideoTrack id: UInt8) -> FLVVideoFourCC? {
-        guard let codec = codecs.videoTrackCodecs[id] else { return nil }
-        return codecs.videoTrackCodecs.contains { $0.key != id && $0.value == codec } ? nil : codec
+        guard let codec = input.codecs.videoTrackCodecs[id] else { return nil }
+        return input.codecs.videoTrackCodecs.contains { $0.key != id && $0.value == codec } ? nil : codec
     }
 
     /// `message` as `output` takes it: unchanged, or (a multitrack message, or a Metadata message outside multitrack

@@ -9,19 +9,19 @@ import RTMP
 /// turns a success into its failure), with the job's last progress.
 extension RelaySession {
     func finish(_ outcome: Result<Void, MediaJobError>) {
-        guard !ending else { return }
-        ending = true
+        guard !end.begun else { return }
+        end.begun = true
         engine.housekeeping.on(loop).value.remove(self)
         fallback?.stop()
-        pullSource.retry?.cancel()
-        pullSource.handler?.channel?.close(promise: nil)
-        pullSource.handler = nil
-        publisher.channel?.close(promise: nil)
-        publisher.channel = nil
-        if let route = publisher.route { engine.ingest.unregister(route) }
+        source.pull.retry?.cancel()
+        source.pull.handler?.channel?.close(promise: nil)
+        source.pull.handler = nil
+        source.publisher.channel?.close(promise: nil)
+        source.publisher.channel = nil
+        if let route = source.publisher.route { engine.ingest.unregister(route) }
         closeSRTSource()
         var closing = closeSRTOutputs()
-        for output in outputs {
+        for output in links.rtmp {
             output.retry?.cancel()
             output.readyTimeout?.cancel()
             if let handler = output.handler, output.ready {
@@ -47,13 +47,13 @@ extension RelaySession {
         var outcome = outcome
         // Video that reached no file (or no output) is named first; an archive without any packet after that.
         if case .success = outcome, !end.cancelled, let silent = silentMediaFailure() { outcome = .failure(silent) }
-        if case .success = outcome, !end.cancelled, let empty = fileOutputs.first(where: { $0.progress.packets == 0 && $0.failure == nil }) {
+        if case .success = outcome, !end.cancelled, let empty = links.files.first(where: { $0.progress.packets == 0 && $0.failure == nil }) {
             outcome = .failure(.emptyOutput(index: empty.index, name: empty.name))
         }
         let commit: Bool
         if case .success = outcome { commit = true } else { commit = false }
         // Files are finished whatever happens, then published all together on success, or removed, before the job completes.
-        let files = fileOutputs.map { file in
+        let files = links.files.map { file in
             let (index, name) = (file.index, file.name)
             return file.finish(commit: commit).flatMapErrorThrowing { error in
                 throw error as? MediaJobError ?? MediaJobError.output(index: index, name: name, error)
@@ -77,7 +77,7 @@ extension RelaySession {
         }
     }
 
-    /// Every file output finished (`results`, in `fileOutputs`' order): on success each is moved onto its name and each
+    /// Every file output finished (`results`, in `links.files`' order): on success each is moved onto its name and each
     /// folder synced once (docs/ARCHITECTURE.md §7: durable before the job succeeds), on the file pool; after any
     /// failure, every one is removed. The future gives the first failure, if any.
     private func commitFiles(_ results: [Result<Void, any Error>], commit: Bool) -> EventLoopFuture<MediaJobError?> {
@@ -86,7 +86,7 @@ extension RelaySession {
             failure = error as? MediaJobError ?? .liveInput(name: options.inputName, reason: "\(error)")
             break
         }
-        let outputs = fileOutputs.map { (index: $0.index, name: $0.name, commit: $0.commit) }
+        let outputs = links.files.map { (index: $0.index, name: $0.name, commit: $0.commit) }
         // Without `commit` each output removed its own file when it finished.
         guard commit, !outputs.isEmpty else { return loop.makeSucceededFuture(failure) }
         let finished = failure
@@ -117,25 +117,25 @@ extension RelaySession {
     func complete(_ outcome: Result<Void, MediaJobError>) {
         guard !end.completed else { return }
         end.completed = true
-        for output in outputs { output.handler = nil }
+        for output in links.rtmp { output.handler = nil }
         engine.sessionEnded()
         switch outcome {
         case let .failure(error):
             // The outputs' last counters (reconnects, the error that made one give up) before the failure.
-            progressHandler(snapshot())
-            completion(.failure(error))
+            job.report(snapshot())
+            job.complete(.failure(error))
         case .success:
             var result = MediaJobResult(progress: snapshot())
-            for file in fileOutputs where file.progress.status == .running { file.progress.status = .finished }
+            for file in links.files where file.progress.status == .running { file.progress.status = .finished }
             result.cancelled = end.cancelled
             result.reachedMaxDuration = end.reachedMaxDuration
             if measuresLatency {
-                for output in outputs where output.latency.count > 0 {
+                for output in links.rtmp where output.latency.count > 0 {
                     FileHandle.standardError.write(Data((LatencyReport.line(index: output.index, name: output.name, output.latency) + "\n").utf8))
                 }
             }
-            progressHandler(result.progress)
-            completion(.success(result))
+            job.report(result.progress)
+            job.complete(.success(result))
         }
     }
 }

@@ -59,7 +59,7 @@ final class FallbackState {
 extension RelaySession {
     /// Whether this session feeds outputs a slate can keep alive (a tap for the codec stage has none: its outputs are
     /// publish sessions with slates of their own).
-    var feedsOutputs: Bool { !outputs.isEmpty || !fileOutputs.isEmpty }
+    var feedsOutputs: Bool { !links.rtmp.isEmpty || !links.files.isEmpty }
 
     /// Seconds without data after which the input is given up: with a fallback, once the input has started, the
     /// slate's span (its own ticker ends it at `max_s`); otherwise `input.timeout_s`.
@@ -72,7 +72,7 @@ extension RelaySession {
 
     /// Looks for a gap of `after_s` again, `after_s` after the latest data.
     func armFallback() {
-        guard let fallback, !ending, feedsOutputs else { return }
+        guard let fallback, !end.begun, feedsOutputs else { return }
         fallback.check?.cancel()
         let after = fallback.options.afterSeconds
         let quiet = Double(RelaySession.now() &- input.lastData) / 1e9
@@ -81,7 +81,7 @@ extension RelaySession {
     }
 
     func fallbackCheck() {
-        guard let fallback, !ending, !fallback.onSlate else { return }
+        guard let fallback, !end.begun, !fallback.onSlate else { return }
         let quiet = Double(RelaySession.now() &- input.lastData) / 1e9
         guard input.everData, quiet >= fallback.options.afterSeconds else {
             armFallback()
@@ -169,11 +169,11 @@ extension RelaySession {
         let interval = max(slate.rateNumerator > 0 ? 1000 * slate.rateDenominator / slate.rateNumerator : 20, 10)
         fallback.ticker = loop.scheduleRepeatedTask(initialDelay: .milliseconds(interval), delay: .milliseconds(interval)) { [self] _ in slateTick() }
         engine.report("input \(options.inputName): no data for \(quiet.formatted(.number.precision(.fractionLength(1)))) s: outputs on slate (\(fallback.switches))")
-        progressHandler(snapshot())
+        job.report(snapshot())
     }
 
     func slateTick() {
-        guard let fallback, var schedule = fallback.schedule, !ending else { return }
+        guard let fallback, var schedule = fallback.schedule, !end.begun else { return }
         let elapsed = Int64((RelaySession.now() &- fallback.startedAt) / 1_000_000)
         let frames = schedule.due(through: elapsed)
         fallback.schedule = schedule
@@ -224,7 +224,7 @@ extension RelaySession {
         apply(actions)
         actions.removeAll(keepingCapacity: true)
         engine.report("input \(options.inputName): the input is back after \(Double(schedule.sent) / 1000) s of slate")
-        progressHandler(snapshot())
+        job.report(snapshot())
         armFallback()
     }
 }

@@ -20,18 +20,18 @@ extension RelaySession {
     /// Every output index the session has handed out: RTMP and SRT outputs, files, and outputs removed since the start
     /// (progress snapshots report them all, in index order, so indexes never move).
     var outputSlotCount: Int {
-        outputs.count + fileOutputs.count + srtOutputs.count + removedOutputs.count + removedSRTOutputs.count
+        links.rtmp.count + links.files.count + links.srt.count + links.removedRTMP.count + links.removedSRT.count
     }
 
     /// On `loop`: opens a new SRT output with the next index (`index` must be it).
     func addOutput(index: Int, name: String, srt url: SRTURL) -> Result<Void, OutputEditRefusal> {
         loop.preconditionInEventLoop()
-        guard !ending else { return .failure(OutputEditRefusal("the job is ending")) }
+        guard !end.begun else { return .failure(OutputEditRefusal("the job is ending")) }
         guard index == outputSlotCount else {
             return .failure(OutputEditRefusal("the job has \(outputSlotCount) outputs here, not \(index): edits crossed; try again"))
         }
         let output = SRTOutputLink(index: index, name: name, url: url, hasVideo: options.video != .drop, hasAudio: options.audio != .drop)
-        srtOutputs.append(output)
+        links.srt.append(output)
         core.addOutput(index)
         connect(output)
         return .success(())
@@ -40,12 +40,12 @@ extension RelaySession {
     /// On `loop`: opens a new RTMP output with the next index (`index` must be it).
     func addOutput(index: Int, name: String, endpoint: RTMPEndpoint) -> Result<Void, OutputEditRefusal> {
         loop.preconditionInEventLoop()
-        guard !ending else { return .failure(OutputEditRefusal("the job is ending")) }
+        guard !end.begun else { return .failure(OutputEditRefusal("the job is ending")) }
         guard index == outputSlotCount else {
             return .failure(OutputEditRefusal("the job has \(outputSlotCount) outputs here, not \(index): edits crossed; try again"))
         }
         let output = OutputLink(index: index, name: name, endpoint: endpoint)
-        outputs.append(output)
+        links.rtmp.append(output)
         core.addOutput(index)
         connect(output)
         return .success(())
@@ -54,20 +54,20 @@ extension RelaySession {
     /// On `loop`: closes the RTMP output `index` cleanly (what is encoded is flushed first) and keeps its counters.
     func removeOutput(index: Int) -> Result<Void, OutputEditRefusal> {
         loop.preconditionInEventLoop()
-        guard !ending else { return .failure(OutputEditRefusal("the job is ending")) }
-        guard outputs.count + fileOutputs.count + srtOutputs.count > 1 else {
+        guard !end.begun else { return .failure(OutputEditRefusal("the job is ending")) }
+        guard links.rtmp.count + links.files.count + links.srt.count > 1 else {
             return .failure(OutputEditRefusal("output \(index) is the job's only output"))
         }
-        if let position = srtOutputs.firstIndex(where: { $0.index == index }) {
+        if let position = links.srt.firstIndex(where: { $0.index == index }) {
             removeSRTOutput(at: position)
             return .success(())
         }
-        guard let position = outputs.firstIndex(where: { $0.index == index }) else {
+        guard let position = links.rtmp.firstIndex(where: { $0.index == index }) else {
             return .failure(OutputEditRefusal("output \(index) is not an RTMP or SRT output of this job"))
         }
-        let output = outputs.remove(at: position)
+        let output = links.rtmp.remove(at: position)
         core.removeOutput(index)
-        // Events of this connection are ignored from now on (`outputEvent` looks the index up in `outputs`).
+        // Events of this connection are ignored from now on (`outputEvent` looks the index up in `links.rtmp`).
         output.generation += 1
         output.retry?.cancel()
         output.readyTimeout?.cancel()
@@ -83,19 +83,19 @@ extension RelaySession {
         output.handler = nil
         output.ready = false
         output.progress.status = .removed
-        removedOutputs.append(output)
+        links.removedRTMP.append(output)
         return .success(())
     }
 
     /// On `loop`: what the SRT output has made goes out, and its connection closes once the receiver has it (as at the
     /// job's end); its events are ignored from now on, and its counters stay in the job's progress.
     private func removeSRTOutput(at position: Int) {
-        let output = srtOutputs[position]
+        let output = links.srt[position]
         if output.ready {
             output.pending += output.edge.flush()
             flushSRTOutputs()
         }
-        srtOutputs.remove(at: position)
+        links.srt.remove(at: position)
         core.removeOutput(output.index)
         output.generation += 1
         output.retry?.cancel()
@@ -105,6 +105,6 @@ extension RelaySession {
         output.ready = false
         output.pending.removeAll()
         output.progress.status = .removed
-        removedSRTOutputs.append(output)
+        links.removedSRT.append(output)
     }
 }

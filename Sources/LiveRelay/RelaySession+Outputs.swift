@@ -29,7 +29,7 @@ extension RelaySession {
                     encode(message, to: output)
                 }
             case let .archive(message, index):
-                guard let file = fileOutputs.first(where: { $0.index == index }), file.failure == nil else { continue }
+                guard let file = links.files.first(where: { $0.index == index }), file.failure == nil else { continue }
                 if core.onSlate, file.skipsSlate { continue }
                 file.archive(message)
             case let .dropped(index):
@@ -40,12 +40,12 @@ extension RelaySession {
     }
 
     func output(_ index: Int) -> OutputLink? {
-        outputs.first { $0.index == index }
+        links.rtmp.first { $0.index == index }
     }
 
     /// Tells the core which ready outputs' connections cannot take more now (before a read burst is relayed).
     func noteWritability() {
-        for output in outputs where output.ready {
+        for output in links.rtmp where output.ready {
             core.outputWritable(output.index, output.handler?.isWritable ?? false)
         }
         noteSRTWritability()
@@ -81,10 +81,10 @@ extension RelaySession {
     }
 
     func flushOutputs(receivedAt: UInt64 = 0) {
-        for file in fileOutputs { file.flush() }
+        for file in links.files { file.flush() }
         flushSRTOutputs()
         let now = measuresLatency ? RelaySession.now() : 0
-        for output in outputs {
+        for output in links.rtmp {
             guard let pending = output.pending, let handler = output.handler else { continue }
             output.pending = nil
             output.progress.bytes += Int64(pending.readableBytes)
@@ -100,7 +100,7 @@ extension RelaySession {
     // MARK: Outputs
 
     func connect(_ output: OutputLink) {
-        guard !ending else { return }
+        guard !end.begun else { return }
         output.generation += 1
         let generation = output.generation
         output.ready = false
@@ -121,7 +121,7 @@ extension RelaySession {
     }
 
     func outputEvent(_ index: Int, _ generation: Int, _ event: ClientEvent) {
-        guard let output = outputs.first(where: { $0.index == index }), output.generation == generation else { return }
+        guard let output = links.rtmp.first(where: { $0.index == index }), output.generation == generation else { return }
         switch event {
         case .ready:
             output.ready = true
@@ -140,7 +140,7 @@ extension RelaySession {
     /// The output's connection is gone; it reconnects with backoff unless `permanent` (a codec the server refused) or
     /// out of attempts.
     func outputLost(_ index: Int, _ generation: Int, _ error: String, permanent: Bool = false) {
-        guard !ending, let output = outputs.first(where: { $0.index == index }), output.generation == generation else { return }
+        guard !end.begun, let output = links.rtmp.first(where: { $0.index == index }), output.generation == generation else { return }
         output.generation += 1
         output.readyTimeout?.cancel()
         let handler = output.handler
@@ -163,8 +163,8 @@ extension RelaySession {
             core.outputGone(output.index, failed: true)
             // A codec the destination refused does not end a job that still archives the stream (the archive is whole);
             // destinations that all gave up reconnecting do.
-            if outputs.allSatisfy({ $0.progress.status == .failed }), srtOutputs.allSatisfy({ $0.progress.status == .failed }),
-               !permanent || fileOutputs.isEmpty {
+            if links.rtmp.allSatisfy({ $0.progress.status == .failed }), links.srt.allSatisfy({ $0.progress.status == .failed }),
+               !permanent || links.files.isEmpty {
                 finish(.failure(.allOutputsFailed(name: options.inputName, lastError: error)))
             }
             return
@@ -173,7 +173,7 @@ extension RelaySession {
         core.outputGone(output.index)
         let delay = options.reconnect.delay(beforeAttempt: output.failures)
         output.retry = loop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in
-            guard !ending else { return }
+            guard !end.begun else { return }
             output.progress.reconnects += 1
             reconnect()
         }

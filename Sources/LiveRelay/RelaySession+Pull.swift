@@ -72,14 +72,14 @@ extension RelaySession {
     // MARK: Pull source
 
     func connectSource() {
-        guard case let .pull(endpoint) = source, !ending else { return }
+        guard case let .pull(endpoint) = source.kind, !end.begun else { return }
         let generation = beginPullConnection()
         let connection = ClientConnection(mode: .play, app: endpoint.app, tcURL: endpoint.tcURL, streamKey: endpoint.streamKey, limits: limits)
         let handler = RTMPClientHandler(connection: connection) { [self] event in sourceEvent(generation, event) }
         handler.pacer = engine.readPacers?.on(loop).value
-        pullSource.handler = handler
+        source.pull.handler = handler
         open(endpoint, handler: handler).whenFailure { [self] error in
-            if generation == pullSource.generation { pullSource.lastError = describeNetworkError(error) }
+            if generation == source.pull.generation { source.pull.lastError = describeNetworkError(error) }
             // A stream that ended cleanly stays ended cleanly while reconnects fail (or are closed as stalled while they
             // connect): only data that then breaks off makes the end unclean.
             sourceLost(generation, clean: input.lastEndClean)
@@ -88,38 +88,38 @@ extension RelaySession {
 
     /// A new connection of a pull (RTMP or SRT): its generation, counted, and the start of a new timeline segment.
     func beginPullConnection() -> Int {
-        pullSource.generation += 1
+        source.pull.generation += 1
         input.connections += 1
-        pullSource.stalledClose = false
-        pullSource.openedAt = RelaySession.now()
+        source.pull.stalledClose = false
+        source.pull.openedAt = RelaySession.now()
         timeline.beginSegment()
-        return pullSource.generation
+        return source.pull.generation
     }
 
     func sourceEvent(_ generation: Int, _ event: ClientEvent) {
-        guard generation == pullSource.generation else { return }
+        guard generation == source.pull.generation else { return }
         switch event {
         case .ready: break
         case let .media(messages, receivedAt, bytes): deliver(messages, receivedAt: receivedAt, bytes: bytes)
         case let .refused(reason):
-            pullSource.lastError = "the server refused to play: \(reason)"
-            pullSource.handler?.channel?.close(promise: nil)
+            source.pull.lastError = "the server refused to play: \(reason)"
+            source.pull.handler?.channel?.close(promise: nil)
         case .streamEnded:
             input.lastEndClean = true
-            pullSource.handler?.channel?.close(promise: nil)
+            source.pull.handler?.channel?.close(promise: nil)
         case let .closed(error):
-            if !input.lastEndClean, let error, pullSource.lastError?.hasPrefix("the server refused") != true { pullSource.lastError = error }
+            if !input.lastEndClean, let error, source.pull.lastError?.hasPrefix("the server refused") != true { source.pull.lastError = error }
             sourceLost(generation, clean: input.lastEndClean)
         }
     }
 
     func sourceLost(_ generation: Int, clean: Bool) {
-        guard generation == pullSource.generation, !ending else { return }
-        pullSource.generation += 1
-        pullSource.handler = nil
+        guard generation == source.pull.generation, !end.begun else { return }
+        source.pull.generation += 1
+        source.pull.handler = nil
         input.lastEndClean = clean
-        pullSource.failures += 1
-        let delay = options.reconnect.delay(beforeAttempt: pullSource.failures)
-        pullSource.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in connectSource() }
+        source.pull.failures += 1
+        let delay = options.reconnect.delay(beforeAttempt: source.pull.failures)
+        source.pull.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in connectSource() }
     }
 }

@@ -26,34 +26,22 @@ final class RelaySession: @unchecked Sendable {
 
     let loop: any EventLoop
     let engine: RelayEngine
-    let options: MediaJobOptions
-    let interrupter: Interrupter
-    let source: Source
-    let progressHandler: @Sendable (MediaJobProgress) -> Void
-    let completion: @Sendable (Result<MediaJobResult, MediaJobError>) -> Void
-    let started: UInt64
-
-    var outputs: [OutputLink] = []
-    /// RTMP outputs removed while the job ran (an output edit): closed, reported with their last counters.
-    var removedOutputs: [OutputLink] = []
-    /// FLV archives and every other file format (its sink on the file pool).
-    var fileOutputs: [any LiveFileOutput] = []
-    /// SRT outputs: MPEG-TS made at the edge, on SRT connections.
-    var srtOutputs: [SRTOutputLink] = []
-    /// SRT outputs removed while the job ran (an output edit): closed, reported with their last counters.
-    var removedSRTOutputs: [SRTOutputLink] = []
+    /// What the job asked for, where its progress and its end go, and when it began.
+    let job: Job
+    /// Where the media comes from, and the connection that brings it.
+    var source: SourceState
+    /// Every output and archive: what `apply` hands the core's decisions to.
+    var links = Links()
     var timeline = LiveTimeline()
     /// What each output and archive gets of the stream: decided there, applied here (`apply`).
     var core = RelayCore(maxGOPBytes: RelaySession.maxGOPBytes)
     /// The core's actions for the message being relayed (kept to reuse its storage).
     var actions: [RelayCore.Action] = []
-    /// What the input's messages said of their codecs, and what of them could not be read.
-    var codecs = InputCodecs()
     var progress = MediaJobProgress()
-    /// When the input last sent media, and how its last connection ended.
-    var input: InputActivity
+    /// When progress was last reported (once a second, from `housekeeping`).
     var lastProgress: UInt64
-    var ending = false
+    /// When the input last sent media, how its last connection ended, and what it said of its codecs.
+    var input: InputActivity
     /// How the job ends, once it does.
     var end = EndState()
     /// One message's RTMP chunks, before they join an output's pending buffer: the loop's, shared by its sessions.
@@ -66,29 +54,54 @@ final class RelaySession: @unchecked Sendable {
     /// A few seconds of a high-bitrate stream; a longer group is not kept (the output waits for the next keyframe).
     static let maxGOPBytes = 4 << 20
 
-    /// The pull's connection and its retries (a pull source).
-    var pullSource = PullSource()
-    /// The publisher the ingest listener routed here (a listen source).
-    var publisher = ListenSource()
-    /// The SRT connection of an SRT source (a pull or a routed publisher) and its TS edge.
-    var srt = SRTSource()
+    struct Job {
+        let options: MediaJobOptions
+        let interrupter: Interrupter
+        let report: @Sendable (MediaJobProgress) -> Void
+        let complete: @Sendable (Result<MediaJobResult, MediaJobError>) -> Void
+        /// `NIODeadline`'s uptime when the session was made.
+        let started: UInt64
+    }
+
+    struct SourceState {
+        let kind: Source
+        /// The pull's connection and its retries (a pull source).
+        var pull = PullSource()
+        /// The publisher the ingest listener routed here (a listen source).
+        var publisher = ListenSource()
+        /// The SRT connection of an SRT source (a pull or a routed publisher) and its TS edge.
+        var srt = SRTSource()
+    }
+
+    struct Links {
+        /// RTMP (and RTMPS) outputs.
+        var rtmp: [OutputLink] = []
+        /// RTMP outputs removed while the job ran (an output edit): closed, reported with their last counters.
+        var removedRTMP: [OutputLink] = []
+        /// FLV archives and every other file format (its sink on the file pool).
+        var files: [any LiveFileOutput] = []
+        /// SRT outputs: MPEG-TS made at the edge, on SRT connections.
+        var srt: [SRTOutputLink] = []
+        /// SRT outputs removed while the job ran (an output edit): closed, reported with their last counters.
+        var removedSRT: [SRTOutputLink] = []
+    }
 
     init(engine: RelayEngine, loop: any EventLoop, options: MediaJobOptions, source: Source, interrupter: Interrupter,
          progress: @escaping @Sendable (MediaJobProgress) -> Void,
          completion: @escaping @Sendable (Result<MediaJobResult, MediaJobError>) -> Void) {
         self.engine = engine
         self.loop = loop
-        self.options = options
-        self.source = source
-        self.interrupter = interrupter
-        self.progressHandler = progress
-        self.completion = completion
-        started = NIODeadline.now().uptimeNanoseconds
+        let started = NIODeadline.now().uptimeNanoseconds
+        job = Job(options: options, interrupter: interrupter, report: progress, complete: completion, started: started)
+        self.source = SourceState(kind: source)
         input = InputActivity(lastData: started)
         lastProgress = started
         fallback = options.fallback.map(FallbackState.init)
         chunkScratch = engine.chunkScratch.on(loop)
     }
+
+    var options: MediaJobOptions { job.options }
+    var interrupter: Interrupter { job.interrupter }
 
     static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
 
@@ -105,9 +118,9 @@ final class RelaySession: @unchecked Sendable {
     func begin(outputs endpoints: [(Int, String, RTMPEndpoint)], files: [(Int, OutputDescription)] = [],
                srt srtEndpoints: [(Int, String, SRTURL)] = []) {
         loop.preconditionInEventLoop()
-        outputs = endpoints.map { OutputLink(index: $0.0, name: $0.1, endpoint: $0.2) }
-        srtOutputs = srtEndpoints.map { SRTOutputLink(index: $0.0, name: $0.1, url: $0.2, hasVideo: options.video != .drop, hasAudio: options.audio != .drop) }
-        fileOutputs = files.map { index, description -> any LiveFileOutput in
+        links.rtmp = endpoints.map { OutputLink(index: $0.0, name: $0.1, endpoint: $0.2) }
+        links.srt = srtEndpoints.map { SRTOutputLink(index: $0.0, name: $0.1, url: $0.2, hasVideo: options.video != .drop, hasAudio: options.audio != .drop) }
+        links.files = files.map { index, description -> any LiveFileOutput in
             // A plain FLV file keeps the tags as they came; every other format (and a recording in segments) is its sink's.
             if description.kind == .flv, description.segments == nil, case let .file(path) = description.target {
                 return FileOutputLink(index: index, name: description.name, path: path, root: options.fileRoots?.output, owner: options.partOwner,
@@ -115,13 +128,13 @@ final class RelaySession: @unchecked Sendable {
             }
             return SinkOutputLink(index: index, description: description, options: options, pool: engine.pool, loop: loop)
         }
-        for output in outputs { core.addOutput(output.index) }
-        for output in srtOutputs { core.addOutput(output.index) }
-        for file in fileOutputs { core.addArchive(file.index) }
-        for output in outputs { connect(output) }
-        for output in srtOutputs { connect(output) }
-        if case .pull = source { connectSource() }
-        if case .srtPull = source { connectSRTSource() }
+        for output in links.rtmp { core.addOutput(output.index) }
+        for output in links.srt { core.addOutput(output.index) }
+        for file in links.files { core.addArchive(file.index) }
+        for output in links.rtmp { connect(output) }
+        for output in links.srt { connect(output) }
+        if case .pull = source.kind { connectSource() }
+        if case .srtPull = source.kind { connectSRTSource() }
         armFallback()
         // Cancel, stalls and dead destinations are looked at 4 times a second, on the loop's one timer for all its sessions.
         engine.housekeeping.on(loop).value.add(self)
@@ -132,18 +145,18 @@ final class RelaySession: @unchecked Sendable {
 
     /// The input sent nothing for the timeout: with the pull's last connection error when there was one.
     func inputTimedOut() -> MediaJobError {
-        guard let lastError = pullSource.lastError else { return .inputTimedOut(name: options.inputName, seconds: inputTimeout) }
+        guard let lastError = source.pull.lastError else { return .inputTimedOut(name: options.inputName, seconds: inputTimeout) }
         return .inputLost(name: options.inputName, seconds: inputTimeout, lastError: lastError)
     }
 
     func housekeeping() {
-        guard !ending else { return }
+        guard !end.begun else { return }
         if interrupter.isCancelled {
             end.cancelled = true
             finish(.success(()))
             return
         }
-        if let broken = fileOutputs.first(where: { $0.failure != nil }), let error = broken.failure {
+        if let broken = links.files.first(where: { $0.failure != nil }), let error = broken.failure {
             // What the stream itself lacks (a codec the format cannot take) is the job's error as it is.
             finish(.failure(error as? MediaJobError ?? .output(index: broken.index, name: broken.name, error)))
             return
@@ -151,7 +164,7 @@ final class RelaySession: @unchecked Sendable {
         let now = RelaySession.now()
         let quiet = Double(now &- input.lastData) / 1e9
         // An external source (the codec job) ends by `stop`; its pace is its own.
-        if case .external = source {
+        if case .external = source.kind {
         } else if quiet >= inputDeadline {
             if !input.everData {
                 if let refusal = input.refusals.last {
@@ -168,21 +181,21 @@ final class RelaySession: @unchecked Sendable {
         }
         // A pull that is connected but silent for half the timeout is dropped and opened again; each new connection gets
         // that long too (through a long outage bridged by a slate, a pull closed at once would never see the input return).
-        let connectionQuiet = Double(now &- max(input.lastData, pullSource.openedAt)) / 1e9
-        if case .pull = source, connectionQuiet >= inputTimeout / 2, let handler = pullSource.handler, !pullSource.stalledClose, input.everData || quiet >= networkTimeout {
-            pullSource.stalledClose = true
+        let connectionQuiet = Double(now &- max(input.lastData, source.pull.openedAt)) / 1e9
+        if case .pull = source.kind, connectionQuiet >= inputTimeout / 2, let handler = source.pull.handler, !source.pull.stalledClose, input.everData || quiet >= networkTimeout {
+            source.pull.stalledClose = true
             handler.channel?.close(promise: nil)
         }
-        if case .srtPull = source, connectionQuiet >= inputTimeout / 2, srt.connection != nil, !pullSource.stalledClose, input.everData || quiet >= networkTimeout {
-            pullSource.stalledClose = true
-            srtSourceClosed(pullSource.generation, reason: nil)
+        if case .srtPull = source.kind, connectionQuiet >= inputTimeout / 2, source.srt.connection != nil, !source.pull.stalledClose, input.everData || quiet >= networkTimeout {
+            source.pull.stalledClose = true
+            srtSourceClosed(source.pull.generation, reason: nil)
         }
-        for output in srtOutputs where output.ready && output.unwritableSince != 0 && Double(now &- output.unwritableSince) / 1e9 >= networkTimeout {
+        for output in links.srt where output.ready && output.unwritableSince != 0 && Double(now &- output.unwritableSince) / 1e9 >= networkTimeout {
             output.unwritableSince = 0
             srtOutputLost(output.index, output.generation, "the destination accepted no data for \(networkTimeout.formatted(.number.grouping(.never))) s")
         }
         // A destination that takes nothing for the network timeout is lost (a dead peer behind a full window).
-        for output in outputs where output.ready {
+        for output in links.rtmp where output.ready {
             guard let handler = output.handler, !handler.isWritable else {
                 output.unwritableSince = 0
                 continue
@@ -196,17 +209,17 @@ final class RelaySession: @unchecked Sendable {
         }
         if Double(now &- lastProgress) / 1e9 >= 1 {
             lastProgress = now
-            for output in srtOutputs { output.sampleLink() }
-            progressHandler(snapshot())
+            for output in links.srt { output.sampleLink() }
+            job.report(snapshot())
         }
     }
 
     func snapshot() -> MediaJobProgress {
         var snapshot = progress
-        snapshot.elapsed = Double(RelaySession.now() &- started) / 1e9
-        snapshot.outputs = (outputs.map { ($0.index, $0.progress) } + fileOutputs.map { ($0.index, $0.progress) }
-                            + srtOutputs.map { ($0.index, $0.progress) }
-                            + removedOutputs.map { ($0.index, $0.progress) } + removedSRTOutputs.map { ($0.index, $0.progress) })
+        snapshot.elapsed = Double(RelaySession.now() &- job.started) / 1e9
+        snapshot.outputs = (links.rtmp.map { ($0.index, $0.progress) } + links.files.map { ($0.index, $0.progress) }
+                            + links.srt.map { ($0.index, $0.progress) }
+                            + links.removedRTMP.map { ($0.index, $0.progress) } + links.removedSRT.map { ($0.index, $0.progress) })
             .sorted { $0.0 < $1.0 }.map(\.1)
         snapshot.inputReconnects = max(input.connections - 1, 0)
         if let fallback {
@@ -217,6 +230,8 @@ final class RelaySession: @unchecked Sendable {
 
     /// How the job ends: `finish` ran to its completion, a cancel stopped it, or it reached `max_duration_s`.
     struct EndState {
+        /// `finish` has begun: nothing new starts.
+        var begun = false
         var completed = false
         var cancelled = false
         var reachedMaxDuration = false
@@ -250,28 +265,30 @@ final class RelaySession: @unchecked Sendable {
         var refusals: [PublisherRefusal] = []
         /// Connections the input had (pulls opened, publishers attached): reconnects are one less.
         var connections = 0
+        /// What the input's messages said of their codecs, and what of them could not be read.
+        var codecs = InputCodecs()
     }
 
     /// A publisher was routed here and accepted; `token` names its connection in the calls that follow.
     func publisherAttached(_ token: Int, channel: any Channel) {
-        publisher.token = token
-        publisher.channel = channel
+        source.publisher.token = token
+        source.publisher.channel = channel
         input.connections += 1
         timeline.beginSegment()
-        if ending { channel.close(promise: nil) }
+        if end.begun { channel.close(promise: nil) }
     }
 
     /// Media from the publisher `token`, one read burst.
     func publisherMedia(_ token: Int, _ messages: [Message], receivedAt: UInt64, bytes: Int) {
-        guard token == publisher.token else { return }
+        guard token == source.publisher.token else { return }
         deliver(messages, receivedAt: receivedAt, bytes: bytes)
     }
 
     /// The publisher `token` unpublished or disconnected.
     func publisherDetached(_ token: Int, clean: Bool) {
-        guard token == publisher.token else { return }
-        publisher.token = 0
-        publisher.channel = nil
+        guard token == source.publisher.token else { return }
+        source.publisher.token = 0
+        source.publisher.channel = nil
         input.lastEndClean = clean
     }
 
@@ -295,12 +312,12 @@ final class RelaySession: @unchecked Sendable {
 
     func deliver(_ messages: [Message], receivedAt: UInt64, bytes: Int) {
         progress.bytesIn += Int64(bytes)
-        guard !messages.isEmpty, !ending else { return }
+        guard !messages.isEmpty, !end.begun else { return }
         input.lastData = RelaySession.now()
         input.everData = true
         input.lastEndClean = false
-        pullSource.failures = 0
-        pullSource.lastError = nil
+        source.pull.failures = 0
+        source.pull.lastError = nil
         // On slate, the input's messages wait for its first keyframe.
         let messages = fallback?.onSlate == true ? interceptForSlate(messages) : messages
         guard !messages.isEmpty else { return }

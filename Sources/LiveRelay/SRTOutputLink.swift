@@ -81,11 +81,11 @@ extension SRTLinkStatistics {
 
 extension RelaySession {
     func srtOutput(_ index: Int) -> SRTOutputLink? {
-        srtOutputs.first { $0.index == index }
+        links.srt.first { $0.index == index }
     }
 
     func connect(_ output: SRTOutputLink) {
-        guard !ending else { return }
+        guard !end.begun else { return }
         output.generation += 1
         let generation = output.generation
         output.ready = false
@@ -96,7 +96,7 @@ extension RelaySession {
         let index = output.index
         let opened: @Sendable (Result<SRTConnection, SRTError>) -> Void = { [self] result in
             loop.execute { [self] in
-                guard let output = srtOutput(index), output.generation == generation, !ending else {
+                guard let output = srtOutput(index), output.generation == generation, !end.begun else {
                     if case let .success(connection) = result { connection.close() }
                     return
                 }
@@ -173,7 +173,7 @@ extension RelaySession {
     /// Sends each output's datagrams of this read burst; a full send buffer drops the rest (the core then waits for the
     /// next keyframe for this output).
     func flushSRTOutputs() {
-        for output in srtOutputs where !output.pending.isEmpty {
+        for output in links.srt where !output.pending.isEmpty {
             guard let connection = output.connection else {
                 output.pending.removeAll(keepingCapacity: true)
                 continue
@@ -201,14 +201,14 @@ extension RelaySession {
     /// Before a read burst: an output whose send buffer was full is offered the stream again (libsrt says nothing when
     /// the buffer drains); the core lets it start again from a keyframe, and a buffer still full drops again.
     func noteSRTWritability() {
-        for output in srtOutputs where output.ready {
+        for output in links.srt where output.ready {
             output.blocked = false
             core.outputWritable(output.index, true)
         }
     }
 
     func srtOutputLost(_ index: Int, _ generation: Int, _ error: String, permanent: Bool = false) {
-        guard !ending, let output = srtOutput(index), output.generation == generation else { return }
+        guard !end.begun, let output = srtOutput(index), output.generation == generation else { return }
         output.generation += 1
         output.foldLink()
         output.connection?.close()
@@ -225,10 +225,10 @@ extension RelaySession {
     /// in live mode, and a receiver drops what its latency buffer still holds when the peer goes), or after
     /// `drainLimit`. The futures complete when the connections are closed.
     func closeSRTOutputs() -> [EventLoopFuture<Void>] {
-        for output in srtOutputs where output.ready { output.pending += output.edge.flush() }
+        for output in links.srt where output.ready { output.pending += output.edge.flush() }
         flushSRTOutputs()
         var closing: [EventLoopFuture<Void>] = []
-        for output in srtOutputs {
+        for output in links.srt {
             output.retry?.cancel()
             output.listener?.close()
             output.listener = nil
