@@ -203,6 +203,90 @@ struct LiveMultivariantTests {
         let text = try MultivariantChecks.check(master, uris: uris, scratch: harness.folder)
         print("live ladder multivariant playlist:\n\(text)")
     }
+
+    /// A player switching renditions at a part boundary lands at the same instant in the other rendition: each
+    /// segment is cut into parts of the same durations in every rendition (the copied one with the source's B-frames,
+    /// the encoded ones without).
+    @Test("RTMP pull → copy + 1280x720 + 640x360 Low-Latency HLS (part_s 0.5): every rendition cuts each segment into parts of the same durations")
+    func liveLadderPartsAligned() throws {
+        let source = try Self.source()
+        let input = try TestRTMP.stream("mvp-parts-src")
+        let harness = try JobHarness("mvp-parts")
+        let folder = harness.path("live")
+        let uris = ["src/index.m3u8", "720/index.m3u8", "360/index.m3u8"]
+        let publisher = try TestRTMP.publish(source, to: input)
+        defer { _ = publisher.wait(seconds: 15) }
+        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
+        let recorder = PlaylistRecorder(paths: uris.map { folder + "/" + $0 })
+        let outcome = try harness.run(json: """
+            {"id": "mvp-parts", "input": {"url": "\(input)", "timeout_s": 5}, "hls_multivariant": "\(folder)/master.m3u8",
+             "outputs": \(MultivariantChecks.ladder(folder, extra: ", \"part_s\": 0.5")), "max_duration_s": 8}
+            """)
+        recorder.stop()
+        _ = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
+        // Per rendition, the part durations of every completed segment any version of its playlist listed with its parts.
+        let parts = recorder.versions.map { versions in
+            var bySequence: [UInt64: [Double]] = [:]
+            for text in versions {
+                guard let playlist = try? HLSMediaPlaylist(parsing: text) else { continue }
+                for (offset, segment) in playlist.segments.enumerated() where !segment.parts.isEmpty {
+                    bySequence[playlist.mediaSequence + playlist.skippedSegments + UInt64(offset)] = segment.parts.map(\.duration)
+                }
+            }
+            return bySequence
+        }
+        // The job's last segment is left out: it ends where max_duration_s cut each rendition, and an encoded one
+        // ends without the frames its decoder still held for reordering then.
+        let last = recorder.versions.compactMap { $0.last.flatMap { try? HLSMediaPlaylist(parsing: $0) } }
+            .map { $0.mediaSequence + $0.skippedSegments + UInt64($0.segments.count) - 1 }
+        let common = parts.dropFirst().reduce(Set(parts.first?.keys ?? [:].keys)) { $0.intersection($1.keys) }
+            .filter { !last.contains($0) }.sorted()
+        #expect(common.count >= 2, "segments listed with their parts in every rendition: \(common), per rendition \(parts.map { $0.keys.sorted() })")
+        for sequence in common {
+            let durations = parts.map { $0[sequence] ?? [] }
+            // EXT-X-PART DURATION is printed to the microsecond; the frames are stamped in milliseconds.
+            let aligned = durations.allSatisfy { rendition in
+                rendition.count == durations[0].count && zip(rendition, durations[0]).allSatisfy { abs($0 - $1) < 0.0015 }
+            }
+            #expect(aligned, "segment \(sequence): part durations per rendition \(durations)")
+        }
+        print("part durations of segment \(common.first ?? 0) per rendition: \(parts.map { $0[common.first ?? 0] ?? [] })")
+    }
+}
+
+/// Keeps every version of some playlists while a job runs, read every 20 ms.
+final class PlaylistRecorder: @unchecked Sendable {
+    // Reason: `seen` and `running` are guarded by `lock`; `last` is the thread's own.
+    private let lock = NSLock()
+    private var seen: [[String]]
+    private var running = true
+    private let done = DispatchSemaphore(value: 0)
+
+    init(paths: [String]) {
+        seen = paths.map { _ in [] }
+        let thread = Thread { [self] in
+            var last = paths.map { _ in "" }
+            while lock.withLock({ running }) {
+                for (index, path) in paths.enumerated() {
+                    guard let data = FileManager.default.contents(atPath: path), case let text = String(decoding: data, as: UTF8.self),
+                          text != last[index] else { continue }
+                    last[index] = text
+                    lock.withLock { seen[index].append(text) }
+                }
+                usleep(20_000)
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Every version seen, per playlist, oldest first.
+    var versions: [[String]] { lock.withLock { seen } }
+
+    func stop() {
+        lock.withLock { running = false }
+        done.wait()
+    }
 }
 
 /// Reads the multivariant playlist every 20 ms while a job runs; at each new version, whether every media playlist
