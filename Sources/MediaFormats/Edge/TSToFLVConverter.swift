@@ -82,26 +82,28 @@ public struct TSToFLVConverter: Sendable {
         /// Nothing counted yet.
         public init() {}
 
+        /// The counters that count damage, each with its name in the log: the one list `damage` and `damageCount` read.
+        static let damageCounters: [(name: String, counter: any KeyPath<Statistics, Int> & Sendable)] = [
+            ("bytes out of sync", \.demuxer.bytesSkipped), ("continuity errors", \.demuxer.continuityErrors),
+            ("PES over the size limit", \.demuxer.pesTooLarge), ("truncated PES", \.demuxer.truncatedPES),
+            ("unterminated PES", \.demuxer.unterminatedPES), ("malformed PES", \.demuxer.malformedPES),
+            ("malformed tables", \.demuxer.malformedSections), ("malformed packets", \.demuxer.malformedPackets),
+            ("packets flagged in error", \.demuxer.transportErrors), ("malformed access units", \.malformedAccessUnits),
+            ("access units without a PTS", \.accessUnitsWithoutTimestamp), ("program changes", \.programChanges),
+        ]
+
         /// The damage counted, as named counts ("12 continuity errors, 3 truncated PES"): counters only, never a
         /// byte of the stream. Empty when nothing was damaged. A publisher's log line names it once, not per packet.
         public var damage: [(name: String, count: Int)] {
-            let counts: [(String, Int)] = [
-                ("bytes out of sync", demuxer.bytesSkipped), ("continuity errors", demuxer.continuityErrors),
-                ("PES over the size limit", demuxer.pesTooLarge), ("truncated PES", demuxer.truncatedPES),
-                ("unterminated PES", demuxer.unterminatedPES), ("malformed PES", demuxer.malformedPES),
-                ("malformed tables", demuxer.malformedSections), ("malformed packets", demuxer.malformedPackets),
-                ("packets flagged in error", demuxer.transportErrors), ("malformed access units", malformedAccessUnits),
-                ("access units without a PTS", accessUnitsWithoutTimestamp), ("program changes", programChanges),
-            ]
-            return counts.filter { $0.1 > 0 }.map { (name: $0.0, count: $0.1) }
+            Self.damageCounters.map { (name: $0.name, count: self[keyPath: $0.counter]) }.filter { $0.count > 0 }
         }
 
-        /// The sum of `damage`'s counts: it grows when new damage came. (Summed field by field: read after every
-        /// burst a publisher sends, so it allocates nothing.)
+        /// The sum of `damage`'s counts: it grows when new damage came. (Read after every burst a publisher sends:
+        /// it sums the table in place and allocates nothing.)
         public var damageCount: Int {
-            demuxer.bytesSkipped + demuxer.continuityErrors + demuxer.pesTooLarge + demuxer.truncatedPES + demuxer.unterminatedPES
-                + demuxer.malformedPES + demuxer.malformedSections + demuxer.malformedPackets + demuxer.transportErrors
-                + malformedAccessUnits + accessUnitsWithoutTimestamp + programChanges
+            var total = 0
+            for entry in Self.damageCounters { total += self[keyPath: entry.counter] }
+            return total
         }
 
         /// `damage` as one phrase, or nil when there is none.
