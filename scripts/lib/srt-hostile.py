@@ -235,11 +235,12 @@ def handshakes(args):
                 answers["rejected"] += 1
 
     socket_id_of = [0]
+    # Ten every 10 ms: the rate, without a loop that keeps a core busy beside the other suites.
     for index in range(total):
-        due = started + index / 1000
-        while time.monotonic() < due:
-            drain()
-            time.sleep(0.0002)
+        if index % 10 == 0:
+            pause = started + index / 1000 - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
         socket_id_of[0] = random.getrandbits(30) + 1
         sock.sendto(handshake("induction", socket_id_of[0], 0), target)
         sent += 1
