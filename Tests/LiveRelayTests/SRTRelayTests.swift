@@ -185,18 +185,21 @@ struct SRTRelayTests {
         let video = try Live.frames(source, "v")
         let audio = try Live.frames(source, "a")
         var results: [String: MediaJobResult] = [:]
+        var failures: [String: String] = [:]
         for (name, job) in jobs {
-            let ended = try #require(job.wait(seconds: 60), "job \(name) did not end")
-            if case let .success(result) = ended { results[name] = result }
+            switch try #require(job.wait(seconds: 60), "job \(name) did not end") {
+            case let .success(result): results[name] = result
+            case let .failure(error): failures[name] = String(describing: error)
+            }
         }
         #expect(try Live.frames(root + "/honest.flv", "v") == video, "the honest archive's video is not the source's")
         #expect(try Live.frames(root + "/honest.flv", "a") == audio, "the honest archive's audio is not the source's")
         // Ten times the bitrate: its job lives and relays it (libsrt's sender may drop what it could not send in time
         // on a loaded machine: the flood's own completeness is not what is judged, the honest job's is).
-        #expect((results["flood"]?.progress.videoFrames ?? 0) > video.count / 2, "flood: \(String(describing: results["flood"]))")
+        #expect((results["flood"]?.progress.videoFrames ?? 0) > video.count / 2, "flood: \(String(describing: results["flood"])) \(failures["flood"] ?? "")")
         // Cut PES and a changing PMT: the frames around the damage still go out.
-        #expect((results["truncated"]?.progress.videoFrames ?? 0) > video.count / 2, "truncated: \(String(describing: results["truncated"]))")
-        #expect((results["pmt"]?.progress.videoFrames ?? 0) > video.count / 2, "pmt: \(String(describing: results["pmt"]))")
+        #expect((results["truncated"]?.progress.videoFrames ?? 0) > video.count / 2, "truncated: \(String(describing: results["truncated"])) \(failures["truncated"] ?? "")")
+        #expect((results["pmt"]?.progress.videoFrames ?? 0) > video.count / 2, "pmt: \(String(describing: results["pmt"])) \(failures["pmt"] ?? "")")
 
         // Each hostile publisher named once when its damage started, and once in sum when its connection (or its job)
         // ended; not per packet.
