@@ -196,10 +196,10 @@ struct SRTRelayTests {
         #expect(try Live.frames(root + "/honest.flv", "a") == audio, "the honest archive's audio is not the source's")
         // Ten times the bitrate: its job lives and relays it (libsrt's sender may drop what it could not send in time
         // on a loaded machine: the flood's own completeness is not what is judged, the honest job's is).
-        #expect((results["flood"]?.progress.videoFrames ?? 0) > video.count / 2, "flood: \(String(describing: results["flood"])) \(failures["flood"] ?? "")")
+        #expect((results["flood"]?.progress.videoFrames ?? 0) > video.count / 2, "flood: \(String(describing: results["flood"])) \(failures["flood"] ?? "") \(said)")
         // Cut PES and a changing PMT: the frames around the damage still go out.
-        #expect((results["truncated"]?.progress.videoFrames ?? 0) > video.count / 2, "truncated: \(String(describing: results["truncated"])) \(failures["truncated"] ?? "")")
-        #expect((results["pmt"]?.progress.videoFrames ?? 0) > video.count / 2, "pmt: \(String(describing: results["pmt"])) \(failures["pmt"] ?? "")")
+        #expect((results["truncated"]?.progress.videoFrames ?? 0) > video.count / 2, "truncated: \(String(describing: results["truncated"])) \(failures["truncated"] ?? "") \(said)")
+        #expect((results["pmt"]?.progress.videoFrames ?? 0) > video.count / 2, "pmt: \(String(describing: results["pmt"])) \(failures["pmt"] ?? "") \(said)")
 
         // Each hostile publisher named once when its damage started, and once in sum when its connection (or its job)
         // ended; not per packet.

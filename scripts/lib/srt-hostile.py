@@ -133,10 +133,12 @@ def publish(args, data, rate):
         pass
     try:
         child.wait(timeout=10)
+        ended = f"srt-live-transmit exited {child.returncode}"
     except subprocess.TimeoutExpired:
         child.kill()
         child.wait()
-    return sent, time.monotonic() - started
+        ended = "srt-live-transmit killed after 10 s"
+    return sent, time.monotonic() - started, ended
 
 
 def media(args):
@@ -181,8 +183,8 @@ def media(args):
         note = ", at ten times its bitrate"
     else:
         raise SystemExit(f"srt-hostile: unknown mode {args.mode}")
-    sent, took = publish(args, data, rate)
-    print(f"hostile {args.mode}: sent {sent} bytes in {took:.1f} s{note}", file=sys.stderr, flush=True)
+    sent, took, ended = publish(args, data, rate)
+    print(f"hostile {args.mode}: sent {sent} bytes in {took:.1f} s{note}; {ended}", file=sys.stderr, flush=True)
 
 
 def handshake(kind, socket_id, cookie, stream_id=None):
