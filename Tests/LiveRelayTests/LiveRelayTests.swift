@@ -236,16 +236,17 @@ struct LiveRelayTests {
 
     @Test("nginx killed and restarted mid-stream: the output reconnects and resumes at a keyframe")
     func serverRestart() throws {
-        // 9 s: under load the kill and the start take a second each, and the late player needs seconds of the
-        // reconnected publish (LiveRestreamTests.serverRestart once failed at 5 s in CI).
-        let source = try Live.fixture(seconds: 12)
+        // 16 s: under load the kill and the start take a second each, and the late player needs seconds of the
+        // reconnected publish (LiveRestreamTests.serverRestart once failed at 5 s in CI; at 9 s, in a ThreadSanitizer
+        // stress round beside CPU hogs, the late player attached with one second of the job left and got 30 frames).
+        let source = try Live.fixture(seconds: 20)
         let port = try Live.freePort()
         // A server of its own: the shared one carries other suites' streams at the same time.
         let server = try PrivateRTMPServer()
         let output = server.stream("restart")
         let folder = Live.scratch("restart")
         let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/key", listen: true, outputs: [output],
-                                                       timeout: 5, maxDuration: 9,
+                                                       timeout: 5, maxDuration: 16,
                                                        reconnect: ReconnectPolicy(attempts: 20, initialDelay: 0.2, maxDelay: 0.5)))
         #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
         let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/key")
@@ -254,7 +255,7 @@ struct LiveRelayTests {
         usleep(500_000)
         try server.control("start")
         let late = try Live.play(output, into: folder + "/late.flv")
-        let result = try #require(job.wait(seconds: 25)).get()
+        let result = try #require(job.wait(seconds: 40)).get()
         publisher.wait(seconds: 10)
         #expect(result.reachedMaxDuration)
         let out = try #require(result.progress.outputs.first)
@@ -270,14 +271,18 @@ struct LiveRelayTests {
         let source = try Live.fixture(seconds: 8)
         let port = try Live.freePort()
         let output = try Live.stream("hostile")
-        let folder = Live.scratch("hostile")
-        let player = try Live.play(output, into: folder + "/played.flv")
-        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
-        // The player must be attached before anything is published: it is judged on every frame from the first.
-        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
+        let root = Live.scratch("hostile")
+        // The flowing stream is judged by what the job itself wrote, an FLV archive beside the RTMP output, and by the
+        // RTMP output's counters. A player of nginx-rtmp is not the judge: under ThreadSanitizer beside CPU hogs, an
+        // ffmpeg player fell behind and nginx-rtmp dropped inter frames to it (its priority drop: 59 frames missing,
+        // 26 decoded damaged, the job's output counting no drop), which says nothing about this worker.
+        let archive = root + "/out/archive.flv"
         // Neither the input timeout nor how fast the server closes is what this judges: under ThreadSanitizer beside CPU
         // hogs (`scripts/test --tsan --stress`), 2 s without data and 1 s for the closes at accept were both too short.
-        let job = RunningJob(Self.engine, Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/key", listen: true, outputs: [output], timeout: 10))
+        var options = Live.options(input: "rtmp://127.0.0.1:\(port)/ingest/key", listen: true, outputs: [output], timeout: 10)
+        options.outputs.append(OutputDescription(target: .file(path: archive), kind: .flv, name: archive))
+        options.fileRoots = FileRoots(input: root, output: root)
+        let job = RunningJob(Self.engine, options)
         #expect(Live.wait(seconds: 5) { Self.engine.listeningPorts > 0 })
         let threadsBefore = Live.threadCount()
         let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/key")
@@ -286,19 +291,22 @@ struct LiveRelayTests {
             let (closed, _) = try HostilePeer.run(port: port, mode: mode)
             #expect(closed == 1, "\(mode): the server kept the connection")
         }
-        // 200 idle connections: beyond 64 not yet publishing, they are closed at accept.
-        let slow = try HostilePeer.run(port: port, mode: "slowloris", arguments: ["200", "5"])
+        // 200 idle connections: beyond 64 not yet publishing, they are closed at accept. The count is taken once at
+        // most 64 are open, or 9 s after the connects: under load the closes at accept come late, and before 9 s no
+        // connection has reached the 10 s handshake timeout, so every close seen is one at accept.
+        let slow = try HostilePeer.run(port: port, mode: "slowloris",
+                                       arguments: ["200", "5", String(IngestRegistry.maxUnauthenticated), "9"])
         #expect(slow.open <= IngestRegistry.maxUnauthenticated && slow.closed >= 200 - IngestRegistry.maxUnauthenticated, "slowloris: \(slow)")
         let threadsDuring = Live.threadCount()
         let stalled = try HostilePeer.run(port: port, mode: "nohandshake", arguments: ["10", "0.5"])
         #expect(stalled.open + stalled.closed == 10)
         #expect(publisher.wait(seconds: 15) == 0, "publisher: \(publisher.stderr)")
         let result = try #require(job.wait(seconds: 15)).get()
-        #expect(player.wait(seconds: 15) == 0)
-        let played = try Live.frames(folder + "/played.flv", "v")
         let published = try Live.frames(source, "v")
-        #expect(played == published, "played \(played.count) of \(published.count) frames")
-        #expect(result.progress.outputs.first?.drops == 0)
+        let archived = try Live.frames(archive, "v")
+        #expect(archived == published, "archived \(archived.count) of \(published.count) frames")
+        let rtmp = try #require(result.progress.outputs.first)
+        #expect(rtmp.drops == 0 && rtmp.reconnects == 0 && rtmp.videoFrames == published.count, "the RTMP output: \(rtmp)")
         #expect(threadsDuring - threadsBefore <= 4, "threads went from \(threadsBefore) to \(threadsDuring)")
     }
 

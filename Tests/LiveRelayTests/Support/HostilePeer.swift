@@ -61,6 +61,7 @@ elif mode in ('slowloris', 'nohandshake'):
     count = int(sys.argv[4])
     hold = float(sys.argv[5])
     sockets = []
+    started = time.monotonic()
     for _ in range(count):
         try:
             s = connect()
@@ -69,10 +70,18 @@ elif mode in ('slowloris', 'nohandshake'):
         except OSError:
             pass
     time.sleep(hold)
-    closed = 0
-    for s in sockets:
-        if closed_within(s, 0.01):
-            closed += 1
+    # Optional: poll until at most MAX_OPEN are open, but only until GIVE_UP seconds after the first connect.
+    max_open = int(sys.argv[6]) if len(sys.argv) > 6 else len(sockets)
+    give_up = float(sys.argv[7]) if len(sys.argv) > 7 else hold
+    seen_closed = set()
+    while True:
+        for i, s in enumerate(sockets):
+            if i not in seen_closed and closed_within(s, 0.01):
+                seen_closed.add(i)
+        if len(sockets) - len(seen_closed) <= max_open or time.monotonic() - started >= give_up:
+            break
+        time.sleep(0.25)
+    closed = len(seen_closed)
     print('closed %d open %d' % (closed + count - len(sockets), len(sockets) - closed))
 """#
 
