@@ -8,8 +8,8 @@ import RTMP
 /// Multitrack: the gate and the GOP start on the default track (0); every track is relayed.
 extension Message {
     /// A tag of the codec job (or of a slate) as a message of the relay's media stream (1), its time modulo 2^32.
-    init(tag: FLVTagMessage) {
-        self.init(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.body)
+    init(tag: FLVStreamTag) {
+        self.init(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.data)
     }
 
     /// The head of a video message; nil for another type or a head that does not parse.

@@ -313,63 +313,14 @@ struct RelayCore {
 }
 
 extension RelayCore {
-    /// What a message is to the relay, read once from the head of its FLV tag body.
-    struct Kind {
-        enum Role: Equatable {
-            case videoHeader, videoFrame, otherVideo
-            case audioHeader, audioFrame, otherAudio
-            case data
-            case ignored
-        }
+    /// What a message is to the relay, read once from the head of its FLV tag body: the one answer every live path
+    /// shares (MediaFormats' `FLVTagHead`).
+    typealias Kind = FLVTagHead
+}
 
-        let role: Role
-        /// A picture of the default track (0) a decoder can start at.
-        let isKeyframe: Bool
-        /// For a message whose head reads: its first track in the high byte, its packet type in the low one, so an
-        /// Opus track keeps both its OpusHead and its MultichannelConfig, and sorted keys replay track by track, each
-        /// configuration before its channel layout or metadata. 0 otherwise.
-        let configurationKey: UInt16
-
-        var isFrame: Bool { role == .videoFrame || role == .audioFrame }
-
-        init(_ message: Message) {
-            var key: UInt16 = 0
-            var keyframe = false
-            switch message.typeID {
-            case MessageType.video.rawValue:
-                if let prefix = try? FLVVideoTagPrefix(parsing: message.payload[...]) {
-                    key = UInt16(prefix.trackID) << 8 | UInt16(prefix.packetType.rawValue)
-                    if prefix.isSequenceStart || !prefix.isCommand && prefix.packetType == .metadata {
-                        role = .videoHeader
-                    } else if prefix.isCodedFrames {
-                        role = .videoFrame
-                        keyframe = prefix.isKeyframe && prefix.trackID == 0
-                    } else {
-                        role = .otherVideo
-                    }
-                } else {
-                    role = .otherVideo
-                }
-            case MessageType.audio.rawValue:
-                if let prefix = try? FLVAudioTagPrefix(parsing: message.payload[...]) {
-                    key = UInt16(prefix.trackID) << 8 | UInt16(prefix.packetType.rawValue)
-                    if prefix.isConfiguration {
-                        role = .audioHeader
-                    } else if prefix.isCodedFrames {
-                        role = .audioFrame
-                    } else {
-                        role = .otherAudio
-                    }
-                } else {
-                    role = .otherAudio
-                }
-            case MessageType.dataAMF0.rawValue:
-                role = .data
-            default:
-                role = .ignored
-            }
-            isKeyframe = keyframe
-            configurationKey = key
-        }
+extension FLVTagHead {
+    /// The head of an RTMP audio, video or data message (any other message type is `.ignored`).
+    init(_ message: Message) {
+        self.init(typeID: message.typeID, data: message.payload[...])
     }
 }

@@ -4,6 +4,7 @@
 // port are the same.
 import Foundation
 import JobDocument
+import MediaFormats
 import MediaJob
 import NIOCore
 import NIOConcurrencyHelpers
@@ -113,9 +114,9 @@ final class EnginePublication: LivePublication, @unchecked Sendable {
 
     var progress: OutputProgress { locked { final ?? current } }
 
-    func send(_ tags: [FLVTagMessage]) {
+    func send(_ tags: [FLVStreamTag]) {
         guard let session else { return }
-        let bytes = tags.reduce(0) { $0 + $1.body.count }
+        let bytes = tags.reduce(0) { $0 + $1.data.count }
         condition.lock()
         while inFlightBytes > EnginePublication.maxInFlightBytes && final == nil { condition.wait() }
         let open = final == nil

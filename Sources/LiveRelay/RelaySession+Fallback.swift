@@ -185,7 +185,7 @@ extension RelaySession {
         }
     }
 
-    private func send(_ tags: [FLVTagMessage]) {
+    private func send(_ tags: [FLVStreamTag]) {
         guard !tags.isEmpty else { return }
         noteWritability()
         for message in tags.map(Message.init(tag:)) { relay(message) }

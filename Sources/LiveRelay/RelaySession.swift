@@ -240,7 +240,7 @@ final class RelaySession: @unchecked Sendable {
     /// The codec engine reading this input, and the messages of the current read burst it gets next.
     final class CodecTap {
         let consumer: any LiveTagConsumer
-        var batch: [FLVTagMessage] = []
+        var batch: [FLVStreamTag] = []
 
         init(consumer: any LiveTagConsumer) {
             self.consumer = consumer
@@ -344,7 +344,7 @@ final class RelaySession: @unchecked Sendable {
                 progress.dtsRepairs = timeline.repairs
             }
             message.timestamp = UInt32(truncatingIfNeeded: time)
-            tap?.batch.append(FLVTagMessage(typeID: message.typeID, timestamp: time, body: message.payload))
+            if let type = FLVTagType(rawValue: message.typeID) { tap?.batch.append(FLVStreamTag(type: type, timestamp: time, data: message.payload)) }
             if kind.isFrame, let maxMilliseconds, time >= maxMilliseconds {
                 end.reachedMaxDuration = true
                 flushOutputs()
@@ -370,7 +370,7 @@ final class RelaySession: @unchecked Sendable {
     // MARK: External source (the codec job's thread hops here)
 
     /// Tags from the codec engine, in order, on its own timeline.
-    func inject(_ tags: [FLVTagMessage]) {
+    func inject(_ tags: [FLVStreamTag]) {
         deliver(tags.map(Message.init(tag:)), receivedAt: measuresLatency ? RelaySession.now() : 0, bytes: 0)
     }
 

@@ -58,7 +58,8 @@ final class SinkOutputLink: LiveFileOutput {
             body.removeFirst(Message.setDataFrameName.count)
         }
         do {
-            take(try reader.take(FLVTagMessage(typeID: message.typeID, timestamp: Int64(message.timestamp), body: body)))
+            guard let type = FLVTagType(rawValue: message.typeID) else { return }
+            take(try reader.take(FLVStreamTag(type: type, timestamp: Int64(message.timestamp), data: body)))
         } catch {
             fail(error)
             return

@@ -1,3 +1,4 @@
+import MediaFormats
 import MediaJob
 
 /// Which slate frames are due (docs/ARCHITECTURE.md §4): the loop's frames repeated from the slate's start, video
@@ -16,26 +17,26 @@ struct SlateSchedule: Sendable {
     }
 
     /// The sequence headers that precede the slate's first frame, at its start.
-    var headers: [FLVTagMessage] {
-        [loop.videoHeader.map { FLVTagMessage(typeID: FLVTagMessage.video, timestamp: base, body: $0) },
-         loop.audioHeader.map { FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: base, body: $0) }].compactMap { $0 }
+    var headers: [FLVStreamTag] {
+        [loop.videoHeader.map { FLVStreamTag(type: .video, timestamp: base, data: $0) },
+         loop.audioHeader.map { FLVStreamTag(type: .audio, timestamp: base, data: $0) }].compactMap { $0 }
     }
 
     /// The frames due once `elapsed` milliseconds of slate have passed, in time order (audio first on a tie, as
     /// publishers interleave it).
-    mutating func due(through elapsed: Int64) -> [FLVTagMessage] {
-        var due: [FLVTagMessage] = []
+    mutating func due(through elapsed: Int64) -> [FLVStreamTag] {
+        var due: [FLVStreamTag] = []
         if !loop.audioFrames.isEmpty {
             while loop.audioTime(audioIndex) <= elapsed {
                 let body = loop.audioFrames[Int(audioIndex % Int64(loop.audioFrames.count))]
-                due.append(FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: base + loop.audioTime(audioIndex), body: body))
+                due.append(FLVStreamTag(type: .audio, timestamp: base + loop.audioTime(audioIndex), data: body))
                 audioIndex += 1
             }
         }
         if !loop.videoFrames.isEmpty {
             while loop.videoTime(videoIndex) <= elapsed {
                 let body = loop.videoFrames[Int(videoIndex % Int64(loop.videoFrames.count))]
-                due.append(FLVTagMessage(typeID: FLVTagMessage.video, timestamp: base + loop.videoTime(videoIndex), body: body))
+                due.append(FLVStreamTag(type: .video, timestamp: base + loop.videoTime(videoIndex), data: body))
                 videoIndex += 1
             }
         }

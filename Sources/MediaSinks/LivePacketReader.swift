@@ -18,7 +18,7 @@ package struct LivePacketReader {
     private let usesVideo: Bool
     private let usesAudio: Bool
     private var description = LiveStreamDescription()
-    private var held: [FLVTagMessage] = []
+    private var held: [FLVStreamTag] = []
     package private(set) var streams: Streams?
     private var videoCodec: LiveMediaTag.Codec?
     private var audioCodec: LiveMediaTag.Codec?
@@ -39,7 +39,7 @@ package struct LivePacketReader {
     /// Takes one tag (audio, video or script data, on the job's timeline); returns the packets it completes: none
     /// while the streams are being described, then what was held with it.
     /// - Throws: a codec the output cannot copy, a configuration that does not parse, a codec change mid-stream.
-    package mutating func take(_ tag: FLVTagMessage) throws(MediaJobError) -> [MediaPacket] {
+    package mutating func take(_ tag: FLVStreamTag) throws(MediaJobError) -> [MediaPacket] {
         guard streams != nil else {
             held.append(tag)
             try description.take(tag, video: usesVideo, audio: usesAudio)
@@ -75,11 +75,11 @@ package struct LivePacketReader {
         return packets
     }
 
-    private mutating func packets(from tag: FLVTagMessage) throws(MediaJobError) -> [MediaPacket] {
-        let body = tag.body
+    private mutating func packets(from tag: FLVStreamTag) throws(MediaJobError) -> [MediaPacket] {
+        let body = tag.data
         let dts = tag.timestamp.multipliedSaturating(by: 1000)
         switch tag.typeID {
-        case FLVTagMessage.video:
+        case FLVTagType.video.rawValue:
             guard let videoCodec, !body.isEmpty else { return [] }
             let media = try LiveMediaTag(video: body)
             guard media.codec == nil || media.codec == videoCodec else {
@@ -100,7 +100,7 @@ package struct LivePacketReader {
             case .none:
                 return []
             }
-        case FLVTagMessage.audio:
+        case FLVTagType.audio.rawValue:
             guard let audioCodec, !body.isEmpty else { return [] }
             let media = try LiveMediaTag(audio: body)
             guard media.codec == audioCodec else {

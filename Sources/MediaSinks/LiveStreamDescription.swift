@@ -53,26 +53,21 @@ package struct LiveStreamDescription {
         return names[format] ?? "FLV sound format \(format)"
     }
 
-    /// True for an AVC video tag (legacy codec id 7, no ex-header).
-    package static func isAVC(_ body: [UInt8]) -> Bool { body.count >= 2 && body[0] & 0x80 == 0 && body[0] & 0x0F == 7 }
-
-    /// True for an AAC audio tag (sound format 10).
-    package static func isAAC(_ body: [UInt8]) -> Bool { body.count >= 2 && body[0] >> 4 == 10 }
 
     /// Takes one tag; throws when it carries a codec the job cannot take (a kind the job drops is never looked at).
-    package mutating func take(_ tag: FLVTagMessage, video wantsVideo: Bool, audio wantsAudio: Bool) throws(MediaJobError) {
+    package mutating func take(_ tag: FLVStreamTag, video wantsVideo: Bool, audio wantsAudio: Bool) throws(MediaJobError) {
         lastTime = max(lastTime, tag.timestamp)
         switch tag.typeID {
-        case FLVTagMessage.video where wantsVideo:
-            guard !tag.body.isEmpty else { return }
-            let media = try LiveMediaTag(video: tag.body)
+        case FLVTagType.video.rawValue where wantsVideo:
+            guard !tag.data.isEmpty else { return }
+            let media = try LiveMediaTag(video: tag.data)
             if let record = configure(media, at: tag.timestamp) { (videoCodec, videoConfiguration) = (media.codec, record) }
-        case FLVTagMessage.audio where wantsAudio:
-            guard !tag.body.isEmpty else { return }
-            let media = try LiveMediaTag(audio: tag.body)
+        case FLVTagType.audio.rawValue where wantsAudio:
+            guard !tag.data.isEmpty else { return }
+            let media = try LiveMediaTag(audio: tag.data)
             if let record = configure(media, at: tag.timestamp) { (audioCodec, audioConfiguration) = (media.codec, record) }
-        case FLVTagMessage.scriptData:
-            var reader = ByteReader(tag.body)
+        case FLVTagType.scriptData.rawValue:
+            var reader = ByteReader(tag.data)
             if let data = try? FLVScriptData(parsing: &reader), data.name == "onMetaData",
                let rate = data.value["framerate"]?.numberValue, rate.isFinite, rate > 0, rate <= 240 {
                 announcedFrameRate = rate

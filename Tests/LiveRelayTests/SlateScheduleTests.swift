@@ -1,3 +1,4 @@
+import MediaFormats
 import MediaJob
 import Testing
 @testable import LiveRelay
@@ -23,7 +24,7 @@ import Testing
     @Test("one second: 31 video frames at 33.3 ms looping over three, 47 audio frames at 21.3 ms; nothing twice")
     func oneSecond() {
         var schedule = SlateSchedule(loop: Self.loop(), base: 0)
-        var sent: [FLVTagMessage] = []
+        var sent: [FLVStreamTag] = []
         for elapsed in stride(from: Int64(0), through: 1000, by: 7) { sent += schedule.due(through: elapsed) }
         sent += schedule.due(through: 1000)
         let video = sent.filter { $0.typeID == 9 }
@@ -36,7 +37,7 @@ import Testing
         let audioTimes: [Int64] = (0..<47).map { (index: Int) -> Int64 in Int64(index) * 1024 * 1000 / 48000 }
         #expect(audio.map(\.timestamp) == audioTimes)
         // The loop restarts on its keyframe every third frame.
-        let firstBytes: [UInt8] = video.map { $0.body[0] }
+        let firstBytes: [UInt8] = video.map { $0.data[0] }
         let expected: [UInt8] = (0..<31).map { (index: Int) -> UInt8 in index % 3 == 0 ? 0x17 : 0x27 }
         #expect(firstBytes == expected)
         // Timestamps never go back, across kinds, within one call's batch.

@@ -30,9 +30,9 @@ struct FLVMuxerEnhancedTests {
     }
 
     /// The same stream as messages (an RTMP publish's destination): one per tag, type, time and data as the file's.
-    static func messages(_ bitstream: VideoBitstream, _ packets: [MediaPacket]) throws -> [FLVTagMessage] {
+    static func messages(_ bitstream: VideoBitstream, _ packets: [MediaPacket]) throws -> [FLVStreamTag] {
         var muxer = FLVMuxer(video: VideoConfiguration(bitstream: bitstream, width: 320, height: 240, frameRate: 30), audio: nil)
-        var messages = FLVTagMessages()
+        var messages = FLVStreamTags()
         _ = try muxer.writeStart(into: &messages)
         for packet in packets { try muxer.write(packet, into: &messages) }
         return messages.messages
@@ -47,7 +47,7 @@ struct FLVMuxerEnhancedTests {
             let messages = try Self.messages(bitstream, packets)
             #expect(messages.map(\.typeID) == file.map(\.header.tagType.rawValue))
             #expect(messages.map(\.timestamp) == file.map { Int64($0.header.timestamp) })
-            #expect(messages.map(\.body) == file.map(\.data))
+            #expect(messages.map(\.data) == file.map(\.data))
             #expect(messages.count == 4)
         }
     }

@@ -23,23 +23,23 @@ struct LivePacketReaderTests {
         try AVCDecoderConfigurationRecord(sequenceParameterSets: [sps], pictureParameterSets: [pps]).serialized()
     }
 
-    static func videoHeader(_ record: [UInt8], at time: Int64 = 0) -> FLVTagMessage {
-        FLVTagMessage(typeID: FLVTagMessage.video, timestamp: time, body: [0x17, 0, 0, 0, 0] + record)
+    static func videoHeader(_ record: [UInt8], at time: Int64 = 0) -> FLVStreamTag {
+        FLVStreamTag(type: .video, timestamp: time, data: [0x17, 0, 0, 0, 0] + record)
     }
 
     /// An AVC frame with a 3-byte composition time of `composition` ms.
-    static func videoFrame(at time: Int64, keyframe: Bool, composition: UInt8 = 0) -> FLVTagMessage {
-        FLVTagMessage(typeID: FLVTagMessage.video, timestamp: time,
-                      body: [keyframe ? 0x17 : 0x27, 1, 0, 0, composition, 0, 0, 0, 2, 0x65, 0x88])
+    static func videoFrame(at time: Int64, keyframe: Bool, composition: UInt8 = 0) -> FLVStreamTag {
+        FLVStreamTag(type: .video, timestamp: time,
+                      data: [keyframe ? 0x17 : 0x27, 1, 0, 0, composition, 0, 0, 0, 2, 0x65, 0x88])
     }
 
     /// AAC LC, 44.1 kHz, stereo.
-    static let aacHeader = FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: 0, body: [0xAF, 0, 0x12, 0x10])
-    static func audioFrame(at time: Int64) -> FLVTagMessage {
-        FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: time, body: [0xAF, 1, 0x21, 0x10])
+    static let aacHeader = FLVStreamTag(type: .audio, timestamp: 0, data: [0xAF, 0, 0x12, 0x10])
+    static func audioFrame(at time: Int64) -> FLVStreamTag {
+        FLVStreamTag(type: .audio, timestamp: time, data: [0xAF, 1, 0x21, 0x10])
     }
 
-    static func read(_ tags: [FLVTagMessage], video: Bool = true, audio: Bool = true) throws -> (LivePacketReader, [MediaPacket]) {
+    static func read(_ tags: [FLVStreamTag], video: Bool = true, audio: Bool = true) throws -> (LivePacketReader, [MediaPacket]) {
         var reader = LivePacketReader(usesVideo: video, usesAudio: audio)
         var packets: [MediaPacket] = []
         for tag in tags { packets += try reader.take(tag) }
@@ -102,7 +102,7 @@ struct LivePacketReaderTests {
         let opusHead: [UInt8] = Array("OpusHead".utf8) + [1, 2, 0x38, 1, 0x80, 0xBB, 0, 0, 0, 0, 0]
         let opus = try FLVAudioData(packetType: .sequenceStart, fourCC: .opus, payload: opusHead[...]).serialized()
         do {
-            _ = try Self.read([FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: 0, body: opus)], video: false)
+            _ = try Self.read([FLVStreamTag(type: .audio, timestamp: 0, data: opus)], video: false)
             Issue.record("Opus was taken")
         } catch {
             #expect("\(error)".contains("opus"), "\(error)")
@@ -110,7 +110,7 @@ struct LivePacketReaderTests {
         let vpcC: [UInt8] = [1, 0, 0, 0, 0, 0x0A, 0x80, 0x01, 0x01, 0x01, 0, 0]
         let vp9 = try FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: .vp09, payload: vpcC[...]).serialized()
         do {
-            _ = try Self.read([FLVTagMessage(typeID: FLVTagMessage.video, timestamp: 0, body: vp9)], audio: false)
+            _ = try Self.read([FLVStreamTag(type: .video, timestamp: 0, data: vp9)], audio: false)
             Issue.record("VP9 was taken")
         } catch {
             #expect("\(error)".contains("vp9"), "\(error)")

@@ -20,7 +20,7 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
 
     // Guarded by `condition`.
     private let condition = NSCondition()
-    private var queue: [FLVTagMessage] = []
+    private var queue: [FLVStreamTag] = []
     private var head = 0
     private var queuedBytes = 0
     private var ended = false
@@ -32,7 +32,7 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
     private var resumesAtVideoKeyframe = false
 
     // The input thread's.
-    private var lookahead: [FLVTagMessage] = []
+    private var lookahead: [FLVStreamTag] = []
     private var videoIndex: Int?
     private var audioIndex: Int?
     private var videoCodec: LiveMediaTag.Codec?
@@ -87,15 +87,15 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
 
     // MARK: Event loop (LiveTagConsumer)
 
-    public func receive(_ tags: [FLVTagMessage], bytes: Int) {
+    public func receive(_ tags: [FLVStreamTag], bytes: Int) {
         condition.lock()
         defer { condition.unlock() }
         received += Int64(bytes)
         for tag in tags {
-            let isFrame = RelayInput.isFrame(tag)
+            let head = tag.head
             if queuedBytes > RelayInput.maxQueuedBytes { dropping = true }
-            if dropping, isFrame {
-                let resumes = queuedBytes < RelayInput.maxQueuedBytes / 2 && RelayInput.isResumePoint(tag, hasVideo: resumesAtVideoKeyframe)
+            if dropping, head.isFrame {
+                let resumes = queuedBytes < RelayInput.maxQueuedBytes / 2 && RelayInput.isResumePoint(head, hasVideo: resumesAtVideoKeyframe)
                 guard resumes else {
                     droppedFrames += 1
                     continue
@@ -103,7 +103,7 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
                 dropping = false
             }
             queue.append(tag)
-            queuedBytes += tag.body.count
+            queuedBytes += tag.data.count
         }
         condition.signal()
     }
@@ -116,38 +116,16 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
         condition.unlock()
     }
 
-    /// A coded frame (not a sequence header or script data).
-    static func isFrame(_ tag: FLVTagMessage) -> Bool {
-        switch tag.typeID {
-        case FLVTagMessage.video:
-            guard tag.body.count >= 2 else { return false }
-            // An ex-header's low nibble is its VideoPacketType (SequenceStart 0, Metadata 4, SequenceEnd 2 are no frames).
-            if tag.body[0] & FLVEnhancedLimits.videoExHeaderBit != 0 {
-                let packetType = tag.body[0] & FLVEnhancedLimits.lowNibbleMask
-                return packetType != FLVVideoPacketType.sequenceStart.rawValue && packetType != FLVVideoPacketType.metadata.rawValue
-                    && packetType != FLVVideoPacketType.sequenceEnd.rawValue
-            }
-            return !(LiveStreamDescription.isAVC(tag.body) && tag.body[1] != 1)
-        case FLVTagMessage.audio:
-            guard tag.body.count >= 2 else { return false }
-            if tag.body[0] >> 4 == FLVEnhancedLimits.audioExHeaderSoundFormat {
-                return tag.body[0] & FLVEnhancedLimits.lowNibbleMask == FLVAudioPacketType.codedFrames.rawValue
-            }
-            return !(LiveStreamDescription.isAAC(tag.body) && tag.body[1] == 0)
-        default: return false
-        }
-    }
-
-    /// Where a stream that dropped frames can resume: a video keyframe, or any audio frame when there is no video.
-    static func isResumePoint(_ tag: FLVTagMessage, hasVideo: Bool) -> Bool {
-        if hasVideo { return tag.typeID == FLVTagMessage.video && tag.body.first.map { $0 >> 4 & 0x07 == 1 } == true }
-        return tag.typeID == FLVTagMessage.audio
+    /// Where a stream that dropped frames can resume: a key frame of the default track, as where the relay starts an
+    /// output, or any audio frame when there is no video.
+    static func isResumePoint(_ head: FLVTagHead, hasVideo: Bool) -> Bool {
+        hasVideo ? head.isKeyframe : head.role == .audioFrame
     }
 
     // MARK: Input thread
 
     /// The next tag: what `describeStreams` read ahead first. Nil at the end; the input's failure is thrown.
-    private func nextTag() throws(MediaJobError) -> FLVTagMessage? {
+    private func nextTag() throws(MediaJobError) -> FLVStreamTag? {
         if !lookahead.isEmpty { return lookahead.removeFirst() }
         condition.lock()
         defer { condition.unlock() }
@@ -158,7 +136,7 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
         }
         let tag = queue[head]
         head += 1
-        queuedBytes -= tag.body.count
+        queuedBytes -= tag.data.count
         if head == queue.count {
             queue.removeAll(keepingCapacity: true)
             head = 0
@@ -173,7 +151,7 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
         let wantsVideo = options.usesVideo
         let wantsAudio = options.usesAudio
         var description = LiveStreamDescription()
-        var read: [FLVTagMessage] = []
+        var read: [FLVStreamTag] = []
         while !description.isComplete(video: wantsVideo, audio: wantsAudio) {
             guard let tag = try nextTag() else { break }
             read.append(tag)
@@ -214,10 +192,10 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
         return nil
     }
 
-    private func packet(from tag: FLVTagMessage) throws(MediaJobError) -> DemuxedPacket? {
-        let body = tag.body
+    private func packet(from tag: FLVStreamTag) throws(MediaJobError) -> DemuxedPacket? {
+        let body = tag.data
         switch tag.typeID {
-        case FLVTagMessage.video:
+        case FLVTagType.video.rawValue:
             guard let videoIndex, !body.isEmpty else { return nil }
             let media = try LiveMediaTag(video: body)
             guard media.codec == nil || media.codec == videoCodec else {
@@ -238,7 +216,7 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
             case .none:
                 return nil
             }
-        case FLVTagMessage.audio:
+        case FLVTagType.audio.rawValue:
             guard let audioIndex, !body.isEmpty else { return nil }
             let media = try LiveMediaTag(audio: body)
             guard media.codec == audioCodec else {

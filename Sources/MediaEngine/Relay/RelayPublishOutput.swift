@@ -19,7 +19,7 @@ final class RelayPublishOutput: JobOutput, @unchecked Sendable {
     private let publication: any LivePublication
     private var muxer: FLVMuxer
     /// The tags of what was submitted, one message each, not yet handed to the engine.
-    private var tags = FLVTagMessages()
+    private var tags = FLVStreamTags()
     private var final: OutputProgress?
     private var failure: (any Error)?
 
@@ -85,8 +85,8 @@ final class RelayPublishOutput: JobOutput, @unchecked Sendable {
 
 /// FLV tags as the engine's messages: an RTMP audio, video or data message carries an FLV tag's data as it is, so a
 /// publish needs no FLV file bytes, only each tag's type, time and data, built once by `FLVWriter`.
-struct FLVTagMessages: FLVTagDestination {
-    var messages: [FLVTagMessage] = []
+struct FLVStreamTags: FLVTagDestination {
+    var messages: [FLVStreamTag] = []
 
     mutating func appendTag(_ type: FLVTagType, timestamp: UInt32, dataSize: Int?,
                             _ writeData: (inout [UInt8]) throws -> Void) throws {
@@ -97,6 +97,6 @@ struct FLVTagMessages: FLVTagDestination {
         }
         try writeData(&data)
         try FLVLimits.checkTagDataSize(data.count)
-        messages.append(FLVTagMessage(typeID: type.rawValue, timestamp: Int64(timestamp), body: data))
+        messages.append(FLVStreamTag(type: type, timestamp: Int64(timestamp), data: data))
     }
 }

@@ -1,26 +1,8 @@
 // One RTMP stack for every job (docs/ARCHITECTURE.md §1, §4). Every rtmp/rtmps byte goes through the relay engine
 // (LiveRelay); the codec engine reaches it only through these protocols, so MediaEngine links no network
-// code and libavformat opens files only.
-
-/// One FLV tag as RTMP carries it: message type 8 (audio), 9 (video) or 18 (script data), its body (the FLV tag
-/// data: tag-type header, then payload), and its timestamp in milliseconds on the job's unbounded timeline.
-public struct FLVTagMessage: Sendable, Equatable {
-    public var typeID: UInt8
-    /// Milliseconds from the start of the job (≥ 0); RTMP and FLV write it modulo 2^32.
-    public var timestamp: Int64
-    public var body: [UInt8]
-
-    public init(typeID: UInt8, timestamp: Int64, body: [UInt8]) {
-        self.typeID = typeID
-        self.timestamp = timestamp
-        self.body = body
-    }
-
-    /// Message type ids (RTMP 1.0 §7.1.5, the same numbers as FLV tag types).
-    public static let audio: UInt8 = 8
-    public static let video: UInt8 = 9
-    public static let scriptData: UInt8 = 18
-}
+// code and libavformat opens files only. What passes between them is `FLVStreamTag` (MediaFormats): one FLV tag as an
+// RTMP message carries it.
+import MediaFormats
 
 /// One RTMP/RTMPS destination of a job.
 public struct LiveDestination: Sendable, Equatable {
@@ -53,7 +35,7 @@ public protocol LiveTransport: AnyObject, Sendable {
 /// A publish to one destination, fed by the engine's thread.
 public protocol LivePublication: AnyObject, Sendable {
     /// Hands tags over in order; waits only while too many bytes are still on their way to the event loop.
-    func send(_ tags: [FLVTagMessage])
+    func send(_ tags: [FLVStreamTag])
     /// The output's counters now.
     var progress: OutputProgress { get }
     /// Ends the publish (politely) and waits until it is closed; returns the final counters.
@@ -63,7 +45,7 @@ public protocol LivePublication: AnyObject, Sendable {
 /// A live input's tags, delivered on an event loop: implementations must not block.
 public protocol LiveTagConsumer: AnyObject, Sendable {
     /// Tags of one read burst, timestamps already continuous across reconnects; `bytes` read from the network.
-    func receive(_ tags: [FLVTagMessage], bytes: Int)
+    func receive(_ tags: [FLVStreamTag], bytes: Int)
     /// The input ended: cleanly (`nil`, also on cancel) or with the reason. Called once.
     func end(_ error: MediaJobError?)
 }

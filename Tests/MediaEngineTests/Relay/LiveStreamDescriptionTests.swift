@@ -8,23 +8,23 @@ import MediaJob
 /// named in the job's error (never a silent "received no packets").
 @Suite("LiveStreamDescription")
 struct LiveStreamDescriptionTests {
-    static let avcSequenceHeader = FLVTagMessage(typeID: FLVTagMessage.video, timestamp: 0, body: [0x17, 0, 0, 0, 0, 1, 0x64, 0, 0x1F, 0xFF])
-    static let aacSequenceHeader = FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: 0, body: [0xAF, 0, 0x11, 0x90])
-    static func avcFrame(at time: Int64) -> FLVTagMessage {
-        FLVTagMessage(typeID: FLVTagMessage.video, timestamp: time, body: [0x27, 1, 0, 0, 0, 0, 0, 0, 1, 0x41])
+    static let avcSequenceHeader = FLVStreamTag(type: .video, timestamp: 0, data: [0x17, 0, 0, 0, 0, 1, 0x64, 0, 0x1F, 0xFF])
+    static let aacSequenceHeader = FLVStreamTag(type: .audio, timestamp: 0, data: [0xAF, 0, 0x11, 0x90])
+    static func avcFrame(at time: Int64) -> FLVStreamTag {
+        FLVStreamTag(type: .video, timestamp: time, data: [0x27, 1, 0, 0, 0, 0, 0, 0, 1, 0x41])
     }
 
-    static func enhancedVideo(_ fourCC: FLVVideoFourCC) throws -> FLVTagMessage {
+    static func enhancedVideo(_ fourCC: FLVVideoFourCC) throws -> FLVStreamTag {
         let data = FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: fourCC, payload: [1, 2, 3, 4][...])
-        return FLVTagMessage(typeID: FLVTagMessage.video, timestamp: 0, body: try data.serialized())
+        return FLVStreamTag(type: .video, timestamp: 0, data: try data.serialized())
     }
 
-    static func enhancedAudio(_ fourCC: FLVAudioFourCC) throws -> FLVTagMessage {
+    static func enhancedAudio(_ fourCC: FLVAudioFourCC) throws -> FLVStreamTag {
         let data = FLVAudioData(packetType: .sequenceStart, fourCC: fourCC, payload: [1, 2, 3, 4][...])
-        return FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: 0, body: try data.serialized())
+        return FLVStreamTag(type: .audio, timestamp: 0, data: try data.serialized())
     }
 
-    static func refusal(_ tag: FLVTagMessage, video: Bool = true, audio: Bool = true) -> String? {
+    static func refusal(_ tag: FLVStreamTag, video: Bool = true, audio: Bool = true) -> String? {
         var description = LiveStreamDescription()
         do {
             try description.take(tag, video: video, audio: audio)
@@ -56,7 +56,7 @@ struct LiveStreamDescriptionTests {
         #expect(description.audioCodec == .opus && description.audioConfiguration == [1, 2, 3, 4])
         let ac3 = try #require(Self.refusal(try Self.enhancedAudio(.ac3)))
         #expect(ac3.contains("the live input's audio is AC-3 (FourCC ac-3, Enhanced RTMP)"), "\(ac3)")
-        let mp3 = try #require(Self.refusal(FLVTagMessage(typeID: FLVTagMessage.audio, timestamp: 0, body: [0x2F, 0xFF, 0xFB])))
+        let mp3 = try #require(Self.refusal(FLVStreamTag(type: .audio, timestamp: 0, data: [0x2F, 0xFF, 0xFB])))
         #expect(mp3.contains("audio is MP3"), "\(mp3)")
         #expect(Self.refusal(try Self.enhancedAudio(.ac3), audio: false) == nil)
         #expect(Self.refusal(try Self.enhancedVideo(.vvc1), video: false) == nil)
@@ -64,7 +64,7 @@ struct LiveStreamDescriptionTests {
 
     @Test("a live tag reads as its codec and content: legacy AVC, HEVC CodedFrames with its offset, a multitrack's track 0")
     func mediaTags() throws {
-        let legacy = try LiveMediaTag(video: Self.avcFrame(at: 0).body)
+        let legacy = try LiveMediaTag(video: Self.avcFrame(at: 0).data)
         #expect(legacy.codec == .h264)
         #expect(legacy.content == .frame([0, 0, 0, 1, 0x41][...], compositionTime: 0, isKeyframe: false))
         let hevc = FLVVideoData(frameType: .keyFrame, packetType: .codedFrames, fourCC: .hvc1, compositionTime: 66, payload: [0, 0, 0, 1, 0x26][...])
