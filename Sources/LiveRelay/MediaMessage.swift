@@ -12,6 +12,12 @@ extension Message {
         self.init(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.data)
     }
 
+    /// The message as a tag at `timestamp` on the job's unbounded timeline, its data `body` (the payload unless given);
+    /// nil for a message type that is no FLV tag type.
+    func tag(at timestamp: Int64, body: [UInt8]? = nil) -> FLVStreamTag? {
+        FLVTagType(rawValue: typeID).map { FLVStreamTag(type: $0, timestamp: timestamp, data: body ?? payload) }
+    }
+
     /// The head of a video message; nil for another type or a head that does not parse.
     var videoPrefix: FLVVideoTagPrefix? {
         guard typeID == MessageType.video.rawValue else { return nil }

@@ -344,7 +344,7 @@ final class RelaySession: @unchecked Sendable {
                 progress.dtsRepairs = timeline.repairs
             }
             message.timestamp = UInt32(truncatingIfNeeded: time)
-            if let type = FLVTagType(rawValue: message.typeID) { tap?.batch.append(FLVStreamTag(type: type, timestamp: time, data: message.payload)) }
+            if let tap, let tag = message.tag(at: time) { tap.batch.append(tag) }
             if kind.isFrame, let maxMilliseconds, time >= maxMilliseconds {
                 end.reachedMaxDuration = true
                 flushOutputs()

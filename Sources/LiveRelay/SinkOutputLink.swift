@@ -58,8 +58,8 @@ final class SinkOutputLink: LiveFileOutput {
             body.removeFirst(Message.setDataFrameName.count)
         }
         do {
-            guard let type = FLVTagType(rawValue: message.typeID) else { return }
-            take(try reader.take(FLVStreamTag(type: type, timestamp: Int64(message.timestamp), data: body)))
+            guard let tag = message.tag(at: Int64(message.timestamp), body: body) else { return }
+            take(try reader.take(tag))
         } catch {
             fail(error)
             return

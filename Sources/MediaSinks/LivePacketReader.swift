@@ -78,8 +78,8 @@ package struct LivePacketReader {
     private mutating func packets(from tag: FLVStreamTag) throws(MediaJobError) -> [MediaPacket] {
         let body = tag.data
         let dts = tag.timestamp.multipliedSaturating(by: 1000)
-        switch tag.typeID {
-        case FLVTagType.video.rawValue:
+        switch tag.type {
+        case .video:
             guard let videoCodec, !body.isEmpty else { return [] }
             let media = try LiveMediaTag(video: body)
             guard media.codec == nil || media.codec == videoCodec else {
@@ -100,7 +100,7 @@ package struct LivePacketReader {
             case .none:
                 return []
             }
-        case FLVTagType.audio.rawValue:
+        case .audio:
             guard let audioCodec, !body.isEmpty else { return [] }
             let media = try LiveMediaTag(audio: body)
             guard media.codec == audioCodec else {

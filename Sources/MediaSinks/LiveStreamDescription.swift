@@ -53,20 +53,19 @@ package struct LiveStreamDescription {
         return names[format] ?? "FLV sound format \(format)"
     }
 
-
     /// Takes one tag; throws when it carries a codec the job cannot take (a kind the job drops is never looked at).
     package mutating func take(_ tag: FLVStreamTag, video wantsVideo: Bool, audio wantsAudio: Bool) throws(MediaJobError) {
         lastTime = max(lastTime, tag.timestamp)
-        switch tag.typeID {
-        case FLVTagType.video.rawValue where wantsVideo:
+        switch tag.type {
+        case .video where wantsVideo:
             guard !tag.data.isEmpty else { return }
             let media = try LiveMediaTag(video: tag.data)
             if let record = configure(media, at: tag.timestamp) { (videoCodec, videoConfiguration) = (media.codec, record) }
-        case FLVTagType.audio.rawValue where wantsAudio:
+        case .audio where wantsAudio:
             guard !tag.data.isEmpty else { return }
             let media = try LiveMediaTag(audio: tag.data)
             if let record = configure(media, at: tag.timestamp) { (audioCodec, audioConfiguration) = (media.codec, record) }
-        case FLVTagType.scriptData.rawValue:
+        case .scriptData:
             var reader = ByteReader(tag.data)
             if let data = try? FLVScriptData(parsing: &reader), data.name == "onMetaData",
                let rate = data.value["framerate"]?.numberValue, rate.isFinite, rate > 0, rate <= 240 {

@@ -194,8 +194,8 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
 
     private func packet(from tag: FLVStreamTag) throws(MediaJobError) -> DemuxedPacket? {
         let body = tag.data
-        switch tag.typeID {
-        case FLVTagType.video.rawValue:
+        switch tag.type {
+        case .video:
             guard let videoIndex, !body.isEmpty else { return nil }
             let media = try LiveMediaTag(video: body)
             guard media.codec == nil || media.codec == videoCodec else {
@@ -216,7 +216,7 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
             case .none:
                 return nil
             }
-        case FLVTagType.audio.rawValue:
+        case .audio:
             guard let audioIndex, !body.isEmpty else { return nil }
             let media = try LiveMediaTag(audio: body)
             guard media.codec == audioCodec else {
