@@ -10,7 +10,7 @@ import Testing
 struct RecordingTakeOverTests {
     static let segment = 4.0
 
-    @Test("kill -9 mid-segment: every closed segment plays, the cut-short one is closed playable to within a fragment of the kill by the worker that takes over, and its segments follow on")
+    @Test("kill -9 mid-segment: every closed segment plays, the cut-short one is closed playable by the worker that takes over, keeping every whole fragment written before the kill, and its segments follow on")
     func killedRecording() async throws {
         let fixture = try await LongRestream("rec-kill", seconds: 16)
         let pair = [try fixture.startWorker("w-a"), try fixture.startWorker("w-b")]
@@ -22,14 +22,18 @@ struct RecordingTakeOverTests {
         }, "no worker runs the job: \(pair.map { fixture.diagnosis($0) })")
         let holder = try #require(found)
         let other = try #require(pair.first { $0.id != holder.id })
-        // Two segments closed, then three quarters into the next one (segments are cut on multiples of 4 s of Unix
-        // time, at the first key frame after the multiple: up to a second late with this source's GOP, so halfway could
-        // leave the open segment less than a whole 1 s fragment to salvage).
+        // Two segments closed, then the open one's part holds two whole fragments (judged on disk, so a slow
+        // machine waits longer rather than failing): what the kill finds written is what the take-over must keep.
         try #require(await eventually(timeout: .seconds(30)) {
             try fixture.store(holder.id).segments(jobID: fixture.id).filter { $0.closedAt != nil }.count >= 2
         }, "\(fixture.diagnosis(holder))")
-        let into = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: Self.segment)
-        try await Task.sleep(for: .milliseconds(Int((((Self.segment * 3 / 4 - into) + Self.segment).truncatingRemainder(dividingBy: Self.segment)) * 1000)))
+        let folder = fixture.folder + "/out/rec"
+        var written = (part: "", fragments: 0, bytes: 0)
+        try #require(await eventually(timeout: .seconds(30)) {
+            written = Self.openPart(in: folder)
+            // Two, not more: a segment of 4 s holds about four, so the kill leaves it a second or more from its close.
+            return written.fragments == 2
+        }, "the open segment's part never held two whole fragments: \(written) \(fixture.diagnosis(holder))")
         let killedAt = Date().timeIntervalSince1970
         holder.process.kill(SIGKILL)
 
@@ -37,7 +41,6 @@ struct RecordingTakeOverTests {
         try #require(await eventually(timeout: .seconds(60)) {
             try fixture.store(other.id).job(id: fixture.id)?.state == .succeeded
         }, "\(fixture.diagnosis(other))")
-        let folder = fixture.folder + "/out/rec"
         let files = try FileManager.default.contentsOfDirectory(atPath: folder)
         #expect(files.filter { $0.hasSuffix(".part") }.isEmpty, "left behind: \(files.sorted())")
         let segments = files.filter { $0.hasSuffix(".mp4") }.sorted()
@@ -46,17 +49,24 @@ struct RecordingTakeOverTests {
             #expect(decode.status == 0 && decode.output.isEmpty, "\(name) does not play cleanly: \(decode.output)")
         }
 
-        // The cut-short segment: closed by the other worker, marked salvaged, holding media up to within a fragment
-        // (1 s) of the kill, and a second of slack for the writes in flight.
+        // The cut-short segment: closed by the other worker, marked salvaged, keeping at least every whole fragment its
+        // part held before the kill (more may have been written between that look and the kill), and cut after a whole
+        // fragment: nothing it holds is later than the kill (a second of slack: its start is named to the second).
         let store = try fixture.store(other.id)
         let messages = try store.events(jobID: fixture.id).filter { $0.kind == .segmentClosed }.compactMap(\.message)
         let rows = try store.segments(jobID: fixture.id)
         let salvaged = try #require(rows.first { row in messages.contains { $0.contains("segment \(row.path) closed") && $0.contains("salvaged") } },
                                     "no salvaged segment in \(messages)")
+        #expect(written.part.contains((salvaged.path as NSString).lastPathComponent), "killed while writing \(written.part), salvaged \(salvaged.path)")
         let start = salvaged.startAt.timeIntervalSince1970
         #expect(start < killedAt && killedAt - start < Self.segment + 2, "started at \(start), killed at \(killedAt)")
+        let bytes = Int((try FileManager.default.attributesOfItem(atPath: salvaged.path)[.size] as? NSNumber)?.intValue ?? -1)
+        #expect(bytes >= written.bytes && salvaged.bytes.map(Int.init) == bytes,
+                "the salvaged segment has \(bytes) bytes (row: \(salvaged.bytes.map(String.init) ?? "none")); its part held \(written.bytes) in whole fragments before the kill")
+        #expect(Self.wholeFragments(of: [UInt8](try Data(contentsOf: URL(fileURLWithPath: salvaged.path)))).bytes == bytes,
+                "the salvaged segment does not end on a whole fragment")
         let duration = try await Self.duration(salvaged.path)
-        #expect(duration >= killedAt - start - 2 && duration <= killedAt - start + 1,
+        #expect(duration > 0 && duration <= killedAt - start + 1,
                 "the salvaged segment holds \(duration) s; it started \(killedAt - start) s before the kill")
         // The take-over's own segments follow: they start after the kill, and all of them were listed and closed.
         let after = rows.filter { $0.startAt.timeIntervalSince1970 > killedAt }
@@ -64,6 +74,29 @@ struct RecordingTakeOverTests {
                 "\(rows.map { "\($0.path) \($0.startAt.timeIntervalSince1970)" })")
         // Segments the killed worker closed before it went are on disk too.
         #expect(segments.count >= after.count + 3, "\(segments)")
+    }
+
+    /// The part of the segment being written in `folder` (the newest), with how many whole fragments (`moof` + `mdat`)
+    /// it holds and the bytes up to the end of the last one.
+    static func openPart(in folder: String) -> (part: String, fragments: Int, bytes: Int) {
+        let parts = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".part") }
+        guard let part = parts.max(), let data = FileManager.default.contents(atPath: folder + "/" + part) else { return ("", 0, 0) }
+        let whole = wholeFragments(of: [UInt8](data))
+        return (part, whole.fragments, whole.bytes)
+    }
+
+    /// Walks an fMP4's top-level boxes: the whole `moof` + `mdat` pairs, and where the last one ends.
+    static func wholeFragments(of file: [UInt8]) -> (fragments: Int, bytes: Int) {
+        var offset = 0, fragments = 0, end = 0, inFragment = false
+        while offset + 8 <= file.count {
+            let size = file[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: file[offset + 4..<offset + 8], as: UTF8.self)
+            guard size >= 8, offset + size <= file.count else { break }
+            offset += size
+            if type == "moof" { inFragment = true }
+            if type == "mdat" && inFragment { fragments += 1; end = offset; inFragment = false }
+        }
+        return (fragments, end)
     }
 
     static func duration(_ path: String) async throws -> Double {
