@@ -55,7 +55,7 @@ final class FileOutputLink: LiveFileOutput {
 
     /// Appends one message as an FLV tag (audio 8, video 9, script data 18; other types are no FLV tags). A body FLV
     /// cannot carry (over 2^24 bytes) fails the output, naming it: the archive would not be whole.
-    func append(_ message: Message, body: ArraySlice<UInt8>? = nil) {
+    func append(_ message: Message, _ head: FLVTagHead, body: ArraySlice<UInt8>? = nil) {
         guard failure == nil, let type = FLVTagType(rawValue: message.typeID) else { return }
         do {
             try FLVWriter().writeTag(type, timestamp: message.timestamp, data: body ?? message.payload[...], into: &pending)
@@ -63,10 +63,9 @@ final class FileOutputLink: LiveFileOutput {
             fail(FileAccessError(path: path, reason: "a \(type) message of \(message.payload.count) bytes at \(message.timestamp) ms: \(error)"))
             return
         }
-        let kind = RelayCore.Kind(message)
-        if kind.isFrame {
+        if head.isFrame {
             progress.packets += 1
-            if kind.role == .videoFrame { progress.videoFrames += 1 }
+            if head.role == .videoFrame { progress.videoFrames += 1 }
         }
     }
 
@@ -128,14 +127,14 @@ final class FileOutputLink: LiveFileOutput {
     let takesVideo: Bool
 
     /// Takes one archived message; metadata without the source's `duration` and `filesize` (`archivedMetadata`).
-    func archive(_ message: Message) {
+    func archive(_ message: Message, _ head: FLVTagHead) {
         guard message.typeID == MessageType.dataAMF0.rawValue else {
-            append(message)
+            append(message, head)
             return
         }
         let body = message.payload.starts(with: Message.setDataFrameName)
             ? message.payload.dropFirst(Message.setDataFrameName.count) : message.payload[...]
-        append(message, body: RelaySession.archivedMetadata(body)[...])
+        append(message, head, body: RelaySession.archivedMetadata(body)[...])
     }
 }
 

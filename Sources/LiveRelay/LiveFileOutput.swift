@@ -1,3 +1,4 @@
+import MediaFormats
 import MediaJob
 import NIOCore
 import RTMP
@@ -17,8 +18,8 @@ protocol LiveFileOutput: AnyObject {
     /// Whether the output pauses through a slate instead of taking it: a format that holds one configuration per
     /// track (MP4, HLS) cannot take the slate's, so it keeps the input's and resumes with it.
     var skipsSlate: Bool { get }
-    /// Takes one message of what the core archives for this output.
-    func archive(_ message: Message)
+    /// Takes one message of what the core archives for this output, with its head as the core read it.
+    func archive(_ message: Message, _ head: FLVTagHead)
     /// Hands what was taken to the pool (once per source read burst).
     func flush()
     /// Writes what is left and finishes the file (its trailer, its bytes synced), not yet under its name; without

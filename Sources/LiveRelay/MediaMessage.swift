@@ -36,26 +36,26 @@ extension Message {
     /// Long enough for its FLV audio tag header, with a known format: readers refuse the others.
     var hasAudioTagHeader: Bool { audioPrefix != nil }
 
-    // What a message is to the relay, as `RelayCore.Kind` reads it (one reading of the head serves every question).
+    // What a message is to the relay, as `FLVTagHead` reads it (one reading of the head serves every question).
 
     /// A video message to replay to late joiners: a codec configuration (avcC, hvcC, av1C, vpcC) or an ex-header's
     /// Metadata (colorInfo), which FFmpeg sends once before the first key frame.
-    var isVideoSequenceHeader: Bool { RelayCore.Kind(self).role == .videoHeader }
+    var isVideoSequenceHeader: Bool { FLVTagHead(self).role == .videoHeader }
 
     /// An audio message carrying a configuration (AudioSpecificConfig, OpusHead, a multichannel layout …).
-    var isAudioSequenceHeader: Bool { RelayCore.Kind(self).role == .audioHeader }
+    var isAudioSequenceHeader: Bool { FLVTagHead(self).role == .audioHeader }
 
     /// Coded pictures (not a configuration, end of sequence, metadata or command).
-    var isVideoFrame: Bool { RelayCore.Kind(self).role == .videoFrame }
+    var isVideoFrame: Bool { FLVTagHead(self).role == .videoFrame }
 
     /// A picture of the default track (0) a decoder can start at: where an output or an archive starts.
-    var isVideoKeyframe: Bool { RelayCore.Kind(self).isKeyframe }
+    var isVideoKeyframe: Bool { FLVTagHead(self).isKeyframe }
 
     /// Coded audio (not a configuration or end of sequence).
-    var isAudioFrame: Bool { RelayCore.Kind(self).role == .audioFrame }
+    var isAudioFrame: Bool { FLVTagHead(self).role == .audioFrame }
 
-    /// Keys the configurations replayed to late joiners (`RelayCore.Kind.configurationKey`).
-    var configurationKey: UInt16 { RelayCore.Kind(self).configurationKey }
+    /// Keys the configurations replayed to late joiners (`FLVTagHead.configurationKey`).
+    var configurationKey: UInt16 { FLVTagHead(self).configurationKey }
 
     /// AMF0 string "onMetaData" as it starts a metadata body.
     static let onMetaDataName: [UInt8] = [0x02, 0x00, 0x0A] + Array("onMetaData".utf8)

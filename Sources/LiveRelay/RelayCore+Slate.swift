@@ -32,7 +32,7 @@ extension RelayCore {
     /// leave the slate, then receive it). A held configuration or metadata is kept for the return.
     mutating func holdForSlate(_ message: Message) -> Bool {
         guard var hold = slate else { return false }
-        let kind = Kind(message)
+        let kind = FLVTagHead(message)
         if isStart(kind) { return false }
         switch kind.role {
         case .videoHeader: hold.inputVideoHeaders[kind.configurationKey] = message
@@ -51,7 +51,7 @@ extension RelayCore {
         replaceHeaders(video: hold.inputVideoHeaders, audio: hold.inputAudioHeaders)
         for var header in sequenceHeaders {
             header.timestamp = resumeAt
-            forward(header, Kind(header), into: &actions)
+            forward(header, FLVTagHead(header), into: &actions)
         }
     }
 
@@ -59,7 +59,7 @@ extension RelayCore {
     /// in band, so that a player's parser that kept the slate's parameter sets reads the input's slices again. Any
     /// other message is returned as it is.
     func resuming(_ message: Message) -> Message {
-        guard Kind(message).isKeyframe, let header = videoHeaders.min(by: { $0.key < $1.key })?.value else { return message }
+        guard FLVTagHead(message).isKeyframe, let header = videoHeaders.min(by: { $0.key < $1.key })?.value else { return message }
         return message.withParameterSets(of: header)
     }
 }

@@ -27,10 +27,10 @@ import RTMP
 struct RelayCore {
     /// What the session must do, in order.
     enum Action: Equatable {
-        /// Send `message` to the output with this index (a publish connection).
-        case send(Message, output: Int)
+        /// Send `message` (whose head the core read once) to the output with this index (a publish connection).
+        case send(Message, FLVTagHead, output: Int)
         /// Append `message` to the archive with this index.
-        case archive(Message, archive: Int)
+        case archive(Message, FLVTagHead, archive: Int)
         /// A frame the output did not get (behind, or waiting for a start).
         case dropped(output: Int)
     }
@@ -77,7 +77,8 @@ struct RelayCore {
     /// Whether a key frame of the default track (0), where outputs and archives start, ever arrived.
     private(set) var sawKeyframe = false
     /// The current group of pictures, from its key frame, kept only while an output waits.
-    private(set) var gop: [Message] = []
+    /// The frames kept, each with its head (a replay reads no head again).
+    private(set) var gop: [(message: Message, head: FLVTagHead)] = []
     private(set) var gopBytes = 0
     /// While on slate: the input's configurations, kept while the slate's stand in for them.
     var slate: SlateHold?
@@ -109,8 +110,8 @@ struct RelayCore {
     /// A message of the stream, on the job's timeline: kept (configuration, metadata, the group of pictures) and
     /// offered to every output and archive. Any other message type than audio, video and data is ignored.
     /// - Parameter kind: what the message is, when the caller has read it already.
-    mutating func receive(_ message: Message, kind: Kind? = nil, into actions: inout [Action]) {
-        let kind = kind ?? Kind(message)
+    mutating func receive(_ message: Message, kind: FLVTagHead? = nil, into actions: inout [Action]) {
+        let kind = kind ?? FLVTagHead(message)
         var message = message
         switch kind.role {
         case .data:
@@ -140,13 +141,13 @@ struct RelayCore {
     }
 
     /// Offers `message` to every output and archive, keeping nothing.
-    mutating func forward(_ message: Message, _ kind: Kind, into actions: inout [Action]) {
+    mutating func forward(_ message: Message, _ kind: FLVTagHead, into actions: inout [Action]) {
         for slot in outputs.indices { offer(message, kind, toOutputAt: slot, into: &actions) }
         for slot in archives.indices { offer(message, kind, toArchiveAt: slot, into: &actions) }
     }
 
     /// Where outputs start: a key frame of the default track, or an audio frame in a stream that has had no video.
-    func isStart(_ kind: Kind) -> Bool {
+    func isStart(_ kind: FLVTagHead) -> Bool {
         sawVideo ? kind.isKeyframe : kind.role == .audioFrame
     }
 
@@ -158,7 +159,7 @@ struct RelayCore {
     }
 
     /// Keeps `message` (a frame) in the current group of pictures, from its key frame and bounded in bytes.
-    private mutating func remember(_ message: Message, _ kind: Kind) {
+    private mutating func remember(_ message: Message, _ kind: FLVTagHead) {
         guard someOutputWaits else {
             if !gop.isEmpty { gop.removeAll() }
             gopBytes = 0
@@ -176,10 +177,10 @@ struct RelayCore {
             gopBytes = 0
             return
         }
-        gop.append(message)
+        gop.append((message, kind))
     }
 
-    private mutating func offer(_ message: Message, _ kind: Kind, toOutputAt slot: Int, into actions: inout [Action]) {
+    private mutating func offer(_ message: Message, _ kind: FLVTagHead, toOutputAt slot: Int, into actions: inout [Action]) {
         var output = outputs[slot]
         defer { outputs[slot] = output }
         let index = output.index
@@ -200,9 +201,9 @@ struct RelayCore {
             }
             for var header in [metadata].compactMap({ $0 }) + sequenceHeaders {
                 header.timestamp = message.timestamp
-                actions.append(.send(header, output: index))
+                actions.append(.send(header, FLVTagHead(header), output: index))
             }
-            actions.append(.send(message, output: index))
+            actions.append(.send(message, kind, output: index))
             output.phase = .running(videoStarted: kind.isKeyframe)
         case let .running(videoStarted):
             if kind.role == .videoFrame && !videoStarted {
@@ -212,15 +213,15 @@ struct RelayCore {
                 }
                 for var header in videoHeaders.sorted(by: { $0.key < $1.key }).map(\.value) {
                     header.timestamp = message.timestamp
-                    actions.append(.send(header, output: index))
+                    actions.append(.send(header, FLVTagHead(header), output: index))
                 }
                 output.phase = .running(videoStarted: true)
             }
-            actions.append(.send(message, output: index))
+            actions.append(.send(message, kind, output: index))
         }
     }
 
-    private mutating func offer(_ message: Message, _ kind: Kind, toArchiveAt slot: Int, into actions: inout [Action]) {
+    private mutating func offer(_ message: Message, _ kind: FLVTagHead, toArchiveAt slot: Int, into actions: inout [Action]) {
         let index = archives[slot].index
         if !archives[slot].started {
             guard kind.isFrame, isStart(kind) else { return }
@@ -230,18 +231,18 @@ struct RelayCore {
             // not go negative).
             if var header = metadata {
                 header.timestamp = 0
-                actions.append(.archive(header, archive: index))
+                actions.append(.archive(header, FLVTagHead(header), archive: index))
             }
             for var header in sequenceHeaders {
                 header.timestamp = message.timestamp
-                actions.append(.archive(header, archive: index))
+                actions.append(.archive(header, FLVTagHead(header), archive: index))
             }
             archives[slot].started = true
         } else if kind.role == .data {
             // Metadata a publisher sends again mid-stream (GStreamer's flvmux does, many times) goes to outputs only.
             return
         }
-        actions.append(.archive(message, archive: index))
+        actions.append(.archive(message, kind, archive: index))
     }
 
     // MARK: Outputs
@@ -273,7 +274,7 @@ struct RelayCore {
         }
         guard let slot = outputs.firstIndex(where: { $0.index == index }) else { return [] }
         var actions: [Action] = []
-        for message in gop { offer(message, Kind(message), toOutputAt: slot, into: &actions) }
+        for (message, head) in gop { offer(message, head, toOutputAt: slot, into: &actions) }
         return actions
     }
 
@@ -310,12 +311,6 @@ struct RelayCore {
     mutating func addArchive(_ index: Int) {
         archives.append(Archive(index: index))
     }
-}
-
-extension RelayCore {
-    /// What a message is to the relay, read once from the head of its FLV tag body: the one answer every live path
-    /// shares (MediaFormats' `FLVTagHead`).
-    typealias Kind = FLVTagHead
 }
 
 extension FLVTagHead {

@@ -98,7 +98,7 @@ extension RelaySession {
 
     /// For each input message: measures the frame rate and (re)makes the slate once the stream's configuration is known,
     /// and again when it changes. Per frame this is a few comparisons; the headers are compared only after one arrived.
-    func observeForFallback(_ message: Message, _ kind: RelayCore.Kind) {
+    func observeForFallback(_ message: Message, _ kind: FLVTagHead) {
         guard let fallback, feedsOutputs else { return }
         if kind.role == .videoHeader || kind.role == .audioHeader {
             fallback.stale = true

@@ -10,7 +10,7 @@ import RTMP
 /// per read burst, and reconnects with backoff.
 extension RelaySession {
     /// Hands one message of the stream to the core and applies what it decided.
-    func relay(_ message: Message, _ kind: RelayCore.Kind? = nil) {
+    func relay(_ message: Message, _ kind: FLVTagHead? = nil) {
         core.receive(message, kind: kind, into: &actions)
         apply(actions)
         actions.removeAll(keepingCapacity: true)
@@ -21,17 +21,17 @@ extension RelaySession {
     func apply(_ actions: [RelayCore.Action]) {
         for action in actions {
             switch action {
-            case let .send(message, index):
+            case let .send(message, head, index):
                 if let output = output(index) {
                     guard let handler = output.handler else { continue }
-                    encode(message, to: output, handler: handler)
+                    encode(message, head, to: output, handler: handler)
                 } else if let output = srtOutput(index) {
-                    encode(message, to: output)
+                    encode(message, head, to: output)
                 }
-            case let .archive(message, index):
+            case let .archive(message, head, index):
                 guard let file = links.files.first(where: { $0.index == index }), file.failure == nil else { continue }
                 if core.onSlate, file.skipsSlate { continue }
-                file.archive(message)
+                file.archive(message, head)
             case let .dropped(index):
                 output(index)?.progress.drops += 1
                 srtOutput(index)?.progress.drops += 1
@@ -61,7 +61,7 @@ extension RelaySession {
         flushOutputs(receivedAt: 0)
     }
 
-    func encode(_ message: Message, to output: OutputLink, handler: RTMPClientHandler) {
+    func encode(_ message: Message, _ head: FLVTagHead, to output: OutputLink, handler: RTMPClientHandler) {
         // A codec the destination refused has failed the output (its handler is gone): nothing more is sent.
         guard output.handler === handler, let message = trackView(of: message, for: output, handler: handler),
               destinationTakes(message, output: output, handler: handler) else { return }
@@ -72,11 +72,10 @@ extension RelaySession {
             output.pending = handler.channel?.allocator.buffer(capacity: max(scratch.bytes.count, 16 << 10))
         }
         output.pending?.writeBytes(scratch.bytes)
-        let kind = RelayCore.Kind(message)
-        if kind.isFrame {
+        if head.isFrame {
             output.progress.packets += 1
             output.pendingFrames += 1
-            if kind.role == .videoFrame { output.progress.videoFrames += 1 }
+            if head.role == .videoFrame { output.progress.videoFrames += 1 }
         }
     }
 

@@ -337,7 +337,7 @@ final class RelaySession: @unchecked Sendable {
             case MessageType.dataAMF0.rawValue: break
             default: continue
             }
-            let kind = RelayCore.Kind(message)
+            let kind = FLVTagHead(message)
             var time = timeline.map(typeID: message.typeID, timestamp: message.timestamp, isFrame: kind.isFrame)
             if kind.isFrame {
                 time = timeline.strictlyAfter(time, typeID: message.typeID, track: UInt8(truncatingIfNeeded: kind.configurationKey >> 8))

@@ -154,7 +154,7 @@ extension RelaySession {
         flushOutputs(receivedAt: 0)
     }
 
-    func encode(_ message: Message, to output: SRTOutputLink) {
+    func encode(_ message: Message, _ head: FLVTagHead, to output: SRTOutputLink) {
         guard output.ready else { return }
         guard let type = FLVTagType(rawValue: message.typeID) else { return }
         do {
@@ -163,10 +163,9 @@ extension RelaySession {
             srtOutputLost(output.index, output.generation, "\(error)", permanent: true)
             return
         }
-        let kind = RelayCore.Kind(message)
-        if kind.isFrame {
+        if head.isFrame {
             output.progress.packets += 1
-            if kind.role == .videoFrame { output.progress.videoFrames += 1 }
+            if head.role == .videoFrame { output.progress.videoFrames += 1 }
         }
     }
 

@@ -51,7 +51,7 @@ final class SinkOutputLink: LiveFileOutput {
     }
 
     /// Takes one archived message: a data message without its `@setDataFrame` name, media as it is.
-    func archive(_ message: Message) {
+    func archive(_ message: Message, _ head: FLVTagHead) {
         guard failure == nil else { return }
         var body = message.payload
         if message.typeID == MessageType.dataAMF0.rawValue, body.starts(with: Message.setDataFrameName) {
@@ -65,11 +65,10 @@ final class SinkOutputLink: LiveFileOutput {
             return
         }
         // Counted as taken, like an archive's frames: the job's end judges an output empty before the pool has written.
-        let kind = RelayCore.Kind(message)
-        if kind.role == .videoFrame, takesVideo {
+        if head.role == .videoFrame, takesVideo {
             progress.packets += 1
             progress.videoFrames += 1
-        } else if kind.role == .audioFrame, takesAudio {
+        } else if head.role == .audioFrame, takesAudio {
             progress.packets += 1
         }
     }

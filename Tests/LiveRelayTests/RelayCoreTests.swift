@@ -44,12 +44,25 @@ struct RelayCoreTests {
     static func feed(_ core: inout RelayCore, _ messages: [Message]) -> [Action] {
         var actions: [Action] = []
         for message in messages { core.receive(message, into: &actions) }
+        expectHeadsRead(actions)
         return actions
+    }
+
+    /// Every action carries the head of its own message (what the outputs count by, read once by the core).
+    static func expectHeadsRead(_ actions: [Action], sourceLocation: SourceLocation = #_sourceLocation) {
+        for action in actions {
+            switch action {
+            case let .send(message, head, _), let .archive(message, head, _):
+                #expect(head == FLVTagHead(message), "\(message.typeID) at \(message.timestamp)", sourceLocation: sourceLocation)
+            case .dropped: break
+            }
+        }
     }
 
     /// The messages sent to output `index` among `actions`.
     static func sent(_ actions: [Action], to index: Int) -> [Message] {
-        actions.compactMap { if case let .send(message, output) = $0, output == index { message } else { nil } }
+        expectHeadsRead(actions)
+        return actions.compactMap { if case let .send(message, _, output) = $0, output == index { message } else { nil } }
     }
 
     static func drops(_ actions: [Action], of index: Int) -> Int {
@@ -226,11 +239,12 @@ struct RelayCoreTests {
     func archive() {
         var core = Self.ready(archives: [7])
         let actions = Self.feed(&core, [Self.metadata(), Self.avcHeader(), Self.aacHeader(), Self.aac(3), Self.key(5)])
-        let archived = actions.compactMap { if case let .archive(message, 7) = $0 { message } else { nil } }
+        let archived = actions.compactMap { if case let .archive(message, _, 7) = $0 { message } else { nil } }
         #expect(archived == [Self.at(0, Self.metadata().asSetDataFrame()!), Self.at(5, Self.avcHeader()), Self.at(5, Self.aacHeader()), Self.key(5)])
         let later = Self.feed(&core, [Self.metadata(200), Self.inter(240)])
-        #expect(later.contains(.send(Self.metadata(200).asSetDataFrame()!, output: 0)))
-        #expect(later.compactMap { if case let .archive(message, 7) = $0 { message } else { nil } } == [Self.inter(240)])
+        let metadata = Self.metadata(200).asSetDataFrame()!
+        #expect(later.contains(.send(metadata, FLVTagHead(metadata), output: 0)))
+        #expect(later.compactMap { if case let .archive(message, _, 7) = $0 { message } else { nil } } == [Self.inter(240)])
     }
 
     // MARK: The slate

@@ -195,9 +195,13 @@ struct SRTRelayTests {
         }
         #expect(try Live.frames(root + "/honest.flv", "v") == video, "the honest archive's video is not the source's")
         #expect(try Live.frames(root + "/honest.flv", "a") == audio, "the honest archive's audio is not the source's")
-        // Ten times the bitrate: its job lives and relays it (libsrt's sender may drop what it could not send in time
-        // on a loaded machine: the flood's own completeness is not what is judged, the honest job's is).
-        #expect((results["flood"]?.progress.videoFrames ?? 0) > video.count / 2, "flood: \(String(describing: results["flood"])) \(failures["flood"] ?? "") \(said)")
+        // Ten times the bitrate: its job lives and relays every frame that reached it (libsrt's sender may drop what it
+        // could not send in time on a loaded machine, 60 of 180 frames under ThreadSanitizer beside two busy loops: how
+        // much of the flood arrives is not what is judged, the honest job's completeness is).
+        let flood = results["flood"]?.progress
+        #expect((flood?.videoFrames ?? 0) > 0 && flood?.outputs.map(\.videoFrames) == [flood?.videoFrames ?? -1]
+                && flood?.outputs.first?.lastError == nil,
+                "flood: \(String(describing: results["flood"])) \(failures["flood"] ?? "") \(said)")
         // Cut PES and a changing PMT: the frames around the damage still go out.
         #expect((results["truncated"]?.progress.videoFrames ?? 0) > video.count / 2, "truncated: \(String(describing: results["truncated"])) \(failures["truncated"] ?? "") \(said)")
         #expect((results["pmt"]?.progress.videoFrames ?? 0) > video.count / 2, "pmt: \(String(describing: results["pmt"])) \(failures["pmt"] ?? "") \(said)")

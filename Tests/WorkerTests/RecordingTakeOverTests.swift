@@ -114,7 +114,7 @@ struct SRTTakeOverTests {
         let fixture = try await LongRestream("srt-kill", seconds: 40)
         let port = try await StackTests.freePort()
         let received = fixture.folder + "/received.ts"
-        FileManager.default.createFile(atPath: received, contents: nil)
+        try #require(FileManager.default.createFile(atPath: received, contents: nil), "cannot create \(received)")
         let output = try #require(FileHandle(forWritingAtPath: received))
         let receiver = Process()
         receiver.executableURL = URL(fileURLWithPath: "/usr/bin/srt-live-transmit")
