@@ -22,8 +22,10 @@ public final class RelayEngine: JobEngine {
     /// The shared SRT ports of SRT listen jobs.
     let srtIngest: SRTIngestRegistry
     /// Blocking file work (creating, writing, syncing and renaming every file output) off the event loops, for every
-    /// job. Each output's work is one chain of tasks, so its writes stay in order on any thread.
+    /// job. Each output's work is one chain of tasks, so its writes stay in order on any thread. Started by the first
+    /// job with a file output (`startFilePool`): a worker that only relays runs no file thread.
     let pool: NIOThreadPool
+    private let poolStarted = Atomic<Bool>(false)
     /// The file pool's threads: two, so that one output's fsync (a recording's segment, a job's commit) never holds
     /// every other output's writes behind it.
     static let fileThreads = 2
@@ -58,7 +60,6 @@ public final class RelayEngine: JobEngine {
         housekeeping = PerLoop(group) { LoopHousekeeping(loop: $0) }
         chunkScratch = PerLoop(group) { _ in ChunkScratch() }
         readPacers = settings.readPacingMilliseconds > 0 ? PerLoop(group) { ReadPacer(loop: $0, maximum: pacing) } : nil
-        pool.start()
         caFile = settings.rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
         // The SRT thread is the process's, shared by every engine: the last engine made sets its pacing.
         SRTRuntime.setReadPacing(milliseconds: settings.srtReadPacingMilliseconds)
@@ -69,6 +70,12 @@ public final class RelayEngine: JobEngine {
         srtIngest.closeAll()
         group.shutdownGracefully { _ in }
         pool.shutdownGracefully { _ in }
+    }
+
+    /// Starts the file pool's threads, once; called by a session before it makes its first file output.
+    func startFilePool() {
+        guard poolStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        pool.start()
     }
 
     /// Runs in flight.

@@ -120,6 +120,7 @@ final class RelaySession: @unchecked Sendable {
         loop.preconditionInEventLoop()
         links.rtmp = endpoints.map { OutputLink(index: $0.0, name: $0.1, endpoint: $0.2) }
         links.srt = srtEndpoints.map { SRTOutputLink(index: $0.0, name: $0.1, url: $0.2, hasVideo: options.video != .drop, hasAudio: options.audio != .drop) }
+        if !files.isEmpty { engine.startFilePool() }
         links.files = files.map { index, description -> any LiveFileOutput in
             // A plain FLV file keeps the tags as they came; every other format (and a recording in segments) is its sink's.
             if description.kind == .flv, description.segments == nil, case let .file(path) = description.target {

@@ -114,10 +114,15 @@ JSON
     kill -0 "$worker" 2>/dev/null || { echo "bench: the worker died; its log:" >&2; tail -20 "$dir/worker-$n.log" >&2; }
     kill -TERM "$worker" 2>/dev/null || true
     local waited=0
-    while kill -0 "$worker" 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+    # A polite stop hands every job back and releases its lease; hundreds of jobs take more than a few seconds.
+    while kill -0 "$worker" 2>/dev/null && [ $waited -lt 600 ]; do sleep 0.1; waited=$((waited + 1)); done
     kill -KILL "$worker" 2>/dev/null || true
     wait "$worker" 2>/dev/null || true
-    # The stop requeued the jobs: the next point's worker must not find them.
+    # The stop requeued the jobs, and a worker killed before it released its leases leaves claims that expire back
+    # into sluice.jobs as take-overs (at 300 a worker took over the 200 jobs of the point before, writing the same
+    # folders): the next point's worker must find neither. A claim lives --lease-orphan-s (3 s) from its publish, so
+    # the queues are purged once that has passed.
+    sleep 5
     for queue in sluice.jobs sluice.jobs.live sluice.jobs.retry; do
       scripts/lib/rabbitmq.sh ctl "$dir/rabbitmq" "$amqp_port" purge_queue "$queue" >/dev/null 2>&1 || true
     done

@@ -159,10 +159,13 @@ public final class OutputFile: Sendable {
         }
         // A file the rename replaces (an earlier run's output) is held open across it, so that the rename does not
         // free its blocks on the job's path: on ext4 that took 12-15 ms per 45 MB file inside renameat. The last
-        // reference goes on a queue of its own, beside the folder sync and the job's commit.
+        // reference goes on a queue of its own, beside the folder sync and the job's commit. A small file (a live
+        // playlist, replaced every part or segment by each of a hundred outputs) is freed in the rename at no cost:
+        // holding it would wake that queue's thread for every playlist.
         // Only a regular file is opened (opening a device or a FIFO could do something of its own).
         var existing = stat()
         let replaced = fstatat(directory.descriptor, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 && existing.st_mode & S_IFMT == S_IFREG
+            && existing.st_size >= Self.heldReplacedBytes
             ? openat(directory.descriptor, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) : -1
         guard renameat(directory.descriptor, temporaryName, directory.descriptor, name) == 0 else {
             let error = FileAccessError.system(path)
@@ -172,6 +175,9 @@ public final class OutputFile: Sendable {
         }
         if replaced >= 0 { Self.letGo(replaced) }
     }
+
+    /// The size from which a replaced file is held open across the rename and let go on `replacedFiles`.
+    static let heldReplacedBytes = 1 << 20
 
     /// Where replaced files are closed (and their blocks freed), off the threads that finish jobs.
     private static let replacedFiles = DispatchQueue(label: "sluice.replaced-files", qos: .utility)
