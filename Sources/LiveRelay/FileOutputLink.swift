@@ -63,10 +63,7 @@ final class FileOutputLink: LiveFileOutput {
             fail(FileAccessError(path: path, reason: "a \(type) message of \(message.payload.count) bytes at \(message.timestamp) ms: \(error)"))
             return
         }
-        if head.isFrame {
-            progress.packets += 1
-            if head.role == .videoFrame { progress.videoFrames += 1 }
-        }
+        progress.count(head)
     }
 
     /// Hands what was appended to the thread pool (one write per source read burst).

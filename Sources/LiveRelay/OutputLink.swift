@@ -6,6 +6,18 @@ import NIOSSL
 import MediaFormats
 import RTMP
 
+extension OutputProgress {
+    /// Counts a message an output sent or wrote, by the head the core read: a frame is a packet, and a video frame a
+    /// video frame too. Returns whether it was a frame.
+    @discardableResult
+    mutating func count(_ head: FLVTagHead) -> Bool {
+        guard head.isFrame else { return false }
+        packets += 1
+        if head.role == .videoFrame { videoFrames += 1 }
+        return true
+    }
+}
+
 
 /// One network output of a live job: a publish connection, reconnected with backoff, fed by the session.
 /// Touched only on the session's event loop.

@@ -76,8 +76,8 @@ struct RelayCore {
     private(set) var sawVideo = false
     /// Whether a key frame of the default track (0), where outputs and archives start, ever arrived.
     private(set) var sawKeyframe = false
-    /// The current group of pictures, from its key frame, kept only while an output waits.
-    /// The frames kept, each with its head (a replay reads no head again).
+    /// The current group of pictures, from its key frame, kept only while an output waits; each frame with its head, so
+    /// a replay reads no head again.
     private(set) var gop: [(message: Message, head: FLVTagHead)] = []
     private(set) var gopBytes = 0
     /// While on slate: the input's configurations, kept while the slate's stand in for them.

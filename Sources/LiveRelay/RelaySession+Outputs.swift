@@ -72,11 +72,7 @@ extension RelaySession {
             output.pending = handler.channel?.allocator.buffer(capacity: max(scratch.bytes.count, 16 << 10))
         }
         output.pending?.writeBytes(scratch.bytes)
-        if head.isFrame {
-            output.progress.packets += 1
-            output.pendingFrames += 1
-            if head.role == .videoFrame { output.progress.videoFrames += 1 }
-        }
+        if output.progress.count(head) { output.pendingFrames += 1 }
     }
 
     func flushOutputs(receivedAt: UInt64 = 0) {

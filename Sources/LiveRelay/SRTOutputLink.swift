@@ -163,10 +163,7 @@ extension RelaySession {
             srtOutputLost(output.index, output.generation, "\(error)", permanent: true)
             return
         }
-        if head.isFrame {
-            output.progress.packets += 1
-            if head.role == .videoFrame { output.progress.videoFrames += 1 }
-        }
+        output.progress.count(head)
     }
 
     /// Sends each output's datagrams of this read burst; a full send buffer drops the rest (the core then waits for the
