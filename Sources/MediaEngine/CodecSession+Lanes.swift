@@ -13,9 +13,8 @@ extension CodecSession {
             for (lane, renditions) in plan.lanes.enumerated() {
                 let rendition = packet.kind == .video ? renditions.video : renditions.audio
                 guard rendition == packet.rendition else { continue }
-                if var interleaver = interleavers[lane] {
-                    let released = interleaver.push(packet)
-                    interleavers[lane] = interleaver
+                // In place: a copy out of the array would share the held packets, and each push would copy them.
+                if let released = interleavers[lane]?.push(packet) {
                     for media in released { try emit(media, lane: lane) }
                 } else {
                     try emit(packet, lane: lane)
@@ -27,9 +26,7 @@ extension CodecSession {
     /// Whatever the interleavers still hold, in DTS order (end of input).
     mutating func flushInterleavers() throws {
         for lane in interleavers.indices {
-            guard var interleaver = interleavers[lane] else { continue }
-            let released = interleaver.flush()
-            interleavers[lane] = interleaver
+            guard let released = interleavers[lane]?.flush() else { continue }
             for media in released { try emit(media, lane: lane) }
         }
     }

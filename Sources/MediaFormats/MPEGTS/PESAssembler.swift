@@ -20,6 +20,8 @@ struct PESAssembler: Sendable {
     private var declaredSize: Int?
     /// The last packet appended carried a whole packet's payload (no stuffing): the PES may go on past it.
     private var lastPacketFull = false
+    /// The size of the last PES collected: the next one reserves it at its start instead of growing packet by packet.
+    private var lastSize = 0
 
     init(maxSize: Int) { self.maxSize = maxSize }
 
@@ -46,6 +48,7 @@ struct PESAssembler: Sendable {
             reset()
             return results
         }
+        if buffer.isEmpty { buffer.reserveCapacity(Swift.max(payload.count, Swift.min(lastSize, maxSize))) }
         buffer += payload
         lastPacketFull = payload.count == TSPacketHeader.packetSize - TSPacketHeader.size
         if declaredSize == nil, buffer.count >= PESPacketHeader.fixedSize {
@@ -74,6 +77,7 @@ struct PESAssembler: Sendable {
     /// was collected.
     mutating func finish(pid: UInt16) -> Result<Packet, TSDemuxerError>? {
         guard collecting else { return nil }
+        lastSize = buffer.count
         defer { reset() }
         if let declaredSize, buffer.count < declaredSize {
             return .failure(.truncatedPES(pid: pid, declared: declaredSize, received: buffer.count))

@@ -69,9 +69,8 @@ public struct TSDemuxer: Sendable {
         if pendingSkipped > 0 { report(.bytesSkipped(count: pendingSkipped), into: &events) }
         pendingSkipped = 0
         for pid in streams.keys.sorted() {
-            guard var stream = streams[pid], let result = stream.assembler.finishAtEnd(pid: pid) else { continue }
-            streams[pid] = stream
-            deliver(result, pid: pid, codec: stream.codec, into: &events)
+            guard let codec = streams[pid]?.codec, let result = streams[pid]?.assembler.finishAtEnd(pid: pid) else { continue }
+            deliver(result, pid: pid, codec: codec, into: &events)
         }
         return events
     }
@@ -126,11 +125,13 @@ public struct TSDemuxer: Sendable {
         let payload = packet[offset...]
         if sectionAssemblers[pid] != nil {
             readSections(payload, unitStart: header.payloadUnitStartIndicator, pid: pid, into: &events)
-        } else if var stream = streams[pid] {
-            let results = stream.assembler.append(
-                payload, unitStart: header.payloadUnitStartIndicator, randomAccessIndicator: field.randomAccessIndicator, pid: pid)
-            streams[pid] = stream
-            for result in results { deliver(result, pid: pid, codec: stream.codec, into: &events) }
+        } else if let codec = streams[pid]?.codec,
+                  // In place: a copy of the stream out of the dictionary would share the PES buffer, and the append
+                  // would then copy all of it for every packet.
+                  let results = streams[pid]?.assembler.append(
+                    payload, unitStart: header.payloadUnitStartIndicator, randomAccessIndicator: field.randomAccessIndicator,
+                    pid: pid) {
+            for result in results { deliver(result, pid: pid, codec: codec, into: &events) }
         }
     }
 
@@ -140,9 +141,7 @@ public struct TSDemuxer: Sendable {
 
     private mutating func readSections(_ payload: ArraySlice<UInt8>, unitStart: Bool, pid: UInt16,
                                        into events: inout [TSDemuxerEvent]) {
-        guard var assembler = sectionAssemblers[pid] else { return }
-        let results = assembler.append(payload, unitStart: unitStart)
-        sectionAssemblers[pid] = assembler
+        guard let results = sectionAssemblers[pid]?.append(payload, unitStart: unitStart) else { return }
         for result in results {
             do {
                 let section = try result.get()

@@ -173,9 +173,7 @@ public struct TSMuxer: Sendable {
         var payload: [UInt8] = []
         switch stream.codec {
         case .h264, .hevc:
-            guard var preparer = videoPreparers[stream.pid] else { return }
-            let prepared = try preparer.prepare(accessUnit.payload)
-            videoPreparers[stream.pid] = preparer
+            guard let prepared = try videoPreparers[stream.pid]?.prepare(accessUnit.payload) else { return }
             payload = prepared.bytes
             isKeyframe = isKeyframe || prepared.isKeyframe
         case .aac:
