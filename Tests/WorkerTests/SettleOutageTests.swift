@@ -46,7 +46,8 @@ struct SettleOutageTests {
         let dead = try DeadLetterTally(configuration: harness.configuration)
         defer { dead.stop() }
 
-        var failing: [String] = []
+        /// The failing runs, with how their settle was cut, for the message of a job dead-lettered twice.
+        var failing: [(id: String, settle: Settle, cut: TCPRelay.TrapCut)] = []
         var succeeding: [String] = []
         for run in 0..<Self.runs {
             let settle = Settle.allCases[run % Settle.allCases.count]
@@ -75,7 +76,7 @@ struct SettleOutageTests {
             let ended: Bool
             switch settle {
             case .deadLetter, .retry:
-                failing.append(id)
+                failing.append((id, settle, cut))
                 ended = await eventually(timeout: Self.runTimeout) { dead.count(of: id) > 0 }
             case .success:
                 succeeding.append(id)
@@ -97,8 +98,13 @@ struct SettleOutageTests {
         try #require(quiet, "copies still queued: \(left); \(worker.log.suffix(3000))")
         // Every copy that ever reached the dead-letter queue has been read by now (it is read as it arrives).
         try #require(await eventually { try await harness.counts()[Topology.deadQueue] == 0 })
-        for id in failing {
-            #expect(dead.count(of: id) == 1, "\(id) was dead-lettered \(dead.count(of: id)) times")
+        for (id, settle, cut) in failing {
+            let count = dead.count(of: id)
+            // The worker's own account of the job: whether it published the settle again after reconnecting, or ran
+            // the job again from an expired claim, is what tells the two ways a second copy could come.
+            let run = "\(id) (\(settle.rawValue), broker \(cut.rawValue))"
+            let lines = Self.lines(of: worker.log, mentioning: id)
+            #expect(count == 1, "\(run) was dead-lettered \(count) times; the worker's lines on it:\n\(lines)")
         }
         #expect(dead.count(of: nil) == 0, "dead letters of no job of this test: \(dead.count(of: nil))")
         #expect(dead.error == nil, "the dead-letter queue could not be read: \(dead.error ?? "")")
@@ -119,6 +125,15 @@ struct SettleOutageTests {
     /// The start of a queue.delete method frame's payload (class 50 method 40): reserved short, queue as a short string.
     static func queueDeleteFrame(_ queue: String) -> [UInt8] {
         [0x00, 0x32, 0x00, 0x28, 0x00, 0x00] + shortString(queue)
+    }
+
+    /// The log's lines that name `id` (as a whole word: `outage-1` is not `outage-15`), at most the last 80.
+    static func lines(of log: String, mentioning id: String) -> String {
+        log.split(separator: "\n").filter { line in
+            line.ranges(of: id).contains { range in
+                range.upperBound == line.endIndex || !(line[range.upperBound].isNumber)
+            }
+        }.suffix(80).joined(separator: "\n")
     }
 
     static func shortString(_ text: String) -> [UInt8] {
