@@ -63,6 +63,10 @@ let package = Package(
         // The RTMP protocol in pure Swift (handshake, chunk stream, messages, AMF0 commands, NetConnection and
         // NetStream state machines): bytes in, actions out; no I/O, so it is tested byte by byte and fuzzed.
         .target(name: "RTMP", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
+        // The RTSP 1.0 client in pure Swift (message reader and writer, interleaved frames, Transport and Session headers,
+        // Basic and Digest authentication, the client state machine): bytes in, actions out; the RTP payload formats and
+        // the SDP it carries are MediaFormats'. Crypto for Digest's MD5 and SHA-256.
+        .target(name: "RTSP", dependencies: ["MediaFormats", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         // The relay engine: RTMP connections on SwiftNIO (ingest port, pulls, publishes, RTMPS), relaying
         // live copy jobs on a fixed number of event-loop threads whatever the number of streams.
         .target(
@@ -116,6 +120,7 @@ let package = Package(
         .testTarget(name: "MediaSinksTests", dependencies: ["MediaSinks", "MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaSinks", "MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "RTSPTests", dependencies: ["RTSP", "MediaFormats"], swiftSettings: swiftSettings),
         // The relay engine against nginx-rtmp, ffmpeg and hostile peers on loopback; MediaEngine only for the test that
         // runs the codec stage over the engine (EnhancedTranscodeTests), as the worker wires them (LiveRelay links no FFmpeg).
         .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaJob", "MediaSinks", "MediaEngine", "MediaFormats", "JobDocument", "SluiceTestSupport",

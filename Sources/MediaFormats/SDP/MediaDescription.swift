@@ -47,7 +47,7 @@ public struct MediaDescription: Sendable, Equatable {
     init(mediaLine value: String, context: SDPLine) throws {
         let fields = value.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count >= 4 else { throw context.invalid("fewer than four fields") }
-        let portText = fields[1].split(separator: "/", maxSplits: 1)[0]
+        let portText = fields[1].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)[0]
         guard let port = Int(portText), (0...65535).contains(port) else { throw context.invalid("port \(fields[1]) is not 0...65535") }
         media = String(fields[0])
         self.port = port

@@ -1,9 +1,29 @@
-// RFC 4648 §4 base 64 (the SDP's sprop-parameter-sets, sprop-vps/sps/pps); MediaFormats has no Foundation.
+// RFC 4648 §4 base 64 (the SDP's sprop-parameter-sets, sprop-vps/sps/pps, RTSP's Basic credentials); MediaFormats
+// has no Foundation.
 
-/// Decoding of the standard base 64 alphabet, padding optional.
-enum Base64 {
+/// The standard base 64 alphabet: decoding with padding optional, encoding with padding.
+public enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// `bytes` in base 64, padded to a multiple of four characters.
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        var characters: [UInt8] = []
+        characters.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var iterator = bytes.makeIterator()
+        while let first = iterator.next() {
+            let second = iterator.next()
+            let third = iterator.next()
+            let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
+            characters.append(alphabet[Int(group >> 18 & 0x3F)])
+            characters.append(alphabet[Int(group >> 12 & 0x3F)])
+            characters.append(second == nil ? UInt8(ascii: "=") : alphabet[Int(group >> 6 & 0x3F)])
+            characters.append(third == nil ? UInt8(ascii: "=") : alphabet[Int(group & 0x3F)])
+        }
+        return String(decoding: characters, as: UTF8.self)
+    }
+
     /// The octets of `text`; nil for a character outside the alphabet, padding before the end, or a lone final character.
-    static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count * 3 / 4)
         var accumulator: UInt32 = 0
