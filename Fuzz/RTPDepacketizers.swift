@@ -1,0 +1,43 @@
+// libFuzzer target: RTP packets (RFC 3550) through the H.264 (RFC 6184), H.265 (RFC 7798) and AAC (RFC 3640)
+// depacketizers. The first byte chooses the codec; the rest is packets separated by "FUZZ".
+import MediaFormats
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard let (selector, rest) = FuzzInput(data, size).selectorAndRest else { return 0 }
+    let packets = FuzzInput(bytes: rest).parts.compactMap { try? RTPPacket(parsing: $0) }
+    for packet in packets {
+        // What is read writes back to what was read.
+        guard (try? RTPPacket(parsing: packet.serialized)) == packet else { fatalError("RTP packet \(packet) does not read back") }
+    }
+    switch selector % 3 {
+    case 0:
+        var depacketizer = H264Depacketizer()
+        for packet in packets { check(depacketizer.depacketize(packet)) }
+    case 1:
+        var depacketizer = H265Depacketizer()
+        for packet in packets { check(depacketizer.depacketize(packet)) }
+    default:
+        // AAC-hbr, or AAC-lbr's shorter fields when the selector's next bit says so.
+        let lbr = selector & 0x80 != 0
+        guard let config = try? AudioSpecificConfig(parsing: [0x12, 0x10]) else { fatalError("the fixed AAC config does not read") }
+        var depacketizer = AACDepacketizer(parameters: MPEG4GenericParameters(
+            mode: lbr ? "AAC-lbr" : "AAC-hbr", sizeLength: lbr ? 6 : 13, indexLength: lbr ? 2 : 3, indexDeltaLength: lbr ? 2 : 3, config: config))
+        for packet in packets {
+            for case let .frame(frame) in depacketizer.depacketize(packet) where frame.bytes.count > (1 << 16) {
+                fatalError("an AAC frame of \(frame.bytes.count) octets, beyond a 16-bit AU size")
+            }
+        }
+    }
+    return 0
+}
+
+/// Every access unit holds NAL units with their headers, within the size limit.
+private func check(_ outputs: [RTPVideoDepacketizerOutput]) {
+    for case let .accessUnit(accessUnit) in outputs {
+        guard !accessUnit.nalUnits.isEmpty, accessUnit.nalUnits.allSatisfy({ !$0.isEmpty }) else {
+            fatalError("an access unit with no NAL unit or an empty one")
+        }
+        guard accessUnit.nalUnits.reduce(0, { $0 + $1.count }) <= 16 << 20 else { fatalError("an access unit over the limit") }
+    }
+}
