@@ -3,7 +3,10 @@
 /// An RTSP URL with its credentials taken out: requests carry `string` (no user information), the credentials
 /// answer the server's challenge.
 public struct RTSPURL: Sendable, Equatable {
+    /// The port of rtsp:// when none is given (RFC 2326 §3.2).
     public static let defaultPort = 554
+    /// The port of rtsps:// when none is given (RFC 7826 §19.2).
+    public static let defaultSecurePort = 322
 
     /// "rtsp" or "rtsps".
     public var scheme: String
@@ -52,14 +55,15 @@ public struct RTSPURL: Sendable, Equatable {
             guard let port = Int(portText), (1...65535).contains(port) else { throw malformed("port \(portText) is not 1...65535") }
             self.port = port
         } else {
-            port = Self.defaultPort
+            port = scheme == "rtsps" ? Self.defaultSecurePort : Self.defaultPort
         }
         path = rest.isEmpty ? "/" : (rest.hasPrefix("?") ? "/" + rest : String(rest))
     }
 
-    /// The URL as requests carry it: no user information, the port only when given as other than 554.
+    /// The URL as requests carry it: no user information, the port only when it is not the scheme's default.
     public var string: String {
-        "\(scheme)://\(host)\(port == Self.defaultPort ? "" : ":\(port)")\(path)"
+        let defaultPort = scheme == "rtsps" ? Self.defaultSecurePort : Self.defaultPort
+        return "\(scheme)://\(host)\(port == defaultPort ? "" : ":\(port)")\(path)"
     }
 
     /// `%XX` escapes decoded; nil for a broken escape or bytes that are not UTF-8.

@@ -46,6 +46,9 @@ struct RTSPHeaderFieldTests {
         #expect(bare.host == "[fe80::1]" && bare.port == 554 && bare.path == "/" && bare.credentials == nil)
         #expect(bare.string == "rtsp://[fe80::1]/")
         #expect(try RTSPURL(parsing: "RTSP://cam:554/live").string == "rtsp://cam/live")
+        let secure = try RTSPURL(parsing: "rtsps://cam/live")
+        #expect(secure.port == 322 && secure.string == "rtsps://cam/live")
+        #expect(try RTSPURL(parsing: "rtsps://cam:554/live").string == "rtsps://cam:554/live")
     }
 
     @Test(arguments: [

@@ -87,12 +87,3 @@ public struct MPEG4GenericParameters: Sendable, Equatable {
         return bytes
     }
 }
-
-extension String {
-    /// Without leading and trailing spaces and tabs (SDP values; MediaFormats has no Foundation).
-    var trimmingSpaces: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
-    }
-}
