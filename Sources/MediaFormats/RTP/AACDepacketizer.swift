@@ -22,7 +22,7 @@ public enum AACDepacketizerOutput: Sendable, Equatable {
 /// per packet, or one access unit in fragments over several packets (the last one marked).
 public struct AACDepacketizer: Sendable {
     public let parameters: MPEG4GenericParameters
-    private var lastSequenceNumber: RTPSequenceNumber?
+    private var sequence = RTPSequenceTracker()
     /// The fragmented access unit in progress: its size, timestamp and the octets so far.
     private var fragment: (size: Int, timestamp: UInt32, bytes: [UInt8])?
 
@@ -31,19 +31,20 @@ public struct AACDepacketizer: Sendable {
     }
 
     /// The frames `packet` completes. Each access unit's timestamp is the packet's plus its AU-Index distance from the
-    /// first times the frame length. A duplicate or a packet older than the last one is ignored.
+    /// first times the frame length. A duplicate or a packet up to 100 older than the last one is ignored.
     public mutating func depacketize(_ packet: RTPPacket) -> [AACDepacketizerOutput] {
         var outputs: [AACDepacketizerOutput] = []
-        let sequenceNumber = RTPSequenceNumber(packet.sequenceNumber)
-        if let last = lastSequenceNumber {
-            let step = last.distance(to: sequenceNumber)
-            guard step > 0 else { return [] }
-            if step > 1, let lost = fragment {
-                outputs.append(.dropped(rtpTimestamp: lost.timestamp, reason: .packetLoss(lostPackets: step - 1)))
-                fragment = nil
-            }
+        let loss: RTPDropReason?
+        switch sequence.admit(packet.sequenceNumber) {
+        case .next: loss = nil
+        case .stale: return []
+        case let .gap(lostPackets): loss = .packetLoss(lostPackets: lostPackets)
+        case .restart: loss = .sequenceRestart
         }
-        lastSequenceNumber = sequenceNumber
+        if let loss, let lost = fragment {
+            outputs.append(.dropped(rtpTimestamp: lost.timestamp, reason: loss))
+            fragment = nil
+        }
         if let unfinished = fragment, unfinished.timestamp != packet.timestamp {
             outputs.append(.dropped(rtpTimestamp: unfinished.timestamp,
                                     reason: .malformed(.invalid(structure: "mpeg4-generic payload", reason: "a fragmented AU without its end"))))
@@ -67,7 +68,7 @@ public struct AACDepacketizer: Sendable {
 
     /// Forgets every packet (a new SSRC, a seek).
     public mutating func reset() {
-        lastSequenceNumber = nil
+        sequence = RTPSequenceTracker()
         fragment = nil
     }
 

@@ -12,7 +12,7 @@ public struct H264Depacketizer: Sendable {
     public var awaitingKeyframe: Bool { assembler.awaitingKeyframe }
 
     /// The access units `packet` completes (usually none or one; two when a lost marker is found by a new timestamp).
-    /// A duplicate or a packet older than the last one is ignored.
+    /// A duplicate or a packet up to 100 older than the last one is ignored; one further back restarts the sequence.
     public mutating func depacketize(_ packet: RTPPacket) -> [RTPVideoDepacketizerOutput] {
         var outputs: [RTPVideoDepacketizerOutput] = []
         guard assembler.begin(packet, into: &outputs) else { return outputs }

@@ -11,7 +11,8 @@ public struct H265Depacketizer: Sendable {
     /// True from a drop until the next IRAP access unit is delivered.
     public var awaitingKeyframe: Bool { assembler.awaitingKeyframe }
 
-    /// The access units `packet` completes. A duplicate or a packet older than the last one is ignored.
+    /// The access units `packet` completes. A duplicate or a packet up to 100 older than the last one is ignored;
+    /// one further back restarts the sequence.
     public mutating func depacketize(_ packet: RTPPacket) -> [RTPVideoDepacketizerOutput] {
         var outputs: [RTPVideoDepacketizerOutput] = []
         guard assembler.begin(packet, into: &outputs) else { return outputs }

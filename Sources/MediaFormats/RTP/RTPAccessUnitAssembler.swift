@@ -7,7 +7,7 @@ struct RTPAccessUnitAssembler: Sendable {
     /// The largest access unit kept (a 4K intra picture is a few MiB); beyond it the access unit is dropped.
     static let maxAccessUnitSize = 16 << 20
 
-    private var lastSequenceNumber: RTPSequenceNumber?
+    private var sequence = RTPSequenceTracker()
     /// The access unit in progress: its timestamp, NAL units and size.
     private var timestamp: UInt32?
     private var nalUnits: [[UInt8]] = []
@@ -20,22 +20,22 @@ struct RTPAccessUnitAssembler: Sendable {
     private var fragmentIsKeyframe = false
     private(set) var awaitingKeyframe = false
 
-    /// Takes `packet`'s place in the sequence before its payload is read. False for a duplicate or a packet older than
-    /// the last (not reordered here: the caller feeds packets in sequence order), which must be ignored.
+    /// Takes `packet`'s place in the sequence before its payload is read. False for a duplicate or a packet shortly
+    /// older than the last (not reordered here: the caller feeds packets in sequence order), which must be ignored.
     mutating func begin(_ packet: RTPPacket, into outputs: inout [RTPVideoDepacketizerOutput]) -> Bool {
-        let sequenceNumber = RTPSequenceNumber(packet.sequenceNumber)
         var nextDamage: RTPDropReason?
-        if let last = lastSequenceNumber {
-            let step = last.distance(to: sequenceNumber)
-            guard step > 0 else { return false }
-            if step > 1 {
-                let loss = RTPDropReason.packetLoss(lostPackets: step - 1)
-                // The lost packets may end the access unit in progress, start the next one, or both.
-                if timestamp != nil { damageCurrent(loss) }
-                if timestamp != packet.timestamp { nextDamage = loss }
-            }
+        let loss: RTPDropReason?
+        switch sequence.admit(packet.sequenceNumber) {
+        case .next: loss = nil
+        case .stale: return false
+        case let .gap(lostPackets): loss = .packetLoss(lostPackets: lostPackets)
+        case .restart: loss = .sequenceRestart
         }
-        lastSequenceNumber = sequenceNumber
+        if let loss {
+            // The lost packets may end the access unit in progress, start the next one, or both.
+            if timestamp != nil { damageCurrent(loss) }
+            if timestamp != packet.timestamp { nextDamage = loss }
+        }
         if let current = timestamp, current != packet.timestamp {
             finish(endedByMarker: false, into: &outputs)
         }

@@ -32,6 +32,8 @@ public enum RTPVideoDepacketizerOutput: Sendable, Equatable {
 public enum RTPDropReason: Sendable, Equatable {
     /// A sequence-number gap of this many packets that may hold part of it.
     case packetLoss(lostPackets: Int)
+    /// The sequence number jumped back further than reordering goes: a sender that restarted.
+    case sequenceRestart
     /// A payload that could not be read (truncated, a fragment without its start …).
     case malformed(MediaFormatError)
 }

@@ -78,6 +78,9 @@ struct AACDepacketizerTests {
              outputs: [.dropped(rtpTimestamp: 0, reason: .malformed(.truncated(needed: 8, available: 1)))]),
         Case(name: "empty payload", packets: [packet(1, 0, [])],
              outputs: [.dropped(rtpTimestamp: 0, reason: .malformed(.truncated(needed: 2, available: 0)))]),
+        Case(name: "a restarted sender drops the fragment in progress",
+             packets: [packet(5000, 0, marker: false, payload([Array(big[0..<4])], sizes: [10])), packet(3, 1024, payload([a]))],
+             outputs: [.dropped(rtpTimestamp: 0, reason: .sequenceRestart), frame(a, 1024)]),
         Case(name: "duplicate packet ignored", packets: [packet(1, 0, payload([a])), packet(1, 0, payload([a]))], outputs: [frame(a, 0)]),
     ]
 
