@@ -196,7 +196,7 @@ public struct RTSPClientConnection: Sendable {
     }
 
     /// Half the session timeout, as the server may end the session at the timeout.
-    private var keepAliveInterval: Int { max(1, (session?.timeout ?? RTSPSessionHeader.defaultTimeout) / 2) }
+    private var keepAliveInterval: Int { max(1, (session?.effectiveTimeout ?? RTSPSessionHeader.defaultTimeout) / 2) }
 
     // MARK: Responses
 
@@ -309,7 +309,8 @@ public struct RTSPClientConnection: Sendable {
                 if let session, session.identifier != answered.identifier {
                     return fail(.protocolViolation("SETUP answered session \(answered.identifier) within session \(session.identifier)"))
                 }
-                session = answered
+                // A later SETUP often repeats the identifier alone: the timeout the first one gave still holds.
+                session = RTSPSessionHeader(identifier: answered.identifier, timeout: answered.timeout ?? session?.timeout)
             }
             guard session != nil else { return fail(.protocolViolation("SETUP answered without a Session header")) }
             var transport = try response.headers["Transport"].map { try RTSPTransport(parsing: $0) } ?? requestedTransport(track: index)

@@ -8,10 +8,13 @@ public struct RTSPSessionHeader: Sendable, Equatable {
     public static let maxIdentifierLength = 256
 
     public var identifier: String
-    /// Seconds without a request after which the server may end the session.
-    public var timeout: Int
+    /// Seconds without a request after which the server may end the session; nil when the header did not say.
+    public var timeout: Int?
 
-    public init(identifier: String, timeout: Int = Self.defaultTimeout) {
+    /// The timeout, or the spec's 60 s when none was given.
+    public var effectiveTimeout: Int { timeout ?? Self.defaultTimeout }
+
+    public init(identifier: String, timeout: Int? = nil) {
         self.identifier = identifier
         self.timeout = timeout
     }
@@ -25,7 +28,7 @@ public struct RTSPSessionHeader: Sendable, Equatable {
             throw RTSPError.malformed(structure: "Session header", reason: "\"\(value.prefix(80))\" has no printable identifier of at most 256 characters")
         }
         self.identifier = identifier
-        timeout = Self.defaultTimeout
+        timeout = nil
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { String($0).trimmedOfSpaces }
             guard pair.first?.lowercased() == "timeout" else { continue }

@@ -38,14 +38,15 @@ struct RTSPClientConnectionTests {
         return bytes
     }
 
-    /// A camera that asks for Digest on DESCRIBE (no qop, as most do), sets up two tracks over TCP, starts sending
-    /// RTP before it answers PLAY, and sends a frame on a channel no track has.
+    /// A camera that asks for Digest on DESCRIBE (no qop, as most do), sets up two tracks over TCP (the session's
+    /// timeout only in the first answer), starts sending RTP before it answers PLAY, and sends a frame on a channel no
+    /// track has.
     static let server: [UInt8] = response(1, "200 OK", ["Public: OPTIONS, DESCRIBE, SETUP, TEARDOWN, PLAY, GET_PARAMETER"])
         + response(2, "401 Unauthorized", ["WWW-Authenticate: Basic realm=\"IP Camera\"",
                                            "WWW-Authenticate: Digest realm=\"IP Camera\", nonce=\"abc123\", algorithm=\"MD5\""])
         + response(3, "200 OK", ["Content-Base: rtsp://cam.local/stream/", "Content-Type: application/sdp"], body: sdp)
         + response(4, "200 OK", ["Session: 5A3F;timeout=30", "Transport: RTP/AVP/TCP;unicast;interleaved=0-1;ssrc=0000ABCD"])
-        + response(5, "200 OK", ["Session: 5A3F;timeout=30", "Transport: RTP/AVP/TCP;unicast;interleaved=2-3"])
+        + response(5, "200 OK", ["Session: 5A3F", "Transport: RTP/AVP/TCP;unicast;interleaved=2-3"])
         + frame(0, videoRTP)
         + response(6, "200 OK", ["Session: 5A3F", "RTP-Info: url=rtsp://cam.local/stream/trackID=1;seq=1"])
         + frame(2, audioRTP) + frame(1, [0x81, 0xC8, 0x00, 0x00]) + frame(9, [1, 2, 3])
