@@ -125,6 +125,7 @@ let package = Package(
         // runs the codec stage over the engine (EnhancedTranscodeTests), as the worker wires them (LiveRelay links no FFmpeg).
         .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaJob", "MediaSinks", "MediaEngine", "MediaFormats", "JobDocument", "SluiceTestSupport",
                                                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                                                           .product(name: "NIOEmbedded", package: "swift-nio"),
                                                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "JobQueueTests", dependencies: ["JobQueue", "SluiceTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),

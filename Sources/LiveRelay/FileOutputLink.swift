@@ -21,17 +21,19 @@ final class FileOutputLink: LiveFileOutput {
     private var chain: EventLoopFuture<Void>
     private var inFlight = 0
     private let pool: NIOThreadPool
+    private let backlog: FileBacklog?
     private let loop: any EventLoop
 
     /// Bytes written but not yet on disk beyond which the disk counts as too slow (the job fails, nothing is dropped).
     static let maxInFlight = 64 << 20
 
     init(index: Int, name: String, path: String, root: String?, owner: PartOwner?, hasAudio: Bool, hasVideo: Bool,
-         pool: NIOThreadPool, loop: any EventLoop) {
+         pool: NIOThreadPool, backlog: FileBacklog? = nil, loop: any EventLoop) {
         self.index = index
         self.name = name
         self.path = path
         self.pool = pool
+        self.backlog = backlog
         self.loop = loop
         takesVideo = hasVideo
         progress.status = .running
@@ -83,8 +85,10 @@ final class FileOutputLink: LiveFileOutput {
             let file = file
             return pool.runIfActive(eventLoop: loop) { try bytes.withUnsafeBytes { try file?.write($0) } }
         }.nonisolated()
+        backlog?.add(bytes.count)
         chain.assumeIsolated().whenComplete { [self] result in
             inFlight -= bytes.count
+            backlog?.remove(bytes.count)
             switch result {
             case .success: progress.bytes += Int64(bytes.count)
             case let .failure(error): fail(error)

@@ -19,7 +19,7 @@ enum ClientEvent {
 
 /// A pull (play) or publish connection: bytes in through the pure `ClientConnection`, its answers out as
 /// one write per read burst; media for a publish is encoded by the session through `encode`.
-final class RTMPClientHandler: ChannelInboundHandler {
+final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -103,7 +103,7 @@ final class RTMPClientHandler: ChannelInboundHandler {
         let burst = burstBytes
         burstBytes = 0
         if pacing, let pacer {
-            if burst >= ReadPacer.immediateBurstBytes { context.read() } else { pacer.wait(self) }
+            if burst >= ReadPacer.immediateBurstBytes, pacer.readsAtOnce { context.read() } else { pacer.wait(self) }
         }
         context.fireChannelReadComplete()
     }

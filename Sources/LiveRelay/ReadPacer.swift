@@ -1,5 +1,11 @@
 import NIOCore
 
+/// A connection whose reads a `ReadPacer` resumes (a playing pull's `RTMPClientHandler`).
+protocol PacedReader: AnyObject {
+    /// Reads what arrived since the last burst.
+    func resumeReading()
+}
+
 /// Paced reads for a loop's pulls (docs/ARCHITECTURE.md §4): a playing pull reads what arrived, then waits for the
 /// loop's next pacing tick before it reads again, so one wake-up of the loop reads every pull's few messages, and
 /// each output gets one write per tick, instead of a wake-up, a read and a write per message. A pull whose read burst
@@ -9,12 +15,19 @@ import NIOCore
 /// and per burst, so it is worth most where many pulls share a loop, while a loop with a few pulls reads almost as
 /// data arrives. Each message waits at most one tick in the kernel's socket buffer (half a tick on average): with
 /// 40 pulls or more on a loop (80 restreams on 2 cores), 40 ms at most. Every member is touched on `loop` only.
+///
+/// While the process's file backlog is over its limit (`FileBacklog`) no tick resumes a pull: the loop's pulls read
+/// again when the backlog has drained to half its limit, and a large burst waits for the tick like any other.
 final class ReadPacer {
     let loop: any EventLoop
     /// The longest tick.
     let maximum: TimeAmount
-    private var waiting: [RTMPClientHandler] = []
+    /// What waits for the file pool, worker-wide (nil: pulls never wait for it).
+    let backlog: FileBacklog?
+    private var waiting: [any PacedReader] = []
     private var task: Scheduled<Void>?
+    /// Ticks are held until the backlog drains (a waiter is registered with it).
+    private var heldByBacklog = false
     /// Pulls paced on this loop now (joined, not yet left).
     private(set) var members = 0
     /// What each paced pull adds to the tick.
@@ -22,10 +35,14 @@ final class ReadPacer {
     /// A read burst at least this large reads again at once rather than at the next tick.
     static let immediateBurstBytes = 128 << 10
 
-    init(loop: any EventLoop, maximum: TimeAmount) {
+    init(loop: any EventLoop, maximum: TimeAmount, backlog: FileBacklog? = nil) {
         self.loop = loop
         self.maximum = maximum
+        self.backlog = backlog
     }
+
+    /// Whether a pull whose burst was large may read again at once: not while the file backlog is over its limit.
+    var readsAtOnce: Bool { !(backlog?.isOver ?? false) }
 
     /// The tick for `members` paced pulls.
     static func tick(members: Int, maximum: TimeAmount) -> TimeAmount {
@@ -39,14 +56,14 @@ final class ReadPacer {
     }
 
     /// On `loop`: a paced pull is gone (closed); it waits no more.
-    func leave(_ handler: RTMPClientHandler) {
+    func leave(_ handler: any PacedReader) {
         loop.preconditionInEventLoop()
         members = max(members - 1, 0)
         waiting.removeAll { $0 === handler }
     }
 
     /// On `loop`: `handler` reads again at the next tick.
-    func wait(_ handler: RTMPClientHandler) {
+    func wait(_ handler: any PacedReader) {
         loop.preconditionInEventLoop()
         waiting.append(handler)
         guard task == nil else { return }
@@ -55,8 +72,22 @@ final class ReadPacer {
 
     private func tick() {
         task = nil
+        if let backlog, backlog.isOver {
+            guard !heldByBacklog else { return }
+            heldByBacklog = true
+            let (bound, loop) = (NIOLoopBound(self, eventLoop: loop), loop)
+            backlog.whenDrained { loop.execute { bound.value.released() } }
+            return
+        }
         let ready = waiting
         waiting.removeAll(keepingCapacity: true)
         for handler in ready { handler.resumeReading() }
+    }
+
+    /// The backlog drained: the pulls that waited read again.
+    private func released() {
+        heldByBacklog = false
+        guard task == nil else { return }
+        tick()
     }
 }

@@ -35,6 +35,8 @@ public final class RelayEngine: JobEngine {
     let chunkScratch: PerLoop<ChunkScratch>
     /// Paced reads of the pulls, per event loop (nil: pulls read as data arrives).
     let readPacers: PerLoop<ReadPacer>?
+    /// What every live file output has handed to the pool and is not written yet; past its limit the pulls pause.
+    let fileBacklog: FileBacklog
     private let caFile: String?
     private let tls = NIOLockedValueBox<Result<NIOSSLContext, TLSSetupError>?>(nil)
     /// One line for the operator (stderr by default): what the engine did that no job's state shows, such as a
@@ -59,7 +61,9 @@ public final class RelayEngine: JobEngine {
         let pacing = TimeAmount.milliseconds(Int64(max(settings.readPacingMilliseconds, 0)))
         housekeeping = PerLoop(group) { LoopHousekeeping(loop: $0) }
         chunkScratch = PerLoop(group) { _ in ChunkScratch() }
-        readPacers = settings.readPacingMilliseconds > 0 ? PerLoop(group) { ReadPacer(loop: $0, maximum: pacing) } : nil
+        let backlog = FileBacklog(limit: settings.fileBacklogMiB << 20)
+        fileBacklog = backlog
+        readPacers = settings.readPacingMilliseconds > 0 ? PerLoop(group) { ReadPacer(loop: $0, maximum: pacing, backlog: backlog) } : nil
         caFile = settings.rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
         // The SRT thread is the process's, shared by every engine: the last engine made sets its pacing.
         SRTRuntime.setReadPacing(milliseconds: settings.srtReadPacingMilliseconds)

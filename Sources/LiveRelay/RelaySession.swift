@@ -125,9 +125,11 @@ final class RelaySession: @unchecked Sendable {
             // A plain FLV file keeps the tags as they came; every other format (and a recording in segments) is its sink's.
             if description.kind == .flv, description.segments == nil, case let .file(path) = description.target {
                 return FileOutputLink(index: index, name: description.name, path: path, root: options.fileRoots?.output, owner: options.partOwner,
-                                      hasAudio: options.audio != .drop, hasVideo: options.video != .drop, pool: engine.pool, loop: loop)
+                                      hasAudio: options.audio != .drop, hasVideo: options.video != .drop, pool: engine.pool,
+                                      backlog: engine.fileBacklog, loop: loop)
             }
-            return SinkOutputLink(index: index, description: description, options: options, pool: engine.pool, loop: loop)
+            return SinkOutputLink(index: index, description: description, options: options, pool: engine.pool,
+                                  backlog: engine.fileBacklog, loop: loop)
         }
         for output in links.rtmp { core.addOutput(output.index) }
         for output in links.srt { core.addOutput(output.index) }

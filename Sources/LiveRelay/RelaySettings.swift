@@ -17,23 +17,29 @@ public struct RelaySettings: Sendable, Equatable {
     public var ingestCertificate: IngestCertificateFiles
     /// Whether each RTMP output's restream latency is measured and printed at the job's end (`LatencyReport`).
     public var measuresLatency: Bool
+    /// MiB waiting for the file pool, summed over every live file output, past which pulls pause their reads
+    /// (`FileBacklog`); 0: no limit.
+    public var fileBacklogMiB: Int
 
     /// The longest read-pacing tick by default (`ReadPacer`: reached at 40 pulls on a loop).
     public static let defaultReadPacingMilliseconds = 40
     /// 10 ms: at most that much added latency, and with 256 messages per socket per read a socket is still read at
     /// up to 270 Mb/s.
     public static let defaultSRTReadPacingMilliseconds = 10
+    /// 32 MiB: a second of 80 streams at 3 Mb/s, far more than a pool that keeps up ever holds.
+    public static let defaultFileBacklogMiB = 32
 
     public init(threads: Int = System.coreCount, readPacingMilliseconds: Int = RelaySettings.defaultReadPacingMilliseconds,
                 srtReadPacingMilliseconds: Int = RelaySettings.defaultSRTReadPacingMilliseconds, rtmpsCAFile: String? = nil,
                 ingestCertificate: IngestCertificateFiles = IngestCertificateFiles(certificate: nil, key: nil),
-                measuresLatency: Bool = false) {
+                measuresLatency: Bool = false, fileBacklogMiB: Int = RelaySettings.defaultFileBacklogMiB) {
         self.threads = threads
         self.readPacingMilliseconds = readPacingMilliseconds
         self.srtReadPacingMilliseconds = srtReadPacingMilliseconds
         self.rtmpsCAFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
         self.ingestCertificate = ingestCertificate
         self.measuresLatency = measuresLatency
+        self.fileBacklogMiB = max(fileBacklogMiB, 0)
     }
 
     /// Environment variable: how many event-loop threads the engine runs (1 to 256; default one per core).
@@ -44,6 +50,8 @@ public struct RelaySettings: Sendable, Equatable {
     public static let srtReadPacingVariable = "SLUICE_SRT_READ_PACING_MS"
     /// Environment variable: a PEM file of extra CA certificates trusted for rtmps://.
     public static let caFileVariable = "SLUICE_RTMPS_CA_FILE"
+    /// Environment variable: the file backlog's limit in MiB (0 to 65536; 0: no limit).
+    public static let fileBacklogVariable = "SLUICE_FILE_BACKLOG_MIB"
     /// Environment variable: `1` measures restream latency (the restream benchmark reads it).
     public static let latencyVariable = LatencyReport.environmentVariable
 
@@ -58,6 +66,7 @@ public struct RelaySettings: Sendable, Equatable {
                   srtReadPacingMilliseconds: number(Self.srtReadPacingVariable, in: 0...100) ?? Self.defaultSRTReadPacingMilliseconds,
                   rtmpsCAFile: variables[Self.caFileVariable],
                   ingestCertificate: IngestCertificateFiles(environment: variables),
-                  measuresLatency: variables[Self.latencyVariable] == "1")
+                  measuresLatency: variables[Self.latencyVariable] == "1",
+                  fileBacklogMiB: number(Self.fileBacklogVariable, in: 0...65536) ?? Self.defaultFileBacklogMiB)
     }
 }

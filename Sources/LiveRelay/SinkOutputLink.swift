@@ -27,17 +27,20 @@ final class SinkOutputLink: LiveFileOutput {
     private let description: OutputDescription
     private let factory: SinkFactory
     private let pool: NIOThreadPool
+    private let backlog: FileBacklog?
     private let loop: any EventLoop
 
     /// Bytes handed to the pool but not yet written beyond which the disk counts as too slow (the job fails: a file
     /// output never drops).
     static let maxInFlight = 64 << 20
 
-    init(index: Int, description: OutputDescription, options: MediaJobOptions, pool: NIOThreadPool, loop: any EventLoop) {
+    init(index: Int, description: OutputDescription, options: MediaJobOptions, pool: NIOThreadPool,
+         backlog: FileBacklog? = nil, loop: any EventLoop) {
         self.index = index
         self.name = description.name
         self.description = description
         self.pool = pool
+        self.backlog = backlog
         self.loop = loop
         factory = SinkFactory(options: options)
         writer = SinkWriter()
@@ -108,10 +111,12 @@ final class SinkOutputLink: LiveFileOutput {
             }
         }
         chain = chain.flatMap { pool.runIfActive(eventLoop: loop) { try writer.write(packets) } }
+        backlog?.add(bytes)
         let bound = NIOLoopBound(self, eventLoop: loop)
-        chain.whenComplete { result in
+        chain.whenComplete { [backlog] result in
             let link = bound.value
             link.inFlight -= bytes
+            backlog?.remove(bytes)
             switch result {
             case .success:
                 link.progress.bytes = writer.bytesWritten

@@ -10,17 +10,18 @@ import NIOCore
         #expect(settings.threads == System.coreCount && settings.readPacingMilliseconds == 40 && settings.srtReadPacingMilliseconds == 10)
         #expect(settings.rtmpsCAFile == nil && settings.ingestCertificate == IngestCertificateFiles(certificate: nil, key: nil))
         #expect(!settings.measuresLatency)
+        #expect(settings.fileBacklogMiB == 32)
     }
 
     @Test func everyVariableIsRead() {
         let settings = RelaySettings(environment: [
             "SLUICE_RELAY_THREADS": "3", "SLUICE_RELAY_READ_PACING_MS": "0", "SLUICE_SRT_READ_PACING_MS": "100",
             "SLUICE_RTMPS_CA_FILE": "/etc/ca.pem", "SLUICE_RTMPS_CERT_FILE": "/etc/cert.pem", "SLUICE_RTMPS_KEY_FILE": "/etc/key.pem",
-            "SLUICE_LATENCY_HISTOGRAM": "1",
+            "SLUICE_LATENCY_HISTOGRAM": "1", "SLUICE_FILE_BACKLOG_MIB": "0",
         ])
         #expect(settings == RelaySettings(threads: 3, readPacingMilliseconds: 0, srtReadPacingMilliseconds: 100, rtmpsCAFile: "/etc/ca.pem",
                                           ingestCertificate: IngestCertificateFiles(certificate: "/etc/cert.pem", key: "/etc/key.pem"),
-                                          measuresLatency: true))
+                                          measuresLatency: true, fileBacklogMiB: 0))
     }
 
     @Test(arguments: [
@@ -28,6 +29,7 @@ import NIOCore
         ("SLUICE_RELAY_READ_PACING_MS", "-1"), ("SLUICE_RELAY_READ_PACING_MS", "1001"),
         ("SLUICE_SRT_READ_PACING_MS", "101"), ("SLUICE_SRT_READ_PACING_MS", ""),
         ("SLUICE_RTMPS_CA_FILE", ""), ("SLUICE_LATENCY_HISTOGRAM", "yes"),
+        ("SLUICE_FILE_BACKLOG_MIB", "-1"), ("SLUICE_FILE_BACKLOG_MIB", "65537"), ("SLUICE_FILE_BACKLOG_MIB", "lots"),
     ])
     func aValueOutOfRangeLeavesTheDefault(variable: String, value: String) {
         #expect(RelaySettings(environment: [variable: value]) == RelaySettings(), "\(variable)=\(value)")
