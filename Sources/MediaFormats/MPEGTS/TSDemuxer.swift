@@ -31,6 +31,14 @@ public struct TSDemuxer: Sendable {
         var codec: TSStreamCodec
         var programNumber: UInt16
         var assembler: PESAssembler
+
+        /// One packet's payload into the PES being collected, with the stream's codec. Called in place on the
+        /// dictionary's entry: a copy of the stream taken out would share the PES buffer, and the append would then
+        /// copy all of it for every packet.
+        mutating func append(_ payload: ArraySlice<UInt8>, unitStart: Bool, randomAccessIndicator: Bool,
+                             pid: UInt16) -> (TSStreamCodec, [Result<PESAssembler.Packet, TSDemuxerError>]) {
+            (codec, assembler.append(payload, unitStart: unitStart, randomAccessIndicator: randomAccessIndicator, pid: pid))
+        }
     }
 
     /// The largest PES kept; larger ones are dropped with `.pesTooLarge`.
@@ -44,7 +52,10 @@ public struct TSDemuxer: Sendable {
     private var pmtPIDs: [UInt16: UInt16] = [:]  // PMT PID → program_number
     private var sectionAssemblers: [UInt16: PSISectionAssembler] = [TSPacketHeader.patPID: PSISectionAssembler()]
     private var streams: [UInt16: Stream] = [:]
-    private var lastCounters: [UInt16: UInt8] = [:]
+    /// The last continuity counter of each PID (13 bits: a table, not a hash, read twice a packet), or `noCounter`.
+    private var lastCounters = [UInt8](repeating: TSDemuxer.noCounter, count: 1 << 13)
+    /// No packet counted on the PID yet (counters are 4 bits).
+    private static let noCounter: UInt8 = 0xFF
     private var lastPAT: ProgramAssociationTable?
     /// Garbage skipped since the last packet: reported as one run when the next packet (or the end) comes.
     private var pendingSkipped = 0
@@ -107,9 +118,14 @@ public struct TSDemuxer: Sendable {
             if field.discontinuityIndicator { events.append(.discontinuity(pid: pid)) }
             if let pcr = field.pcr, programs.values.contains(where: { $0.pcrPID == pid }) { events.append(.pcr(pid: pid, pcr)) }
         }
-        guard control.hasPayload, isTracked(pid) else { return }
+        // Every PSI PID (the PAT's and each PMT's) has a section assembler; every elementary stream's PID a stream.
+        guard control.hasPayload else { return }
+        let isSection = sectionAssemblers[pid] != nil
+        guard isSection || streams[pid] != nil else { return }
+        let slot = Int(pid & 0x1FFF)
         // §2.4.3.3: the counter advances on payload packets only; a discontinuity_indicator allows any value.
-        if let last = lastCounters[pid], !field.discontinuityIndicator {
+        let last = lastCounters[slot]
+        if last != Self.noCounter, !field.discontinuityIndicator {
             if header.continuityCounter == last {
                 statistics.duplicatePackets += 1
                 return
@@ -121,22 +137,14 @@ public struct TSDemuxer: Sendable {
                 streams[pid]?.assembler.reset()
             }
         }
-        lastCounters[pid] = header.continuityCounter
+        lastCounters[slot] = header.continuityCounter
         let payload = packet[offset...]
-        if sectionAssemblers[pid] != nil {
+        if isSection {
             readSections(payload, unitStart: header.payloadUnitStartIndicator, pid: pid, into: &events)
-        } else if let codec = streams[pid]?.codec,
-                  // In place: a copy of the stream out of the dictionary would share the PES buffer, and the append
-                  // would then copy all of it for every packet.
-                  let results = streams[pid]?.assembler.append(
-                    payload, unitStart: header.payloadUnitStartIndicator, randomAccessIndicator: field.randomAccessIndicator,
-                    pid: pid) {
+        } else if case let (codec, results)? = streams[pid]?.append(
+            payload, unitStart: header.payloadUnitStartIndicator, randomAccessIndicator: field.randomAccessIndicator, pid: pid) {
             for result in results { deliver(result, pid: pid, codec: codec, into: &events) }
         }
-    }
-
-    private func isTracked(_ pid: UInt16) -> Bool {
-        pid == TSPacketHeader.patPID || pmtPIDs[pid] != nil || streams[pid] != nil
     }
 
     private mutating func readSections(_ payload: ArraySlice<UInt8>, unitStart: Bool, pid: UInt16,
@@ -165,7 +173,7 @@ public struct TSDemuxer: Sendable {
         for program in pat.programs where program.programNumber != 0 { newPMTPIDs[program.pid] = program.programNumber }
         for (pid, number) in pmtPIDs where newPMTPIDs[pid] != number {
             sectionAssemblers[pid] = nil
-            lastCounters[pid] = nil
+            lastCounters[Int(pid & 0x1FFF)] = Self.noCounter
             programs[number] = nil
             for (streamPID, stream) in streams.sorted(by: { $0.key < $1.key }) where stream.programNumber == number {
                 removeStream(streamPID, into: &events)
@@ -200,7 +208,7 @@ public struct TSDemuxer: Sendable {
 
     private mutating func removeStream(_ pid: UInt16, into events: inout [TSDemuxerEvent]) {
         guard let stream = streams.removeValue(forKey: pid) else { return }
-        lastCounters[pid] = nil
+        lastCounters[Int(pid & 0x1FFF)] = Self.noCounter
         events.append(.streamRemoved(pid: pid, codec: stream.codec))
     }
 
