@@ -26,7 +26,7 @@ public enum H264RTPPayload: Sendable, Equatable {
         case 1...23:
             self = .single(bytes)
         case Self.stapA:
-            self = .aggregation(try Self.aggregatedNALUnits(bytes.dropFirst()))
+            self = .aggregation(try H264Depacketizer.sizePrefixedNALUnits(bytes.dropFirst(), structure: "STAP-A"))
         case Self.fuA:
             self = .fragment(try H264FragmentationUnit(parsing: bytes))
         case 25...27, 29:
@@ -36,17 +36,22 @@ public enum H264RTPPayload: Sendable, Equatable {
             self = .ignored(type: type)
         }
     }
+}
 
-    /// The NAL units after a STAP-A header: 16-bit size, then that many octets, to the end.
-    private static func aggregatedNALUnits(_ bytes: ArraySlice<UInt8>) throws -> [ArraySlice<UInt8>] {
-        var reader = ByteReader(bytes)
-        var nalUnits: [ArraySlice<UInt8>] = []
-        while !reader.isAtEnd {
-            let size = Int(try reader.readUInt16())
-            guard size > 0 else { throw MediaFormatError.invalid(structure: "STAP-A", reason: "a NAL unit size of 0") }
-            nalUnits.append(try reader.readBytes(size))
+extension H264RTPPayload: RTPVideoPayload {
+    public static let structure = "H.264 RTP payload"
+    public static let fragmentStructure = "FU-A"
+
+    public static func isKeyframe(firstByte: UInt8) -> Bool {
+        NALUnitHeader(firstByte).nalUnitType.isIDR
+    }
+
+    public var content: RTPVideoPayloadContent {
+        switch self {
+        case let .single(nalUnit): .nalUnits([nalUnit])
+        case let .aggregation(nalUnits): .nalUnits(nalUnits)
+        case let .fragment(unit): .fragment(header: [unit.nalUnitHeader], data: unit.data, isStart: unit.isStart, isEnd: unit.isEnd)
+        case .ignored: .nothing
         }
-        guard !nalUnits.isEmpty else { throw MediaFormatError.invalid(structure: "STAP-A", reason: "no NAL unit") }
-        return nalUnits
     }
 }

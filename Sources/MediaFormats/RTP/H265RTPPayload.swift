@@ -26,19 +26,30 @@ public enum H265RTPPayload: Sendable, Equatable {
         case 0...47:
             self = .single(bytes)
         case Self.aggregationPacket:
-            var reader = ByteReader(bytes.dropFirst(HEVCNALUnitHeader.size))
-            var nalUnits: [ArraySlice<UInt8>] = []
-            while !reader.isAtEnd {
-                let size = Int(try reader.readUInt16())
-                guard size > 0 else { throw MediaFormatError.invalid(structure: "H.265 aggregation packet", reason: "a NAL unit size of 0") }
-                nalUnits.append(try reader.readBytes(size))
-            }
-            guard !nalUnits.isEmpty else { throw MediaFormatError.invalid(structure: "H.265 aggregation packet", reason: "no NAL unit") }
-            self = .aggregation(nalUnits)
+            self = .aggregation(try H265Depacketizer.sizePrefixedNALUnits(bytes.dropFirst(HEVCNALUnitHeader.size),
+                                                                          structure: "H.265 aggregation packet"))
         case Self.fragmentationUnit:
             self = .fragment(try H265FragmentationUnit(parsing: bytes))
         default:
             self = .ignored(type: type)
+        }
+    }
+}
+
+extension H265RTPPayload: RTPVideoPayload {
+    public static let structure = "H.265 RTP payload"
+    public static let fragmentStructure = "H.265 fragmentation unit"
+
+    public static func isKeyframe(firstByte: UInt8) -> Bool {
+        HEVCNALUnitHeader.type(ofFirstByte: firstByte).isIRAP
+    }
+
+    public var content: RTPVideoPayloadContent {
+        switch self {
+        case let .single(nalUnit): .nalUnits([nalUnit])
+        case let .aggregation(nalUnits): .nalUnits(nalUnits)
+        case let .fragment(unit): .fragment(header: unit.nalUnitHeader, data: unit.data, isStart: unit.isStart, isEnd: unit.isEnd)
+        case .ignored: .nothing
         }
     }
 }
