@@ -13,7 +13,7 @@ struct LiveRelayTests {
 
     @Test("pull from nginx and republish: the player's frames are the published frames from a keyframe on")
     func pullAndRepublish() throws {
-        let source = try Live.fixture(seconds: 6)
+        let source = try Live.fixture(seconds: 10)
         let input = try Live.stream("src")
         let output = try Live.stream("dst")
         let folder = Live.scratch("pull")
@@ -21,16 +21,18 @@ struct LiveRelayTests {
         #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let publisher = try Live.publish(source, to: input)
         #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
-        let job = RunningJob(Self.engine, Live.options(input: input, outputs: [output], maxDuration: 3))
-        let outcome = try #require(job.wait(seconds: 20), "the job did not end")
+        // 6 s, not 3: on a loaded CI machine ffmpeg's player once failed (EIO) on a 3 s stream that ended while it
+        // was still probing it, though the job had published every frame.
+        let job = RunningJob(Self.engine, Live.options(input: input, outputs: [output], maxDuration: 6))
+        let outcome = try #require(job.wait(seconds: 30), "the job did not end")
         let result = try outcome.get()
         #expect(result.reachedMaxDuration)
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr); the job sent \(result.progress.outputs.first?.videoFrames ?? 0) frames")
         publisher.wait(seconds: 10)
 
         let published = try Live.frames(source, "v")
         let played = try Live.frames(folder + "/played.flv", "v")
-        #expect(played.count >= 80 && played.count <= 92, "played \(played.count) frames")
+        #expect(played.count >= 170 && played.count <= 182, "played \(played.count) frames")
         #expect(published.containsContiguous(Array(played.dropLast(2))), "played video is not a run of the published frames")
         #expect(played.count == result.progress.outputs.first?.videoFrames)
         let playedAudio = try Live.frames(folder + "/played.flv", "a")
