@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
 
-/// What waits for the engine's file pool, summed over every live file output of the process (docs/ARCHITECTURE.md §3,
+/// What waits for the engine's file pool, summed over every live file output of the process (docs/ARCHITECTURE.md §4,
 /// "The file pool's backlog"): each output adds what it hands to the pool and takes it off once written. Past `limit`
 /// the paced pulls stop reading (`ReadPacer`), so TCP pushes back on their sources instead of the loops queueing
 /// their bursts for a pool that fell behind; they read again once the backlog is down to half the limit. Each
