@@ -56,6 +56,8 @@ public struct TSDemuxer: Sendable {
     private var lastCounters = [UInt8](repeating: TSDemuxer.noCounter, count: 1 << 13)
     /// No packet counted on the PID yet (counters are 4 bits).
     private static let noCounter: UInt8 = 0xFF
+    /// A PID's place in `lastCounters` (a PID has 13 bits).
+    private static func counterSlot(_ pid: UInt16) -> Int { Int(pid & 0x1FFF) }
     private var lastPAT: ProgramAssociationTable?
     /// Garbage skipped since the last packet: reported as one run when the next packet (or the end) comes.
     private var pendingSkipped = 0
@@ -122,7 +124,7 @@ public struct TSDemuxer: Sendable {
         guard control.hasPayload else { return }
         let isSection = sectionAssemblers[pid] != nil
         guard isSection || streams[pid] != nil else { return }
-        let slot = Int(pid & 0x1FFF)
+        let slot = Self.counterSlot(pid)
         // §2.4.3.3: the counter advances on payload packets only; a discontinuity_indicator allows any value.
         let last = lastCounters[slot]
         if last != Self.noCounter, !field.discontinuityIndicator {
@@ -173,7 +175,7 @@ public struct TSDemuxer: Sendable {
         for program in pat.programs where program.programNumber != 0 { newPMTPIDs[program.pid] = program.programNumber }
         for (pid, number) in pmtPIDs where newPMTPIDs[pid] != number {
             sectionAssemblers[pid] = nil
-            lastCounters[Int(pid & 0x1FFF)] = Self.noCounter
+            lastCounters[Self.counterSlot(pid)] = Self.noCounter
             programs[number] = nil
             for (streamPID, stream) in streams.sorted(by: { $0.key < $1.key }) where stream.programNumber == number {
                 removeStream(streamPID, into: &events)
@@ -208,7 +210,7 @@ public struct TSDemuxer: Sendable {
 
     private mutating func removeStream(_ pid: UInt16, into events: inout [TSDemuxerEvent]) {
         guard let stream = streams.removeValue(forKey: pid) else { return }
-        lastCounters[Int(pid & 0x1FFF)] = Self.noCounter
+        lastCounters[Self.counterSlot(pid)] = Self.noCounter
         events.append(.streamRemoved(pid: pid, codec: stream.codec))
     }
 
