@@ -67,11 +67,11 @@ let package = Package(
         // Basic and Digest authentication, the client state machine): bytes in, actions out; the RTP payload formats and
         // the SDP it carries are MediaFormats'. Crypto for Digest's MD5 and SHA-256.
         .target(name: "RTSP", dependencies: ["MediaFormats", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
-        // The relay engine: RTMP connections on SwiftNIO (ingest port, pulls, publishes, RTMPS), relaying
+        // The relay engine: RTMP connections on SwiftNIO (ingest port, pulls, publishes, RTMPS), RTSP pulls, relaying
         // live copy jobs on a fixed number of event-loop threads whatever the number of streams.
         .target(
             name: "LiveRelay",
-            dependencies: ["RTMP", "MediaFormats", "MediaJob", "MediaSinks", "JobDocument", "SRTTransport",
+            dependencies: ["RTMP", "RTSP", "MediaFormats", "MediaJob", "MediaSinks", "JobDocument", "SRTTransport",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: swiftSettings

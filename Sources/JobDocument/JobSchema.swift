@@ -19,7 +19,7 @@ public enum JobSchema {
                     "type": "string", "pattern": .string("^\(JobSpec.idPattern)$"),
                 ]),
                 "input": .object([
-                    "description": "A path, file:// URL, rtmp://, rtmps:// or srt:// URL, or an object.",
+                    "description": "A path, file:// URL, rtmp://, rtmps://, srt://, rtsp:// or rtsps:// URL, or an object.",
                     "oneOf": [
                         ref("inputURL"),
                         closedObject(required: ["url"], [
@@ -30,6 +30,7 @@ public enum JobSchema {
                             "realtime": .object(["type": "boolean", "description": "Read at 1x. Default: true when the input is a file and an output is RTMP."]),
                             "video_track": number(JobLimits.inputVideoTrack, "Enhanced RTMP multitrack: the video track (videoTrackId) the job carries, as its only track, to every output. Default: every track to destinations that announce multitrack (or announce nothing), the default track (0) to the rest."),
                             "audio_track": number(JobLimits.inputAudioTrack, "Enhanced RTMP multitrack: the audio track (audioTrackId) the job carries, as video_track for video."),
+                            "transport": .object(["type": "string", "enum": ["tcp", "udp"], "default": "tcp", "description": "RTSP inputs: RTP interleaved on the RTSP connection (tcp), or over UDP to client ports from the worker's range (udp)."]),
                         ]),
                     ],
                 ]),
@@ -99,8 +100,8 @@ public enum JobSchema {
                     "sample_rate": number(JobLimits.sampleRate),
                     "channels": number(JobLimits.channels),
                 ]),
-                "inputURL": url(JobLimits.inputURL),
-                "outputURL": url(JobLimits.outputURL),
+                "inputURL": url(JobLimits.inputURL, schemes: "[Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://|[Ss][Rr][Tt]://|[Rr][Tt][Ss][Pp][Ss]?://"),
+                "outputURL": url(JobLimits.outputURL, schemes: "[Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://|[Ss][Rr][Tt]://"),
             ]),
         ])
     }
@@ -130,11 +131,11 @@ public enum JobSchema {
         return .object(object)
     }
 
-    /// A URL string: not empty, bounded, and no scheme other than file://, rtmp://, rtmps:// or srt://.
-    private static func url(_ limit: TextLimit) -> JSONValue {
+    /// A URL string: not empty, bounded, and no scheme but those `schemes` (a pattern's alternatives) allows.
+    private static func url(_ limit: TextLimit, schemes: String) -> JSONValue {
         .object([
             "type": "string", "minLength": 1, "maxLength": .number(Double(limit.maxLength)),
-            "not": .object(["pattern": "^(?![Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://|[Ss][Rr][Tt]://)[A-Za-z][A-Za-z0-9+.-]*://"]),
+            "not": .object(["pattern": .string("^(?!\(schemes))[A-Za-z][A-Za-z0-9+.-]*://")]),
         ])
     }
 }

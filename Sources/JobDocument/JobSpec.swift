@@ -58,18 +58,34 @@ public struct InputSpec: Sendable, Equatable {
     public var videoTrack: Int?
     /// The audio track, as `videoTrack` for video.
     public var audioTrack: Int?
-    /// A live input or output: RTMP, RTMPS or SRT.
-    public var isNetwork: Bool { Self.isNetwork(url) }
+    /// An RTSP input's transport (`transport`); nil: TCP interleaved.
+    public var rtspTransport: RTSPTransportChoice?
+    /// A live input: RTMP, RTMPS, SRT or RTSP.
+    public var isNetwork: Bool { Self.isNetwork(url) || isRTSP }
     /// An SRT input (a caller, or a listen job on the worker's shared SRT port).
     public var isSRT: Bool { Self.isSRT(url) }
+    /// An RTSP input (rtsp:// or rtsps://), pulled from a camera.
+    public var isRTSP: Bool {
+        let lower = url.lowercased()
+        return lower.hasPrefix("rtsp://") || lower.hasPrefix("rtsps://")
+    }
     public static let defaultTimeoutSeconds = 10.0
 
+    /// A live URL an output can publish to, or an input read from: RTMP, RTMPS or SRT.
     static func isNetwork(_ url: String) -> Bool {
         let lower = url.lowercased()
         return lower.hasPrefix("rtmp://") || lower.hasPrefix("rtmps://") || lower.hasPrefix("srt://")
     }
 
     static func isSRT(_ url: String) -> Bool { url.lowercased().hasPrefix("srt://") }
+}
+
+/// How an RTSP input's RTP reaches the worker.
+public enum RTSPTransportChoice: String, Sendable, Equatable, CaseIterable {
+    /// Interleaved on the RTSP connection (RFC 2326 §10.12): one TCP connection, through any NAT.
+    case tcp
+    /// RTP and RTCP on UDP ports of the worker's client port range.
+    case udp
 }
 
 public enum StreamMode: String, Sendable, Equatable, CaseIterable {

@@ -6,7 +6,8 @@ public enum Redaction {
     public static let mask = "***"
 
     /// `rtmp://user:pass@host:1935/live/KEY?token=x` → `rtmp://host:1935/live/***`;
-    /// `srt://host:9000?streamid=live/KEY&passphrase=…` → `srt://host:9000?streamid=***&passphrase=***`; other text is
+    /// `srt://host:9000?streamid=live/KEY&passphrase=…` → `srt://host:9000?streamid=***&passphrase=***`;
+    /// `rtsp://admin:pw@cam:554/live?token=x` → `rtsp://***@cam:554/live`; other text is
     /// returned as is.
     public static func redact(url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }
@@ -17,8 +18,14 @@ public enum Redaction {
         if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<query] }
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         var authority = rest[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var hadCredentials = false
+        if let at = authority.lastIndex(of: "@") {
+            authority = authority[authority.index(after: at)...]
+            hadCredentials = true
+        }
         let path = rest[authorityEnd...]
+        // A camera's URL says it had credentials (a listing shows which jobs log in), never which.
+        if scheme.hasPrefix("rtsp") { return "\(scheme)://\(hadCredentials ? mask + "@" : "")\(authority)\(path)" }
         // Other schemes keep their path: only credentials and the query are secret there.
         guard scheme.hasPrefix("rtmp") else { return "\(scheme)://\(authority)\(path)" }
         // Keep the application name (first path segment); mask the stream key and anything after it.

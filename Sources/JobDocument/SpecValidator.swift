@@ -102,10 +102,10 @@ struct SpecValidator {
         if video.mode == .drop && audio.mode == .drop && !overridden { problem("", "video and audio are both dropped: nothing to do") }
         // A file input's playlist is VOD, written once at the end: there is no live edge for parts to bring closer.
         for (index, output) in outputs.enumerated() where output.partSeconds != nil {
-            if let input, !input.isNetwork { problem("outputs[\(index)].part_s", "needs a live input (rtmp://, rtmps:// or srt://); a file input's HLS is VOD, which has no parts") }
+            if let input, !input.isNetwork { problem("outputs[\(index)].part_s", "needs a live input (rtmp://, rtmps://, srt:// or rtsp://); a file input's HLS is VOD, which has no parts") }
         }
         if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp://, rtmps:// or srt:// URL") }
-        if let input, input.isSRT { checkSRTInput(input) } else if let input, input.listen, input.isNetwork { checkListenURL(input.url) }
+        if let input, input.isSRT { checkSRTInput(input) } else if let input, input.listen, input.isNetwork, !input.isRTSP { checkListenURL(input.url) }
 
         guard let id, let input, problems.isEmpty else { return nil }
         return JobSpec(
@@ -133,12 +133,15 @@ struct SpecValidator {
             let realtime = fields.bool("realtime", into: &self)
             let videoTrack = fields.integer(JobLimits.inputVideoTrack, into: &self)
             let audioTrack = fields.integer(JobLimits.inputAudioTrack, into: &self)
+            let transport = fields.choice("transport", RTSPTransportChoice.self, into: &self)
             fields.reportUnknown(into: &self)
             guard let url, checkInputURL(url, path: "input.url") else { return nil }
             let spec = InputSpec(url: url, listen: listen, timeoutSeconds: timeout, fps: fps, realtime: realtime,
-                                 videoTrack: videoTrack, audioTrack: audioTrack)
+                                 videoTrack: videoTrack, audioTrack: audioTrack, rtspTransport: transport)
+            if transport != nil, !spec.isRTSP { problem("input.transport", "is for RTSP inputs (rtsp:// or rtsps://)") }
+            if listen, spec.isRTSP { problem("input.listen", "RTSP inputs are pulled from the camera; listen is for rtmp://, rtmps:// and srt://") }
             // A file's streams are libavformat's; tracks are Enhanced RTMP's.
-            for (track, key) in [(videoTrack, "video_track"), (audioTrack, "audio_track")] where track != nil && (!spec.isNetwork || spec.isSRT) {
+            for (track, key) in [(videoTrack, "video_track"), (audioTrack, "audio_track")] where track != nil && (!spec.isNetwork || spec.isSRT || spec.isRTSP) {
                 problem("input.\(key)", "needs an RTMP input (rtmp:// or rtmps://): tracks are Enhanced RTMP multitrack ids")
             }
             return spec
@@ -155,7 +158,7 @@ struct SpecValidator {
         }
         let scheme = SpecValidator.scheme(of: url)
         if let scheme, !SpecValidator.inputSchemes.contains(scheme) {
-            problem(path, "protocol \(quoted(scheme + "://")) is not allowed; use a file path, file://, rtmp://, rtmps:// or srt://")
+            problem(path, "protocol \(quoted(scheme + "://")) is not allowed; use a file path, file://, rtmp://, rtmps://, srt://, rtsp:// or rtsps://")
             return false
         }
         if scheme == "srt" {
@@ -294,7 +297,7 @@ struct SpecValidator {
                 continue
             }
             let scheme = SpecValidator.scheme(of: url)
-            if let scheme, !SpecValidator.inputSchemes.contains(scheme) {
+            if let scheme, !SpecValidator.outputSchemes.contains(scheme) {
                 problem("\(path).url", "protocol \(quoted(scheme + "://")) is not allowed; use a path, file://, rtmp://, rtmps:// or srt://")
                 continue
             }

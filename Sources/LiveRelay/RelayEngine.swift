@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import SRTTransport
+import RTSP
 import Synchronization
 import NIOConcurrencyHelpers
 
@@ -115,6 +116,8 @@ public final class RelayEngine: JobEngine {
     static func source(_ options: MediaJobOptions) -> RelaySession.Source? {
         if let endpoint = RTMPEndpoint(parsing: options.inputURL) { return options.listens ? .listen(endpoint) : .pull(endpoint) }
         if let url = try? SRTURL(parsing: options.inputURL) { return options.listens ? .srtListen(url) : .srtPull(url) }
+        // A camera is pulled; nothing publishes RTSP to a worker.
+        if !options.listens, let url = try? RTSPURL(parsing: options.inputURL) { return .rtspPull(url) }
         return nil
     }
 

@@ -20,6 +20,7 @@ extension RelaySession {
         source.publisher.channel = nil
         if let route = source.publisher.route { engine.ingest.unregister(route) }
         closeSRTSource()
+        closeRTSPSource()
         var closing = closeSRTOutputs()
         for output in links.rtmp {
             output.retry?.cancel()

@@ -29,24 +29,29 @@ extension RelaySession {
 
     /// Connects `handler` to `endpoint` (through TLS for rtmps); the future fails when the connection cannot be made.
     func open(_ endpoint: RTMPEndpoint, handler: RTMPClientHandler) -> EventLoopFuture<any Channel> {
+        open(host: endpoint.host, port: endpoint.port, secure: endpoint.secure, handler: handler)
+    }
+
+    /// Connects `handler` to `host`:`port` over TCP, through TLS (verified by the engine's trust) when `secure`; the
+    /// future fails when the connection cannot be made. RTMP and RTSP connections alike.
+    func open(host: String, port: Int, secure: Bool, handler: any ChannelHandler) -> EventLoopFuture<any Channel> {
         var tls: NIOSSLContext?
-        if endpoint.secure {
+        if secure {
             switch engine.tlsContext() {
             case let .success(context): tls = context
             case let .failure(error): return loop.makeFailedFuture(error)
             }
         }
-        let bootstrap = bootstrap(endpoint, handler: handler, tls: tls)
+        let bootstrap = bootstrap(host: host, handler: handler, tls: tls)
         // An address literal needs no resolver (whose blocking lookups run on a thread pool of their own).
-        if let address = try? SocketAddress(ipAddress: endpoint.host, port: endpoint.port) {
+        if let address = try? SocketAddress(ipAddress: host, port: port) {
             return bootstrap.connect(to: address)
         }
-        return bootstrap.connect(host: endpoint.host, port: endpoint.port)
+        return bootstrap.connect(host: host, port: port)
     }
 
-    func bootstrap(_ endpoint: RTMPEndpoint, handler: RTMPClientHandler, tls: NIOSSLContext?) -> ClientBootstrap {
+    func bootstrap(host: String, handler: any ChannelHandler, tls: NIOSSLContext?) -> ClientBootstrap {
         let bound = NIOLoopBound(handler, eventLoop: loop)
-        let host = endpoint.host
         return ClientBootstrap(group: loop)
             .connectTimeout(.nanoseconds(Int64(ClockConversion.nanoseconds(networkTimeout))))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -113,6 +118,16 @@ extension RelaySession {
         }
     }
 
+    /// Opens the pull's next connection, whatever its protocol.
+    func reconnectSource() {
+        switch source.kind {
+        case .pull: connectSource()
+        case .srtPull: connectSRTSource()
+        case .rtspPull: connectRTSPSource()
+        case .listen, .srtListen, .external: break
+        }
+    }
+
     func sourceLost(_ generation: Int, clean: Bool) {
         guard generation == source.pull.generation, !end.begun else { return }
         source.pull.generation += 1
@@ -120,6 +135,8 @@ extension RelaySession {
         input.lastEndClean = clean
         source.pull.failures += 1
         let delay = options.reconnect.delay(beforeAttempt: source.pull.failures)
-        source.pull.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in connectSource() }
+        source.pull.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in
+            reconnectSource()
+        }
     }
 }

@@ -6,6 +6,7 @@ import NIOPosix
 import NIOSSL
 import MediaFormats
 import RTMP
+import RTSP
 
 /// One live job on one event loop: its source (a pull, or the publisher the ingest listener routes to it)
 /// and every output, so nothing on the media path takes a lock or hops threads (an ingest publisher's
@@ -20,6 +21,8 @@ final class RelaySession: @unchecked Sendable {
         case srtPull(SRTURL)
         /// The publisher sending the URL's streamid to the worker's shared SRT port.
         case srtListen(SRTURL)
+        /// A camera pulled over RTSP.
+        case rtspPull(RTSPURL)
         /// The codec engine's output: tags handed in through `inject` from its thread.
         case external
     }
@@ -71,6 +74,8 @@ final class RelaySession: @unchecked Sendable {
         var publisher = ListenSource()
         /// The SRT connection of an SRT source (a pull or a routed publisher) and its TS edge.
         var srt = SRTSource()
+        /// The RTSP connection of a camera and its RTP edge.
+        var rtsp = RTSPSource()
     }
 
     struct Links {
@@ -138,6 +143,7 @@ final class RelaySession: @unchecked Sendable {
         for output in links.srt { connect(output) }
         if case .pull = source.kind { connectSource() }
         if case .srtPull = source.kind { connectSRTSource() }
+        if case .rtspPull = source.kind { connectRTSPSource() }
         armFallback()
         // Cancel, stalls and dead destinations are looked at 4 times a second, on the loop's one timer for all its sessions.
         engine.housekeeping.on(loop).value.add(self)
@@ -192,6 +198,9 @@ final class RelaySession: @unchecked Sendable {
         if case .srtPull = source.kind, connectionQuiet >= inputTimeout / 2, source.srt.connection != nil, !source.pull.stalledClose, input.everData || quiet >= networkTimeout {
             source.pull.stalledClose = true
             srtSourceClosed(source.pull.generation, reason: nil)
+        }
+        if case .rtspPull = source.kind, connectionQuiet >= inputTimeout / 2, source.rtsp.handler != nil, !source.pull.stalledClose, input.everData || quiet >= networkTimeout {
+            rtspSourceStalled()
         }
         for output in links.srt where output.ready && output.unwritableSince != 0 && Double(now &- output.unwritableSince) / 1e9 >= networkTimeout {
             output.unwritableSince = 0

@@ -119,6 +119,8 @@ public struct MediaJobOptions: Sendable {
     public var networkTimeout: Double? = 10
     /// A live network input (rtmp pull or listen): reopened after a drop until `inputTimeout` passes without data.
     public var liveInput = false
+    /// An RTSP input's RTP over UDP (client ports from the engine's range) instead of interleaved on its connection.
+    public var rtspOverUDP = false
     /// A file input's path. With `fileRoots` it is opened under the input root without following links
     /// (and `inputURL` is not used); without, `inputURL` is opened as given.
     public var inputFile: String?

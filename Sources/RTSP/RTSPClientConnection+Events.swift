@@ -45,11 +45,15 @@ extension RTSPClientConnection {
         public var url: String
         /// The transport the server confirmed.
         public var transport: RTSPTransport?
+        /// PLAY's RTP-Info entry for it: where its RTP clock stands at the start of the play range; nil when the server
+        /// gave none.
+        public var rtpInfo: RTSPRTPInfo?
 
-        public init(media: MediaDescription, url: String, transport: RTSPTransport?) {
+        public init(media: MediaDescription, url: String, transport: RTSPTransport?, rtpInfo: RTSPRTPInfo? = nil) {
             self.media = media
             self.url = url
             self.transport = transport
+            self.rtpInfo = rtpInfo
         }
     }
 

@@ -152,6 +152,9 @@ public struct RTSPClientConnection: Sendable {
         case .play:
             guard let description, let session else { return fail(.protocolViolation("PLAY answered before SETUP")) }
             phase = .playing
+            // A malformed RTP-Info costs only the common instant it gives: the tracks are then timed by arrival.
+            let entries = response.headers["RTP-Info"].flatMap { try? RTSPRTPInfo.parse($0) } ?? []
+            for index in tracks.indices { tracks[index].rtpInfo = Self.entry(for: index, of: tracks, in: entries) }
             return [.playing(Presentation(description: description, tracks: tracks, session: session)),
                     .scheduleKeepAlive(seconds: keepAliveInterval)]
         case .tearingDown:
@@ -248,6 +251,17 @@ public struct RTSPClientConnection: Sendable {
         if index + 1 < tracks.count { return [setupRequest(track: index + 1)] }
         phase = .play
         return [send(.play, uri: aggregateURL, headers: ["Range": "npt=0.000-"])]
+    }
+
+    /// Track `index`'s RTP-Info entry: the one naming its URL (absolute, or a suffix of it), else the entry at its
+    /// position when the server gave one per track.
+    public static func entry(for index: Int, of tracks: [Track], in entries: [RTSPRTPInfo]) -> RTSPRTPInfo? {
+        let url = tracks[index].url
+        if let named = entries.first(where: { $0.url == url || (!$0.url.isEmpty && url.hasSuffix("/" + $0.url.drop { $0 == "/" })) }) {
+            return named
+        }
+        let anyNamed = entries.contains { entry in tracks.contains { $0.url == entry.url || $0.url.hasSuffix("/" + entry.url.drop { $0 == "/" }) } }
+        return !anyNamed && entries.count == tracks.count ? entries[index] : nil
     }
 
     // MARK: Requests

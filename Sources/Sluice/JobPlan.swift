@@ -50,6 +50,7 @@ public struct JobPlan: Sendable {
             // The relay engine pulls, or waits on the shared ingest listener: libavformat never sees a network URL.
             if spec.input.listen { options.inputOptions["listen"] = "1" }
             options.liveInput = true
+            options.rtspOverUDP = spec.input.rtspTransport == .udp
         }
         options.partOwner = PartOwner(jobID: spec.id)
         options.reconnect = spec.reconnect.policy

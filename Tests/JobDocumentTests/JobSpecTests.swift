@@ -51,7 +51,7 @@ struct JobSpecTests {
         Invalid(json: #"{"id":"has space","input":"a.mp4","outputs":["o.flv"]}"#, problems: [#"id: must match [A-Za-z0-9._:-]{1,128}, got "has space""#]),
         Invalid(json: #"{"id":7,"input":"a.mp4","outputs":["o.flv"]}"#, problems: ["id: must be a string, got a number"]),
         Invalid(json: #"{"id":"a","outputs":["o.flv"]}"#, problems: ["input: is required"]),
-        Invalid(json: #"{"id":"a","input":"http://h/x.mp4","outputs":["o.flv"]}"#, problems: [#"input: protocol "http://" is not allowed; use a file path, file://, rtmp://, rtmps:// or srt://"#]),
+        Invalid(json: #"{"id":"a","input":"http://h/x.mp4","outputs":["o.flv"]}"#, problems: [#"input: protocol "http://" is not allowed; use a file path, file://, rtmp://, rtmps://, srt://, rtsp:// or rtsps://"#]),
         Invalid(json: #"{"id":"a","input":{"url":"a.mp4","timeout":3},"outputs":["o.flv"]}"#, problems: ["input.timeout: unknown key"]),
         Invalid(json: #"{"id":"a","input":{"url":"a.mp4","listen":"yes"},"outputs":["o.flv"]}"#, problems: ["input.listen: must be true or false, got a string"]),
         Invalid(json: #"{"id":"a","input":{"url":"a.mp4","listen":true},"outputs":["o.flv"]}"#, problems: ["input.listen: listen needs an rtmp://, rtmps:// or srt:// URL"]),
@@ -127,6 +127,8 @@ struct RedactionTests {
         ("amqp://guest:secret@broker:5672/vhost", "amqp://broker:5672/vhost"),
         ("/media/cam42.flv", "/media/cam42.flv"),
         ("cam42:2026.flv", "cam42:2026.flv"),
+        ("rtsp://admin:se%3Acret@10.0.0.7:554/Streaming/Channels/101?token=t", "rtsp://***@10.0.0.7:554/Streaming/Channels/101"),
+        ("rtsps://cam.example/live", "rtsps://cam.example/live"),
     ])
     func urls(_ pair: (String, String)) {
         #expect(Redaction.redact(url: pair.0) == pair.1)

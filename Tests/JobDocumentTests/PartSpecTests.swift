@@ -26,7 +26,7 @@ struct PartSpecTests {
     @Test("refused by name: a file input, another format, a segment that is not whole parts, outside 0.2 to 1")
     func refused() {
         #expect(Self.problems(Self.job(input: "in.mp4", #"{"url": "o.m3u8", "part_s": 0.5}"#))
-                == ["outputs[0].part_s: needs a live input (rtmp://, rtmps:// or srt://); a file input's HLS is VOD, which has no parts"])
+                == ["outputs[0].part_s: needs a live input (rtmp://, rtmps://, srt:// or rtsp://); a file input's HLS is VOD, which has no parts"])
         #expect(Self.problems(Self.job(#"{"url": "o.mp4", "part_s": 0.5}"#))
                 == ["outputs[0].part_s: applies to HLS outputs (.m3u8) only"])
         #expect(Self.problems(Self.job(#"{"url": "o.m3u8", "segment_s": 1, "part_s": 0.4}"#))

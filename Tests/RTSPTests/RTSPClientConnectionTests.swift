@@ -78,7 +78,8 @@ struct RTSPClientConnectionTests {
         let description = try SessionDescription(parsing: sdp)
         return .init(description: description, tracks: [
             .init(media: description.media[0], url: "rtsp://cam.local/stream/trackID=1",
-                  transport: RTSPTransport(protocolName: "RTP/AVP/TCP", interleaved: .init(0, 1), ssrc: 0xABCD)),
+                  transport: RTSPTransport(protocolName: "RTP/AVP/TCP", interleaved: .init(0, 1), ssrc: 0xABCD),
+                  rtpInfo: RTSPRTPInfo(url: "rtsp://cam.local/stream/trackID=1", sequenceNumber: 1)),
             .init(media: description.media[1], url: "rtsp://cam.local/stream/trackID=2",
                   transport: RTSPTransport(protocolName: "RTP/AVP/TCP", interleaved: .init(2, 3))),
         ], session: RTSPSessionHeader(identifier: "5A3F", timeout: 30))

@@ -1,0 +1,87 @@
+import NIOCore
+
+/// What an RTSP pull's connection tells its session, on the channel's event loop.
+enum RTSPConnectionEvent {
+    /// The connection is up (TLS included).
+    case active
+    /// Bytes from the server, one read.
+    case received([UInt8])
+    /// The reads of one burst are done: what they made goes out together.
+    case readComplete
+    /// The connection is gone; `error` names why when it was not the server's clean close.
+    case closed(error: String?)
+}
+
+/// An RTSP pull's connection: bytes in to the session (which runs the pure `RTSPClientConnection`), bytes out as
+/// it says. It holds no protocol state of its own.
+final class RTSPClientHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let onEvent: (RTSPConnectionEvent) -> Void
+    private var wasActive = false
+    private var closedReported = false
+    private var failure: String?
+    private(set) var context: ChannelHandlerContext?
+
+    init(onEvent: @escaping (RTSPConnectionEvent) -> Void) {
+        self.onEvent = onEvent
+    }
+
+    var channel: (any Channel)? { context?.channel }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func channelActive(context: ChannelHandlerContext) {
+        wasActive = true
+        onEvent(.active)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        onEvent(.received(buffer.readBytes(length: buffer.readableBytes) ?? []))
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        onEvent(.readComplete)
+        context.fireChannelReadComplete()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if failure == nil { failure = describeNetworkError(error) }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        reportClosed()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        reportClosed()
+        self.context = nil
+    }
+
+    private func reportClosed() {
+        guard wasActive, !closedReported else { return }
+        closedReported = true
+        onEvent(.closed(error: failure))
+    }
+
+    /// Writes and flushes bytes for the server.
+    func send(_ bytes: [UInt8]) {
+        guard let context else { return }
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+    }
+
+    /// Writes `bytes` (a TEARDOWN), then closes the connection once they are written.
+    func send(_ bytes: [UInt8], thenClose: Bool) {
+        guard let context else { return }
+        failure = failure ?? "closed by the relay"
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+}
