@@ -85,3 +85,30 @@ final class RTSPClientHandler: ChannelInboundHandler {
         }
     }
 }
+
+/// What one of a UDP pull's sockets tells its session.
+enum RTSPDatagramEvent {
+    case datagram(from: SocketAddress, [UInt8])
+    case readComplete
+}
+
+/// One of a UDP pull's RTP or RTCP sockets: datagrams in to the session, with their sender.
+final class RTSPDatagramHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    private let onEvent: (RTSPDatagramEvent) -> Void
+
+    init(onEvent: @escaping (RTSPDatagramEvent) -> Void) {
+        self.onEvent = onEvent
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var envelope = unwrapInboundIn(data)
+        onEvent(.datagram(from: envelope.remoteAddress, envelope.data.readBytes(length: envelope.data.readableBytes) ?? []))
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        onEvent(.readComplete)
+        context.fireChannelReadComplete()
+    }
+}

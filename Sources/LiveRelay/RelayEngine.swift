@@ -38,6 +38,8 @@ public final class RelayEngine: JobEngine {
     let readPacers: PerLoop<ReadPacer>?
     /// What every live file output has handed to the pool and is not written yet; past its limit the pulls pause.
     let fileBacklog: FileBacklog
+    /// The client ports of RTSP pulls over UDP.
+    let rtspPorts: RTSPPortBlocks
     private let caFile: String?
     private let tls = NIOLockedValueBox<Result<NIOSSLContext, TLSSetupError>?>(nil)
     /// One line for the operator (stderr by default): what the engine did that no job's state shows, such as a
@@ -64,6 +66,7 @@ public final class RelayEngine: JobEngine {
         chunkScratch = PerLoop(group) { _ in ChunkScratch() }
         let backlog = FileBacklog(limit: settings.fileBacklogMiB << 20)
         fileBacklog = backlog
+        rtspPorts = RTSPPortBlocks(range: settings.rtspUDPPorts)
         readPacers = settings.readPacingMilliseconds > 0 ? PerLoop(group) { ReadPacer(loop: $0, maximum: pacing, backlog: backlog) } : nil
         caFile = settings.rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
         // The SRT thread is the process's, shared by every engine: the last engine made sets its pacing.

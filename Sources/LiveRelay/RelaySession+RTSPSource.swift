@@ -2,11 +2,12 @@ import Foundation
 import MediaFormats
 import MediaJob
 import NIOCore
+import NIOPosix
 import RTMP
 import RTSP
 
-/// An RTSP source: a camera pulled over TCP (RTP interleaved on the connection), reconnected with backoff as an RTMP
-/// pull is. The RTSP exchange is the pure `RTSPClientConnection`'s; its RTP becomes the relay's FLV tags at the edge
+/// An RTSP source: a camera pulled over TCP (RTP interleaved on the connection) or UDP (RTP and RTCP on a block of
+/// the engine's client ports, receiver reports sent back), reconnected with backoff as an RTMP pull is. The RTSP exchange is the pure `RTSPClientConnection`'s; its RTP becomes the relay's FLV tags at the edge
 /// (`RTPToFLVConverter`), so everything after `deliver` is the same as for RTMP and SRT.
 struct RTSPSource {
     var handler: RTSPClientHandler?
@@ -23,6 +24,15 @@ struct RTSPSource {
     var goodbyes: Set<Int> = []
     /// The connection's damage was named in the job's log (once per connection; again in sum when it ends).
     var damageNamed = false
+    /// UDP: the first port of the block held, its sockets (RTP of track n at 2n, RTCP at 2n + 1), the camera's address
+    /// (datagrams from elsewhere are dropped), what each track received, and the receiver reports' timer.
+    var portBlock: Int?
+    var udp: [any Channel] = []
+    var peer: SocketAddress?
+    var reception: [Int: RTPReceptionStatistics] = [:]
+    var receiverReports: RepeatedTask?
+    var presentation: RTSPClientConnection.Presentation?
+    let ssrc = UInt32.random(in: 1 ... .max)
 
     /// The most RTP packets held before PLAY's answer.
     static let maxEarlyPackets = 1024
@@ -32,16 +42,97 @@ extension RelaySession {
     func connectRTSPSource() {
         guard case let .rtspPull(url) = source.kind, !end.begun else { return }
         let generation = beginPullConnection()
-        let nonce = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
         source.rtsp = RTSPSource()
-        source.rtsp.connection = RTSPClientConnection(configuration: .init(url: url, transport: .interleaved, userAgent: "Sluice", clientNonce: nonce))
+        guard options.rtspOverUDP else { return connectRTSP(url, transport: .interleaved, generation) }
+        guard let first = engine.rtspPorts.take() else {
+            source.pull.lastError = "every RTSP client port (\(engine.settings.rtspUDPPorts)) is held by other UDP pulls"
+            return rtspSourceLost(generation)
+        }
+        source.rtsp.portBlock = first
+        let binds = (0..<RTSPPortBlocks.blockSize).map { slot in
+            DatagramBootstrap(group: loop)
+                .channelInitializer { [self] channel in
+                    let handler = RTSPDatagramHandler { [self] event in rtspDatagram(generation, slot: slot, event) }
+                    return channel.pipeline.addHandler(handler)
+                }
+                .bind(host: "0.0.0.0", port: first + slot)
+        }
+        EventLoopFuture.whenAllSucceed(binds, on: loop).whenComplete { [self] result in
+            switch result {
+            case let .success(channels):
+                guard generation == source.pull.generation, !end.begun else {
+                    for channel in channels { channel.close(promise: nil) }
+                    return
+                }
+                source.rtsp.udp = channels
+                connectRTSP(url, transport: .udp(firstClientPort: first), generation)
+            case let .failure(error):
+                for bind in binds { bind.whenSuccess { $0.close(promise: nil) } }
+                guard generation == source.pull.generation else { return }
+                source.pull.lastError = "cannot take UDP ports \(first)-\(first + RTSPPortBlocks.blockSize - 1) for RTP: \(describeNetworkError(error))"
+                rtspSourceLost(generation)
+            }
+        }
+    }
+
+    private func connectRTSP(_ url: RTSPURL, transport: RTSPClientConnection.TransportMode, _ generation: Int) {
+        let nonce = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
+        source.rtsp.connection = RTSPClientConnection(configuration: .init(url: url, transport: transport, userAgent: "Sluice", clientNonce: nonce))
         let handler = RTSPClientHandler { [self] event in rtspEvent(generation, event) }
         source.rtsp.handler = handler
         open(host: url.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: url.port, secure: url.scheme == "rtsps", handler: handler)
-            .whenFailure { [self] error in
-                if generation == source.pull.generation { source.pull.lastError = describeNetworkError(error) }
-                rtspSourceLost(generation)
+            .whenComplete { [self] result in
+                switch result {
+                case let .success(channel):
+                    if generation == source.pull.generation { source.rtsp.peer = channel.remoteAddress }
+                case let .failure(error):
+                    if generation == source.pull.generation { source.pull.lastError = describeNetworkError(error) }
+                    rtspSourceLost(generation)
+                }
             }
+    }
+
+    /// A datagram on one of a UDP pull's ports (`slot`: RTP of track n at 2n, RTCP at 2n + 1), or the end of a read burst.
+    private func rtspDatagram(_ generation: Int, slot: Int, _ event: RTSPDatagramEvent) {
+        guard generation == source.pull.generation, !end.begun else { return }
+        switch event {
+        case let .datagram(sender, bytes):
+            // Only the camera's host may send media into the job (any port: its RTP and RTCP ports may differ).
+            guard let peer = source.rtsp.peer, sender.ipAddress == peer.ipAddress else { return }
+            source.rtsp.burstBytes += bytes.count
+            let track = slot / 2
+            if slot % 2 == 0 {
+                if bytes.count >= 12 {
+                    let ssrc = bytes[8..<12].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                    source.rtsp.reception[track, default: RTPReceptionStatistics()].received(ssrc: ssrc, sequenceNumber: UInt16(bytes[2]) << 8 | UInt16(bytes[3]))
+                }
+                rtp(bytes, track: track)
+            } else {
+                rtcp(bytes, track: track)
+            }
+        case .readComplete:
+            deliverRTSPBurst()
+        }
+    }
+
+    /// Every 5 s, a receiver report of each converted track to the camera's RTCP port (RFC 3550 §6.2: a sender may end
+    /// a session whose receiver sends none).
+    private func startReceiverReports(_ generation: Int) {
+        guard !source.rtsp.udp.isEmpty else { return }
+        source.rtsp.receiverReports = loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(5)) { [self] _ in
+            guard generation == source.pull.generation, !end.begun, let presentation = source.rtsp.presentation,
+                  let peer = source.rtsp.peer else { return }
+            let now = Int64(RelaySession.now() / 1_000_000)
+            for (track, entry) in presentation.tracks.enumerated() where 2 * track + 1 < source.rtsp.udp.count {
+                guard let port = entry.transport?.serverPort?.rtcp, var reception = source.rtsp.reception[track],
+                      let block = reception.reportBlock(now: now), let address = try? SocketAddress(ipAddress: peer.ipAddress ?? "", port: port)
+                else { continue }
+                source.rtsp.reception[track] = reception
+                let report = RTCPCompound.receiverReport(ssrc: source.rtsp.ssrc, blocks: [block])
+                let channel = source.rtsp.udp[2 * track + 1]
+                channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: channel.allocator.buffer(bytes: report)), promise: nil)
+            }
+        }
     }
 
     func rtspEvent(_ generation: Int, _ event: RTSPConnectionEvent) {
@@ -78,6 +169,7 @@ extension RelaySession {
                 rtcp(packet, track: track)
             case let .playing(presentation):
                 play(presentation)
+                startReceiverReports(generation)
             case let .scheduleKeepAlive(seconds):
                 source.rtsp.keepAlive?.cancel()
                 source.rtsp.keepAlive = loop.scheduleTask(in: .seconds(Int64(seconds))) { [self] in
@@ -114,10 +206,11 @@ extension RelaySession {
         if input.connections == 1 {
             let carried = edge.convertedTracks.map { "\($0.format.codec.name) (\($0.format.codec.isVideo ? "video" : "audio"))" }
             let timing = edge.convertedTracks.allSatisfy { $0.format.playStartRTPTime != nil } ? "timed by RTP-Info" : "timed by arrival"
-            engine.report("\(jobLabel)input \(options.inputName): the camera plays \(carried.joined(separator: " and ")) over TCP, \(timing)"
+            engine.report("\(jobLabel)input \(options.inputName): the camera plays \(carried.joined(separator: " and ")) over \(source.rtsp.udp.isEmpty ? "TCP" : "UDP"), \(timing)"
                           + (skipped.isEmpty ? "" : "; not carried: " + skipped.joined(separator: "; ")))
         }
         source.rtsp.edge = edge
+        source.rtsp.presentation = presentation
         let early = source.rtsp.early
         source.rtsp.early = []
         for held in early { rtp(held.packet, track: held.track) }
@@ -142,6 +235,12 @@ extension RelaySession {
 
     /// RTCP from the camera: a BYE on every converted track ends the stream (a clean end, as an RTMP unpublish).
     private func rtcp(_ packet: [UInt8], track: Int) {
+        if !source.rtsp.udp.isEmpty {
+            let arrival = Int64(RelaySession.now() / 1_000_000)
+            for report in RTCPCompound.senderReports(packet) where report.ssrc == source.rtsp.reception[track]?.ssrc {
+                source.rtsp.reception[track]?.senderReport(ntpTime: report.ntpTime, arrival: arrival)
+            }
+        }
         guard let edge = source.rtsp.edge, RTCPCompound.saysGoodbye(packet) else { return }
         source.rtsp.goodbyes.insert(track)
         if edge.convertedTracks.allSatisfy({ source.rtsp.goodbyes.contains($0.index) }) {
@@ -167,8 +266,19 @@ extension RelaySession {
         nameRTSPDamageInSum()
         source.rtsp.keepAlive?.cancel()
         source.rtsp.handler?.channel?.close(promise: nil)
+        releaseRTSPPorts()
         source.rtsp = RTSPSource()
         sourceLost(generation, clean: input.lastEndClean)
+    }
+
+    /// A UDP pull's sockets closed and its port block given back.
+    private func releaseRTSPPorts() {
+        source.rtsp.receiverReports?.cancel()
+        source.rtsp.receiverReports = nil
+        for channel in source.rtsp.udp { channel.close(promise: nil) }
+        source.rtsp.udp = []
+        if let first = source.rtsp.portBlock { engine.rtspPorts.giveBack(first) }
+        source.rtsp.portBlock = nil
     }
 
     /// TEARDOWN sent (when a session was set up), then the connection closed.
@@ -200,6 +310,7 @@ extension RelaySession {
         guard case .rtspPull = source.kind else { return }
         nameRTSPDamageInSum()
         stopRTSPConnection()
+        releaseRTSPPorts()
         source.rtsp.handler = nil
     }
 

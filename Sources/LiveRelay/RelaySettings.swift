@@ -20,6 +20,8 @@ public struct RelaySettings: Sendable, Equatable {
     /// MiB waiting for the file pool, summed over every live file output, past which pulls pause their reads
     /// (`FileBacklog`); 0: no limit.
     public var fileBacklogMiB: Int
+    /// The local UDP ports RTSP pulls over UDP take their RTP and RTCP ports from, `RTSPPortBlocks.blockSize` a pull.
+    public var rtspUDPPorts: ClosedRange<Int>
 
     /// The longest read-pacing tick by default (`ReadPacer`: reached at 40 pulls on a loop).
     public static let defaultReadPacingMilliseconds = 40
@@ -28,11 +30,14 @@ public struct RelaySettings: Sendable, Equatable {
     public static let defaultSRTReadPacingMilliseconds = 10
     /// 32 MiB: a second of 80 streams at 3 Mb/s, far more than a pool that keeps up ever holds.
     public static let defaultFileBacklogMiB = 32
+    /// 1,000 ports: 125 cameras pulled over UDP at once.
+    public static let defaultRTSPUDPPorts = 50000...50999
 
     public init(threads: Int = System.coreCount, readPacingMilliseconds: Int = RelaySettings.defaultReadPacingMilliseconds,
                 srtReadPacingMilliseconds: Int = RelaySettings.defaultSRTReadPacingMilliseconds, rtmpsCAFile: String? = nil,
                 ingestCertificate: IngestCertificateFiles = IngestCertificateFiles(certificate: nil, key: nil),
-                measuresLatency: Bool = false, fileBacklogMiB: Int = RelaySettings.defaultFileBacklogMiB) {
+                measuresLatency: Bool = false, fileBacklogMiB: Int = RelaySettings.defaultFileBacklogMiB,
+                rtspUDPPorts: ClosedRange<Int> = RelaySettings.defaultRTSPUDPPorts) {
         self.threads = threads
         self.readPacingMilliseconds = readPacingMilliseconds
         self.srtReadPacingMilliseconds = srtReadPacingMilliseconds
@@ -40,6 +45,7 @@ public struct RelaySettings: Sendable, Equatable {
         self.ingestCertificate = ingestCertificate
         self.measuresLatency = measuresLatency
         self.fileBacklogMiB = max(fileBacklogMiB, 0)
+        self.rtspUDPPorts = rtspUDPPorts
     }
 
     /// Environment variable: how many event-loop threads the engine runs (1 to 256; default one per core).
@@ -52,6 +58,8 @@ public struct RelaySettings: Sendable, Equatable {
     public static let caFileVariable = "SLUICE_RTMPS_CA_FILE"
     /// Environment variable: the file backlog's limit in MiB (0 to 65536; 0: no limit).
     public static let fileBacklogVariable = "SLUICE_FILE_BACKLOG_MIB"
+    /// Environment variable: the RTSP client port range, `FIRST-LAST` (1024 to 65535, at least one block).
+    public static let rtspUDPPortsVariable = "SLUICE_RTSP_UDP_PORTS"
     /// Environment variable: `1` measures restream latency (the restream benchmark reads it).
     public static let latencyVariable = LatencyReport.environmentVariable
 
@@ -67,6 +75,14 @@ public struct RelaySettings: Sendable, Equatable {
                   rtmpsCAFile: variables[Self.caFileVariable],
                   ingestCertificate: IngestCertificateFiles(environment: variables),
                   measuresLatency: variables[Self.latencyVariable] == "1",
-                  fileBacklogMiB: number(Self.fileBacklogVariable, in: 0...65536) ?? Self.defaultFileBacklogMiB)
+                  fileBacklogMiB: number(Self.fileBacklogVariable, in: 0...65536) ?? Self.defaultFileBacklogMiB,
+                  rtspUDPPorts: variables[Self.rtspUDPPortsVariable].flatMap(Self.portRange) ?? Self.defaultRTSPUDPPorts)
+    }
+
+    /// `FIRST-LAST` within 1024...65535 and wide enough for one pull; nil for anything else.
+    static func portRange(_ text: String) -> ClosedRange<Int>? {
+        let bounds = text.split(separator: "-", omittingEmptySubsequences: false).compactMap { Int($0) }
+        guard bounds.count == 2, bounds[0] >= 1024, bounds[1] <= 65535, bounds[1] - bounds[0] + 1 >= RTSPPortBlocks.blockSize else { return nil }
+        return bounds[0]...bounds[1]
     }
 }

@@ -35,3 +35,26 @@ import NIOCore
         #expect(RelaySettings(environment: [variable: value]) == RelaySettings(), "\(variable)=\(value)")
     }
 }
+
+@Suite("RTSP client ports")
+struct RTSPPortBlockTests {
+    @Test("blocks of eight from an even port, round the range, each held once")
+    func blocks() {
+        let blocks = RTSPPortBlocks(range: 40001...40024)
+        #expect(blocks.capacity == 2)
+        let first = blocks.take()
+        let second = blocks.take()
+        #expect(first == 40002 && second == 40010)
+        #expect(blocks.take() == nil)
+        blocks.giveBack(40002)
+        #expect(blocks.take() == 40002)
+    }
+
+    @Test("the range variable: FIRST-LAST within 1024...65535, at least one block")
+    func variable() {
+        #expect(RelaySettings(environment: ["SLUICE_RTSP_UDP_PORTS": "41000-41099"]).rtspUDPPorts == 41000...41099)
+        for bad in ["80-2000", "41000-41003", "x", "41000", "60000-70000"] {
+            #expect(RelaySettings(environment: ["SLUICE_RTSP_UDP_PORTS": bad]).rtspUDPPorts == RelaySettings.defaultRTSPUDPPorts, "\(bad)")
+        }
+    }
+}
