@@ -1,0 +1,146 @@
+import Foundation
+import SluiceTestSupport
+import MediaJob
+import Testing
+@testable import LiveRelay
+import NIOConcurrencyHelpers
+
+/// RTSP cameras on the relay engine: GStreamer's RTSP server (scripts/lib/rtsp-camera.py, Digest authentication)
+/// serving a file at 1x as a camera does; nginx-rtmp and FLV archives on the other side; ffmpeg's framemd5 as the referee.
+@Suite("RTSP on the relay engine", .serialized, .enabled(if: Live.isAvailable, Live.unavailableReason))
+struct RTSPRelayTests {
+    static let reports = NIOLockedValueBox<[String]>([])
+    static let engine = RelayEngine(RelaySettings(threads: 2), report: { line in RTSPRelayTests.reports.withLockedValue { $0.append(line) } })
+    static let user = "admin"
+    static let password = "se:cret"
+
+    /// 320x240 30 fps H.264 without B-frames (as cameras send), a keyframe every second, AAC 48 kHz, in MPEG-TS.
+    static func cameraFixture(seconds: Int) throws -> String {
+        let path = Live.fixtures + "/camera-\(seconds)s.ts"
+        if !FileManager.default.fileExists(atPath: path) {
+            let own = Live.fixtures + "/making-\(getpid())-camera-\(seconds)s.ts"
+            try Live.run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
+                                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:beep_factor=3", "-t", String(seconds),
+                                             "-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-bf", "0", "-pix_fmt", "yuv420p",
+                                             "-c:a", "aac", "-aac_pns", "0", "-b:a", "96k", "-shortest", "-f", "mpegts", own])
+            guard rename(own, path) == 0 else { throw LiveTestError("could not rename \(own) to \(path)") }
+        }
+        return path
+    }
+
+    /// The camera on a free loopback port, listening once this returns.
+    static func camera(_ file: String, path: String = "/cam", extra: [String] = []) throws -> (Child, Int) {
+        let port = try Live.freePort()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/lib/rtsp-camera.py").standardizedFileURL.path
+        let camera = try Child("/usr/bin/python3", [script, "--port", String(port), "--path", path, "--file", file,
+                                                    "--user", user, "--password", password] + extra)
+        guard ListeningPort.wait(port, seconds: 20) else { throw LiveTestError("the camera never listened: \(camera.stderr)") }
+        return (camera, port)
+    }
+
+    static func url(port: Int, password: String = "se%3Acret") -> String {
+        "rtsp://\(user):\(password)@127.0.0.1:\(port)/cam"
+    }
+
+    @Test("a camera behind Digest authentication reaches nginx-rtmp and an FLV archive frame for frame, over TCP")
+    func cameraToRTMPAndArchive() throws {
+        let source = try Self.cameraFixture(seconds: 8)
+        let (camera, port) = try Self.camera(source)
+        defer { camera.end() }
+        let root = Live.scratch("rtsp-tcp")
+        let output = try Live.stream("fromrtsp")
+        let player = try Live.play(output, into: root + "/played.flv")
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
+        var options = Live.options(input: Self.url(port: port), outputs: [output], timeout: 8, maxDuration: 4)
+        options.inputName = "rtsp://***@127.0.0.1:\(port)/cam"
+        options.outputs.append(OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: "archive.flv"))
+        options.fileRoots = FileRoots(input: root, output: root)
+        let job = RunningJob(Self.engine, options)
+        let result = try #require(job.wait(seconds: 30), "the job did not end").get()
+        #expect(result.reachedMaxDuration)
+        #expect(result.progress.inputReconnects == 0)
+        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        let published = try Live.frames(source, "v")
+        let archived = try Live.frames(root + "/out/archive.flv", "v")
+        // 4 s of a 30 fps camera from its first frame (the file's start: the camera's media is the client's own).
+        #expect(archived.count >= 110 && archived.count <= 125, "archived \(archived.count) frames")
+        #expect(archived == Array(published.prefix(archived.count)), "the archive is not the camera's frames from the first on")
+        let audio = try Live.frames(root + "/out/archive.flv", "a")
+        let publishedAudio = try Live.frames(source, "a")
+        #expect(audio.count > 150 && publishedAudio.containsContiguous(Array(audio.dropFirst(1))), "archived audio (\(audio.count) frames) is not a run of the camera's (the first decodes against silence)")
+        let played = try Live.frames(root + "/played.flv", "v")
+        #expect(played.count >= 100 && published.containsContiguous(Array(played.dropLast(2))), "played \(played.count) frames, not a run of the camera's")
+        let lines = Self.reports.withLockedValue { $0 }
+        #expect(lines.contains { $0.contains("the camera plays H.264 (video) and AAC (audio) over TCP, timed by RTP-Info") }, "\(lines)")
+        #expect(!lines.joined().contains("se:cret") && !lines.joined().contains("se%3Acret"), "a log line holds the password")
+    }
+
+    @Test("over UDP: RTP and RTCP on the engine's client ports, the archive frame for frame")
+    func cameraOverUDP() throws {
+        let source = try Self.cameraFixture(seconds: 8)
+        let (camera, port) = try Self.camera(source)
+        defer { camera.end() }
+        let root = Live.scratch("rtsp-udp")
+        var options = Live.options(input: Self.url(port: port), outputs: [], timeout: 8, maxDuration: 3)
+        options.inputName = "rtsp://***@127.0.0.1:\(port)/udp"
+        options.rtspOverUDP = true
+        options.outputs = [OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: "archive.flv")]
+        options.fileRoots = FileRoots(input: root, output: root)
+        let result = try #require(RunningJob(Self.engine, options).wait(seconds: 30), "the job did not end").get()
+        #expect(result.reachedMaxDuration)
+        let published = try Live.frames(source, "v")
+        let archived = try Live.frames(root + "/out/archive.flv", "v")
+        #expect(archived.count >= 80 && archived == Array(published.prefix(archived.count)), "archived \(archived.count) frames, not the camera's from the first on")
+        let lines = Self.reports.withLockedValue { $0 }
+        #expect(lines.contains { $0.contains("/udp: the camera plays H.264 (video) and AAC (audio) over UDP") }, "\(lines)")
+    }
+
+    @Test("wrong credentials fail the job naming the camera's refusal, and the password is in no message")
+    func wrongCredentialsAreNamed() throws {
+        let (camera, port) = try Self.camera(try Self.cameraFixture(seconds: 8))
+        defer { camera.end() }
+        var options = Live.options(input: Self.url(port: port, password: "wrong"), outputs: [], timeout: 2)
+        options.inputName = "rtsp://***@127.0.0.1:\(port)/cam"
+        let root = Live.scratch("rtsp-refused")
+        options.outputs = [OutputDescription(target: .file(path: root + "/out/never.flv"), kind: .flv, name: "never.flv")]
+        options.fileRoots = FileRoots(input: root, output: root)
+        let result = try #require(RunningJob(Self.engine, options).wait(seconds: 20), "the job did not end")
+        guard case let .failure(error) = result else {
+            Issue.record("a camera refusing the credentials did not fail the job")
+            return
+        }
+        #expect("\(error)".contains("DESCRIBE answered 401 Unauthorized after Digest credentials were sent"), "\(error)")
+        #expect(!"\(error)".contains("wrong"))
+        #expect(!FileManager.default.fileExists(atPath: root + "/out/never.flv"), "a failed job left an archive")
+    }
+
+    @Test("a camera that drops its connections is pulled again, and the destination plays through")
+    func droppedCameraIsPulledAgain() throws {
+        let source = try Self.cameraFixture(seconds: 8)
+        let (camera, port) = try Self.camera(source, extra: ["--loop"])
+        defer { camera.end() }
+        let root = Live.scratch("rtsp-drop")
+        let output = try Live.stream("rtspdrop")
+        let player = try Live.play(output, into: root + "/played.flv", idle: 6)
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
+        var options = Live.options(input: Self.url(port: port), outputs: [output], timeout: 8, maxDuration: 6)
+        options.inputName = "rtsp://***@127.0.0.1:\(port)/cam"
+        options.outputs.append(OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: "archive.flv"))
+        options.fileRoots = FileRoots(input: root, output: root)
+        let job = RunningJob(Self.engine, options)
+        // Once the job has relayed a couple of seconds, every connection of the camera is closed at once.
+        #expect(Live.wait(seconds: 15) { (job.latestProgress?.mediaTime ?? 0) >= 2 }, "the job relayed nothing for 15 s")
+        kill(camera.process.processIdentifier, SIGUSR1)
+        let result = try #require(job.wait(seconds: 40), "the job did not end").get()
+        #expect(result.reachedMaxDuration, "the job ended before its 6 s")
+        #expect(result.progress.inputReconnects >= 1, "the camera's drop was not noticed")
+        #expect(player.wait(seconds: 20) == 0, "player: \(player.stderr)")
+        let archive = root + "/out/archive.flv"
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        let archived = try Live.frames(archive, "v")
+        #expect(archived.count >= 150, "archived \(archived.count) frames over two connections")
+        let played = try Live.frames(root + "/played.flv", "v")
+        #expect(played.count >= 150, "the player got \(played.count) frames: it did not play through the drop")
+    }
+}
