@@ -256,6 +256,34 @@ struct SRTRelayTests {
         #expect(result.progress.outputs.map(\.status) == [.finished, .finished])
     }
 
+    @Test("an SRT pull whose peer goes away is called again, and the archive goes on with the peer's next stream")
+    func pullIsCalledAgain() throws {
+        let source = try Live.fixture(seconds: 8)
+        let port = try Live.freePort()
+        let root = Live.scratch("srt-pull-again")
+        // ffmpeg as the SRT listener the job calls, sending the file at 1x to whoever connects.
+        func peer() throws -> Child {
+            try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", source, "-c", "copy",
+                                          "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=listener"])
+        }
+        let first = try peer()
+        var options = Live.options(input: "srt://127.0.0.1:\(port)", outputs: [], timeout: 10, maxDuration: 5)
+        options.outputs = [OutputDescription(target: .file(path: root + "/out/pulled.flv"), kind: .flv, name: "pulled.flv")]
+        options.fileRoots = FileRoots(input: root, output: root)
+        let job = RunningJob(Self.engine, options)
+        #expect(Live.wait(seconds: 20) { (job.latestProgress?.mediaTime ?? 0) >= 1.5 }, "the pull relayed nothing")
+        // SIGKILL: a child of the test process may have SIGTERM blocked, and ffmpeg would go on sending meanwhile.
+        kill(first.process.processIdentifier, SIGKILL)
+        first.end()
+        let second = try peer()
+        defer { second.end() }
+        let result = try #require(job.wait(seconds: 40), "the job did not end").get()
+        #expect(result.reachedMaxDuration, "the job ended before its 5 s")
+        #expect(result.progress.inputReconnects >= 1, "the pull was not called again")
+        let archived = try Live.frames(root + "/out/pulled.flv", "v")
+        #expect(archived.count >= 130, "archived \(archived.count) frames over two connections")
+    }
+
     @Test("RTMP in, SRT out to ffmpeg listening: the TS decodes without an error or a continuity gap, every frame there")
     func rtmpToSRT() throws {
         let source = try Live.fixture(seconds: 5)
