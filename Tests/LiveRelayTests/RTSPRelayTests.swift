@@ -42,6 +42,16 @@ struct RTSPRelayTests {
         "rtsp://\(user):\(password)@127.0.0.1:\(port)/cam"
     }
 
+    /// A job pulling the camera on `port` to `outputs` and an FLV archive `root`/out/`archive`; named `label` in the log.
+    static func options(port: Int, password: String = "se%3Acret", label: String = "cam", outputs: [String], archive: String = "archive.flv",
+                        root: String, timeout: Double = 8, maxDuration: Double? = nil) -> MediaJobOptions {
+        var options = Live.options(input: url(port: port, password: password), outputs: outputs, timeout: timeout, maxDuration: maxDuration)
+        options.inputName = "rtsp://***@127.0.0.1:\(port)/\(label)"
+        options.outputs.append(OutputDescription(target: .file(path: root + "/out/" + archive), kind: .flv, name: archive))
+        options.fileRoots = FileRoots(input: root, output: root)
+        return options
+    }
+
     @Test("a camera behind Digest authentication reaches nginx-rtmp and an FLV archive frame for frame, over TCP")
     func cameraToRTMPAndArchive() throws {
         let source = try Self.cameraFixture(seconds: 8)
@@ -51,10 +61,7 @@ struct RTSPRelayTests {
         let output = try Live.stream("fromrtsp")
         let player = try Live.play(output, into: root + "/played.flv")
         #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
-        var options = Live.options(input: Self.url(port: port), outputs: [output], timeout: 8, maxDuration: 4)
-        options.inputName = "rtsp://***@127.0.0.1:\(port)/cam"
-        options.outputs.append(OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: "archive.flv"))
-        options.fileRoots = FileRoots(input: root, output: root)
+        let options = Self.options(port: port, outputs: [output], root: root, maxDuration: 4)
         let job = RunningJob(Self.engine, options)
         let result = try #require(job.wait(seconds: 30), "the job did not end").get()
         #expect(result.reachedMaxDuration)
@@ -81,11 +88,8 @@ struct RTSPRelayTests {
         let (camera, port) = try Self.camera(source)
         defer { camera.end() }
         let root = Live.scratch("rtsp-udp")
-        var options = Live.options(input: Self.url(port: port), outputs: [], timeout: 8, maxDuration: 3)
-        options.inputName = "rtsp://***@127.0.0.1:\(port)/udp"
+        var options = Self.options(port: port, label: "udp", outputs: [], root: root, maxDuration: 3)
         options.rtspOverUDP = true
-        options.outputs = [OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: "archive.flv")]
-        options.fileRoots = FileRoots(input: root, output: root)
         let result = try #require(RunningJob(Self.engine, options).wait(seconds: 30), "the job did not end").get()
         #expect(result.reachedMaxDuration)
         let published = try Live.frames(source, "v")
@@ -99,11 +103,8 @@ struct RTSPRelayTests {
     func wrongCredentialsAreNamed() throws {
         let (camera, port) = try Self.camera(try Self.cameraFixture(seconds: 8))
         defer { camera.end() }
-        var options = Live.options(input: Self.url(port: port, password: "wrong"), outputs: [], timeout: 2)
-        options.inputName = "rtsp://***@127.0.0.1:\(port)/cam"
         let root = Live.scratch("rtsp-refused")
-        options.outputs = [OutputDescription(target: .file(path: root + "/out/never.flv"), kind: .flv, name: "never.flv")]
-        options.fileRoots = FileRoots(input: root, output: root)
+        let options = Self.options(port: port, password: "wrong", outputs: [], archive: "never.flv", root: root, timeout: 2)
         let result = try #require(RunningJob(Self.engine, options).wait(seconds: 20), "the job did not end")
         guard case let .failure(error) = result else {
             Issue.record("a camera refusing the credentials did not fail the job")
@@ -123,10 +124,7 @@ struct RTSPRelayTests {
         let output = try Live.stream("rtspdrop")
         let player = try Live.play(output, into: root + "/played.flv", idle: 6)
         #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
-        var options = Live.options(input: Self.url(port: port), outputs: [output], timeout: 8, maxDuration: 6)
-        options.inputName = "rtsp://***@127.0.0.1:\(port)/cam"
-        options.outputs.append(OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: "archive.flv"))
-        options.fileRoots = FileRoots(input: root, output: root)
+        let options = Self.options(port: port, outputs: [output], root: root, maxDuration: 6)
         let job = RunningJob(Self.engine, options)
         // Once the job has relayed a couple of seconds, every connection of the camera is closed at once.
         #expect(Live.wait(seconds: 15) { (job.latestProgress?.mediaTime ?? 0) >= 2 }, "the job relayed nothing for 15 s")

@@ -72,18 +72,8 @@ JSON
   kill "${rtsp_pids[@]}" 2>/dev/null || true
   wait "${rtsp_pids[@]}" 2>/dev/null || true
 
-  python3 - "$dir/phase-a.json" "$dir/phase-b.json" "$streams" "$window" <<'PY'
-import json, sys
-a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-streams, window = int(sys.argv[3]), sys.argv[4]
-print(f"{streams} RTSP camera pulls -> 1 RTMP output each, {window} s window after warm-up (the camera's CPU not counted)")
-print("| | CPU (% of a core) | RSS | threads | flowing outputs | processes | output Mb/s |")
-print("| --- | --- | --- | --- | --- | --- | --- |")
-for p in (a, b):
-    print(f"| {p['name']} | {p['cpu']:.1f} % | {p['rss_kib'] / 1024:.0f} MiB | {p['threads']} | {p['flowing']} / {p['expected']} | {p['processes']} | {p['mbits']:.0f} |")
-ratio = a["cpu"] / b["cpu"] if b["cpu"] else float("nan")
-print(f"sluice / ffmpeg: CPU {ratio:.2f}x (goal <= 0.5x), RSS {a['rss_kib'] / max(b['rss_kib'], 1):.2f}x")
-PY
+  python3 scripts/lib/bench-phases.py "$dir/phase-a.json" "$dir/phase-b.json" \
+    "$streams RTSP camera pulls -> 1 RTMP output each, $window s window after warm-up (the camera's CPU not counted)" 0.5
   scripts/lib/nginx-rtmp.sh stop "$dir/nginx-rtmp" "$rtmp_port" >/dev/null 2>&1 || true
   scripts/lib/rabbitmq.sh stop "$dir/rabbitmq" "$amqp_port" >/dev/null 2>&1 || true
   trap - EXIT

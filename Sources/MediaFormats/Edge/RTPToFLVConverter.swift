@@ -19,7 +19,7 @@
 /// clock: arrival times are the caller's. Bad input is counted in `statistics`, never thrown.
 public struct RTPToFLVConverter: Sendable {
     /// What was dropped, by kind.
-    public struct Statistics: Sendable, Equatable {
+    public struct Statistics: Sendable, Equatable, EdgeDamageCounting {
         /// Packets whose RTP header could not be read.
         public var malformedPackets = 0
         /// Packets with a payload type the stream's section did not name (or of a stream not converted).
@@ -39,24 +39,11 @@ public struct RTPToFLVConverter: Sendable {
 
         public init() {}
 
-        static let damageCounters: [(name: String, counter: any KeyPath<Statistics, Int> & Sendable)] = [
+        public static let damageCounters: [(name: String, counter: any KeyPath<Statistics, Int> & Sendable)] = [
             ("lost packets", \.lostPackets), ("dropped video access units", \.droppedAccessUnits),
             ("dropped audio frames", \.droppedAudioFrames), ("malformed packets", \.malformedPackets),
             ("malformed access units", \.malformedAccessUnits),
         ]
-
-        /// The sum of the damage counters: it grows when new damage came.
-        public var damageCount: Int {
-            var total = 0
-            for entry in Self.damageCounters { total += self[keyPath: entry.counter] }
-            return total
-        }
-
-        /// The damage as one phrase ("12 lost packets, 1 dropped video access units"), or nil when there is none.
-        public var damageDescription: String? {
-            let damage = Self.damageCounters.map { (name: $0.name, count: self[keyPath: $0.counter]) }.filter { $0.count > 0 }
-            return damage.isEmpty ? nil : damage.map { "\($0.count) \($0.name)" }.joined(separator: ", ")
-        }
     }
 
     private enum Depacketizer: Sendable {

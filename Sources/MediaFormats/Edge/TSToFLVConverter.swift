@@ -55,7 +55,7 @@ public struct TSToFLVConverter: Sendable {
     static let maxStartupAccessUnits = 256
 
     /// What was dropped or recovered from, by kind.
-    public struct Statistics: Sendable, Equatable {
+    public struct Statistics: Sendable, Equatable, EdgeDamageCounting {
         /// The demuxer's own: packets, skipped bytes, continuity errors, truncated or malformed PES …
         public var demuxer = TSDemuxer.Statistics()
         /// Video frames skipped before the first keyframe with known parameter sets (or after a codec change).
@@ -83,7 +83,7 @@ public struct TSToFLVConverter: Sendable {
         public init() {}
 
         /// The counters that count damage, each with its name in the log: the one list `damage` and `damageCount` read.
-        static let damageCounters: [(name: String, counter: any KeyPath<Statistics, Int> & Sendable)] = [
+        public static let damageCounters: [(name: String, counter: any KeyPath<Statistics, Int> & Sendable)] = [
             ("bytes out of sync", \.demuxer.bytesSkipped), ("continuity errors", \.demuxer.continuityErrors),
             ("PES over the size limit", \.demuxer.pesTooLarge), ("truncated PES", \.demuxer.truncatedPES),
             ("unterminated PES", \.demuxer.unterminatedPES), ("malformed PES", \.demuxer.malformedPES),
@@ -91,26 +91,6 @@ public struct TSToFLVConverter: Sendable {
             ("packets flagged in error", \.demuxer.transportErrors), ("malformed access units", \.malformedAccessUnits),
             ("access units without a PTS", \.accessUnitsWithoutTimestamp), ("program changes", \.programChanges),
         ]
-
-        /// The damage counted, as named counts ("12 continuity errors, 3 truncated PES"): counters only, never a
-        /// byte of the stream. Empty when nothing was damaged. A publisher's log line names it once, not per packet.
-        public var damage: [(name: String, count: Int)] {
-            Self.damageCounters.map { (name: $0.name, count: self[keyPath: $0.counter]) }.filter { $0.count > 0 }
-        }
-
-        /// The sum of `damage`'s counts: it grows when new damage came. (Read after every burst a publisher sends:
-        /// it sums the table in place and allocates nothing.)
-        public var damageCount: Int {
-            var total = 0
-            for entry in Self.damageCounters { total += self[keyPath: entry.counter] }
-            return total
-        }
-
-        /// `damage` as one phrase, or nil when there is none.
-        public var damageDescription: String? {
-            let damage = damage
-            return damage.isEmpty ? nil : damage.map { "\($0.count) \($0.name)" }.joined(separator: ", ")
-        }
     }
 
     /// A DTS this far (ms) from where the clock had got to starts a new segment.
