@@ -155,7 +155,7 @@ extension RelaySession {
 
     /// Runs one event through the connection's state machine and applies what it says.
     private func apply(rtsp event: RTSPClientConnection.Event, _ generation: Int) {
-        guard var connection = source.rtsp.connection else { return }
+        guard var connection = source.rtsp.connection.take() else { return }
         let actions = connection.handle(event)
         source.rtsp.connection = connection
         for action in actions {
@@ -217,7 +217,8 @@ extension RelaySession {
     }
 
     private func rtp(_ packet: [UInt8], track: Int) {
-        guard var edge = source.rtsp.edge else {
+        // Taken out while it works, so its buffers are held once (a copy left in `source` would make them copy on write).
+        guard var edge = source.rtsp.edge.take() else {
             if source.rtsp.early.count < RTSPSource.maxEarlyPackets { source.rtsp.early.append((track, packet)) }
             return
         }
@@ -283,7 +284,7 @@ extension RelaySession {
 
     /// TEARDOWN sent (when a session was set up), then the connection closed.
     private func stopRTSPConnection() {
-        guard var connection = source.rtsp.connection else { return }
+        guard var connection = source.rtsp.connection.take() else { return }
         let actions = connection.handle(.stop)
         source.rtsp.connection = connection
         source.rtsp.keepAlive?.cancel()

@@ -145,7 +145,9 @@ public struct RTPToFLVConverter: Sendable {
             return []
         }
         if firstArrival == nil { firstArrival = arrival }
-        var stream = streams[position]
+        // Taken out of the array (and its depacketizer out of its case below) so the buffers it grows are held once: a
+        // copy left behind would make every append copy the access unit so far.
+        var stream = streams.remove(at: position)
         if stream.anchorTicks == nil {
             stream.anchorTicks = stream.unwrapper.unwrap(packet.timestamp)
             stream.anchorMilliseconds = max(0, arrival - (firstArrival ?? arrival))
@@ -153,14 +155,17 @@ public struct RTPToFLVConverter: Sendable {
         var tags: [FLVStreamTag] = []
         switch stream.depacketizer {
         case var .h264(depacketizer):
+            stream.depacketizer = .opus
             let outputs = depacketizer.depacketize(packet)
             stream.depacketizer = .h264(depacketizer)
             for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
         case var .hevc(depacketizer):
+            stream.depacketizer = .opus
             let outputs = depacketizer.depacketize(packet)
             stream.depacketizer = .hevc(depacketizer)
             for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
         case var .aac(depacketizer):
+            stream.depacketizer = .opus
             let outputs = depacketizer.depacketize(packet)
             stream.depacketizer = .aac(depacketizer)
             for output in outputs {
@@ -174,7 +179,7 @@ public struct RTPToFLVConverter: Sendable {
         case .opus:
             if !packet.payload.isEmpty { appendAudio(packet.payload, rtpTimestamp: packet.timestamp, of: &stream, into: &tags) }
         }
-        streams[position] = stream
+        streams.insert(stream, at: position)
         return tags
     }
 
@@ -197,7 +202,8 @@ public struct RTPToFLVConverter: Sendable {
             statistics.framesAwaitingKeyframe += 1
             return
         }
-        guard var track = stream.video else { return }
+        guard var track = stream.video.take() else { return }
+        defer { stream.video = track }
         var annexB: [UInt8] = []
         annexB.reserveCapacity(unit.nalUnits.reduce(0) { $0 + $1.count + 4 })
         if unit.isKeyframe, case let .h264(sets) = stream.format.codec, !sets.isEmpty, !unit.nalUnits.contains(where: { $0.first.map { $0 & 0x1F == 7 } ?? false }) {
@@ -218,7 +224,6 @@ public struct RTPToFLVConverter: Sendable {
         if let last = stream.lastDTS, dts < last { dts = last }
         do {
             let result = try track.convert(annexB, compositionTime: Int32(clamping: pts - dts))
-            stream.video = track
             switch result {
             case let .tags(data):
                 stream.lastDTS = dts
