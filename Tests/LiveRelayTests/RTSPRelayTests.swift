@@ -99,6 +99,29 @@ struct RTSPRelayTests {
         #expect(lines.contains { $0.contains("/udp: the camera plays H.264 (video) and AAC (audio) over UDP") }, "\(lines)")
     }
 
+    @Test("a camera sending B-frames: the archive holds its frames exactly and decodes cleanly, its DTS never going back")
+    func cameraWithBFrames() throws {
+        let source = try Live.fixture(seconds: 8)  // H.264 with two B-frames, as an MP4
+        let (camera, port) = try Self.camera(source)
+        defer { camera.end() }
+        let root = Live.scratch("rtsp-bframes")
+        let options = Self.options(port: port, label: "bframes", outputs: [], root: root, maxDuration: 3)
+        let result = try #require(RunningJob(Self.engine, options).wait(seconds: 30), "the job did not end").get()
+        #expect(result.reachedMaxDuration)
+        let archive = root + "/out/archive.flv"
+        let published = try Live.frames(source, "v")
+        let archived = try Live.frames(archive, "v")
+        #expect(archived.count >= 80 && archived == Array(published.prefix(archived.count)), "archived \(archived.count) frames, not the camera's from the first on")
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        let times = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time,dts_time", "-of", "csv=p=0", archive])
+            .split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }.filter { $0.count == 2 }
+        let dts = times.map { $0[1] }
+        #expect(zip(dts, dts.dropFirst()).allSatisfy { $0 < $1 }, "the DTS went back or repeated")
+        // Until the first step back is seen the DTS cannot know it: only the first group's B-frames are presented early.
+        #expect(times.dropFirst(30).allSatisfy { $0[0] >= $0[1] }, "a frame after the first group is presented before it is decoded")
+    }
+
     @Test("wrong credentials fail the job naming the camera's refusal, and the password is in no message")
     func wrongCredentialsAreNamed() throws {
         let (camera, port) = try Self.camera(try Self.cameraFixture(seconds: 8))
