@@ -122,6 +122,37 @@ struct RTSPRelayTests {
         #expect(times.dropFirst(30).allSatisfy { $0[0] >= $0[1] }, "a frame after the first group is presented before it is decoded")
     }
 
+    @Test("2 % of the camera's RTP lost over UDP: no damaged frame reaches the archive, the video resumes at the next keyframe")
+    func lossyCameraOverUDP() throws {
+        let source = try Self.cameraFixture(seconds: 8)
+        let (camera, port) = try Self.camera(source, extra: ["--loss", "2"])
+        defer { camera.end() }
+        let root = Live.scratch("rtsp-loss")
+        var options = Self.options(port: port, label: "lossy", outputs: [], root: root, maxDuration: 5)
+        options.rtspOverUDP = true
+        let result = try #require(RunningJob(Self.engine, options).wait(seconds: 30), "the job did not end").get()
+        #expect(result.reachedMaxDuration)
+        camera.end()
+        let dropped = camera.stderr.firstMatch(of: /dropped (\d+) of (\d+) RTP packets/).flatMap { Int($0.1) } ?? 0
+        #expect(dropped >= 3, "the camera dropped \(dropped) packets: \(camera.stderr)")
+        let archive = root + "/out/archive.flv"
+        let published = try Live.frames(source, "v")
+        let archived = try Live.frames(archive, "v")
+        // Every archived frame is one of the camera's, in the camera's order: a damaged or out-of-place one is not.
+        var next = published.startIndex
+        let inOrder = archived.allSatisfy { frame in
+            guard let found = published[next...].firstIndex(of: frame) else { return false }
+            next = found + 1
+            return true
+        }
+        #expect(inOrder, "an archived frame is not one of the camera's, or not in its order")
+        #expect(archived.count >= 30 && archived.count < 150, "archived \(archived.count) frames of about 150")
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        let lines = Self.reports.withLockedValue { $0 }
+        #expect(lines.contains { $0.contains("/lossy: the camera's RTP is damaged (") && $0.contains("lost packets") }, "\(lines)")
+    }
+
     @Test("wrong credentials fail the job naming the camera's refusal, and the password is in no message")
     func wrongCredentialsAreNamed() throws {
         let (camera, port) = try Self.camera(try Self.cameraFixture(seconds: 8))

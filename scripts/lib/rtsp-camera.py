@@ -15,13 +15,15 @@
 # seeked back at the end; timestamps carry on increasing, a long pull never ends; the file is read through once
 # at start to learn its length). --user/--password require authentication (digest, or --auth basic).
 # SIGUSR1 closes every client connection at once (a camera dropping its connections) while the server keeps
-# listening, so clients can reconnect. Needs Debian's /usr/bin/python3 (python3-gi); see scripts/bootstrap.
+# listening, so clients can reconnect. --loss P drops P % of the RTP packets the payloaders make (seeded), as a lossy
+# path would, and says how many at exit. Needs Debian's /usr/bin/python3 (python3-gi); see scripts/bootstrap.
 #
 #   rtsp-camera.py --port 8554 --path /cam --file cam.ts [--loop] [--shared]
-#                  [--user U --password P [--auth digest|basic]]
+#                  [--user U --password P [--auth digest|basic]] [--loss PERCENT]
 # --port 0 takes a free port; the `ready` line tells which.
 import argparse
 import os
+import random
 import signal
 import sys
 import threading
@@ -218,8 +220,13 @@ def not_seekable(_pad, info):
 
 
 class CameraFactory(GstRtspServer.RTSPMediaFactory):
-    def __init__(self, path, demuxer, streams, timing, loop):
+    def __init__(self, path, demuxer, streams, timing, loop, loss=0.0):
         super().__init__()
+        self.loss = loss
+        # Seeded: a run drops the same packets each time. Counted for the line printed at exit.
+        self.random = random.Random(20261129)
+        self.sent = 0
+        self.dropped = 0
         self.path = path
         self.demuxer = demuxer
         self.streams = streams
@@ -253,6 +260,8 @@ class CameraFactory(GstRtspServer.RTSPMediaFactory):
                 Gst.PadProbeType.BUFFER | Gst.PadProbeType.EVENT_DOWNSTREAM | Gst.PadProbeType.EVENT_FLUSH,
                 retimer(kind, self.timing, looper))
             chain[-1].get_static_pad("src").add_probe(Gst.PadProbeType.QUERY_UPSTREAM, not_seekable)
+            if self.loss > 0:
+                chain[-1].get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, self.lose)
 
         unlinked = dict(chains)
 
@@ -263,6 +272,15 @@ class CameraFactory(GstRtspServer.RTSPMediaFactory):
 
         demux.connect("pad-added", pad_added)
         return bin_
+
+
+    def lose(self, _pad, _info):
+        """--loss: an RTP packet the payloader made is dropped with that chance, as a lossy path would."""
+        self.sent += 1
+        if self.random.random() * 100 < self.loss:
+            self.dropped += 1
+            return Gst.PadProbeReturn.DROP
+        return Gst.PadProbeReturn.OK
 
 
 def main():
@@ -279,6 +297,8 @@ def main():
                         help="authentication scheme offered (default digest)")
     parser.add_argument("--loop", action="store_true", help="play the file again and again")
     parser.add_argument("--shared", action="store_true", help="one pipeline for all clients")
+    parser.add_argument("--loss", type=float, default=0.0,
+                        help="drop this percentage of the RTP packets made (0 to 50; seeded), as a lossy path would")
     args = parser.parse_args()
     if (args.user is None) != (args.password is None):
         parser.error("--user and --password go together")
@@ -297,7 +317,9 @@ def main():
     server.set_address("127.0.0.1")
     server.set_service(str(args.port))
 
-    factory = CameraFactory(path, demuxer, streams, timing, args.loop)
+    if not 0 <= args.loss <= 50:
+        parser.error("--loss must be from 0 to 50")
+    factory = CameraFactory(path, demuxer, streams, timing, args.loop, args.loss)
     factory.set_shared(args.shared)
     factory.set_protocols(GstRtsp.RTSPLowerTrans.UDP | GstRtsp.RTSPLowerTrans.TCP)
 
@@ -339,6 +361,8 @@ def main():
     loop.run()
     for client in server.client_filter(None):
         client.close()
+    if args.loss > 0:
+        print(f"rtsp-camera: dropped {factory.dropped} of {factory.sent} RTP packets", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
