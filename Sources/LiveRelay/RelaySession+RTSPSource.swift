@@ -30,6 +30,8 @@ struct RTSPSource {
     var udp: [any Channel] = []
     var peer: SocketAddress?
     var reception: [Int: RTPReceptionStatistics] = [:]
+    /// UDP: each track's packets put back in sequence order (a datagram may overtake another).
+    var reorder: [Int: RTPReorderBuffer<[UInt8]>] = [:]
     var receiverReports: RepeatedTask?
     var presentation: RTSPClientConnection.Presentation?
     let ssrc = UInt32.random(in: 1 ... .max)
@@ -101,18 +103,40 @@ extension RelaySession {
             guard let peer = source.rtsp.peer, sender.ipAddress == peer.ipAddress else { return }
             source.rtsp.burstBytes += bytes.count
             let track = slot / 2
+            let arrival = Int64(RelaySession.now() / 1_000_000)
             if slot % 2 == 0 {
                 if bytes.count >= 12 {
                     let ssrc = bytes[8..<12].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                    source.rtsp.reception[track, default: RTPReceptionStatistics()].received(ssrc: ssrc, sequenceNumber: UInt16(bytes[2]) << 8 | UInt16(bytes[3]))
+                    let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+                    source.rtsp.reception[track, default: RTPReceptionStatistics()].received(ssrc: ssrc, sequenceNumber: sequence)
+                    for packet in source.rtsp.reorder[track, default: RTPReorderBuffer()].push(bytes, sequenceNumber: sequence, arrival: arrival) {
+                        rtp(packet, track: track)
+                    }
+                } else {
+                    rtp(bytes, track: track)
                 }
-                rtp(bytes, track: track)
             } else {
                 rtcp(bytes, track: track)
             }
+            releaseHeldRTP(now: arrival)
         case .readComplete:
             deliverRTSPBurst()
         }
+    }
+
+    /// UDP packets held for a gap that has now waited long enough go on without it (the depacketizer sees the loss).
+    private func releaseHeldRTP(now: Int64) {
+        for track in source.rtsp.reorder.keys.sorted() {
+            guard let released = source.rtsp.reorder[track]?.release(now: now) else { continue }
+            for packet in released { rtp(packet, track: track) }
+        }
+    }
+
+    /// The housekeeping tick: a UDP camera that went quiet still gets what it held released.
+    func rtspHousekeeping() {
+        guard !source.rtsp.reorder.isEmpty else { return }
+        releaseHeldRTP(now: Int64(RelaySession.now() / 1_000_000))
+        deliverRTSPBurst()
     }
 
     /// Every 5 s, a receiver report of each converted track to the camera's RTCP port (RFC 3550 §6.2: a sender may end

@@ -199,6 +199,7 @@ final class RelaySession: @unchecked Sendable {
             source.pull.stalledClose = true
             srtSourceClosed(source.pull.generation, reason: nil)
         }
+        if case .rtspPull = source.kind { rtspHousekeeping() }
         if case .rtspPull = source.kind, connectionQuiet >= inputTimeout / 2, source.rtsp.handler != nil, !source.pull.stalledClose, input.everData || quiet >= networkTimeout {
             rtspSourceStalled()
         }
