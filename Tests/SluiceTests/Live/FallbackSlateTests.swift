@@ -62,7 +62,7 @@ struct FallbackSlateTests {
         return Set(String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").prefix(2).joined(separator: ",") })
     }
 
-    /// What the player got must be one unbroken stream: no gap over 1.5 s in arrival or timestamps, one picture size,
+    /// What the player got must be one unbroken stream: no gap over 3 s in arrival (1.5 s in timestamps), one picture size,
     /// nothing undecodable, and at least `span` seconds of media.
     static func expectUnbroken(_ player: Player, size: String, span: Double, _ context: String) throws {
         let tags = try player.videoTags()
@@ -73,7 +73,10 @@ struct FallbackSlateTests {
         // they arrive with the end of the stream, seconds after the job finished, not with the job.
         let lastStamp = tags.last?.timestamp ?? 0
         let running = Self.gaps(tags.filter { $0.timestamp <= lastStamp - 500 })
-        #expect(running.arrival <= 1.5, "\(context): \(running.arrival) s between two video packets' arrivals, \(running.at)")
+        // The slate starts `after_s` (1 s) after the input's last data, seen on the 250 ms housekeeping tick: about 1.3 s
+        // of silence at the destination by design, and more when the loaded machine schedules the player late (1.65 s
+        // in a CI run beside the sanitizer builds). Without the slate the outage (6 to 10 s) would show whole.
+        #expect(running.arrival <= 3, "\(context): \(running.arrival) s between two video packets' arrivals, \(running.at)")
         #expect(gaps.timestamp <= 1.5, "\(context): \(gaps.timestamp) s between two video timestamps")
         let ends = "\(tags.count) tags, first \(String(describing: tags.first)), last \(String(describing: tags.last))"
         #expect(gaps.span >= span, "\(context): \(gaps.span) s of media, want at least \(span); \(ends)")
