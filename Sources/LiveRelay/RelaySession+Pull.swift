@@ -118,8 +118,8 @@ extension RelaySession {
         }
     }
 
-    /// Opens the pull's next connection, whatever its protocol.
-    func reconnectSource() {
+    /// Opens the pull's connection, the first and each retry, whatever its protocol; a listen or external source has none.
+    func connectPull() {
         switch source.kind {
         case .pull: connectSource()
         case .srtPull: connectSRTSource()
@@ -136,7 +136,7 @@ extension RelaySession {
         source.pull.failures += 1
         let delay = options.reconnect.delay(beforeAttempt: source.pull.failures)
         source.pull.retry = loop.scheduleTask(in: .nanoseconds(Int64(ClockConversion.nanoseconds(delay)))) { [self] in
-            reconnectSource()
+            connectPull()
         }
     }
 }

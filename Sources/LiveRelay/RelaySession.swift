@@ -141,9 +141,7 @@ final class RelaySession: @unchecked Sendable {
         for file in links.files { core.addArchive(file.index) }
         for output in links.rtmp { connect(output) }
         for output in links.srt { connect(output) }
-        if case .pull = source.kind { connectSource() }
-        if case .srtPull = source.kind { connectSRTSource() }
-        if case .rtspPull = source.kind { connectRTSPSource() }
+        connectPull()
         armFallback()
         // Cancel, stalls and dead destinations are looked at 4 times a second, on the loop's one timer for all its sessions.
         engine.housekeeping.on(loop).value.add(self)
