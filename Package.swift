@@ -67,6 +67,13 @@ let package = Package(
         // Basic and Digest authentication, the client state machine): bytes in, actions out; the RTP payload formats and
         // the SDP it carries are MediaFormats'. Crypto for Digest's MD5 and SHA-256.
         .target(name: "RTSP", dependencies: ["MediaFormats", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
+        // DTLS (OpenSSL 3) and SRTP (libsrtp2) for WebRTC, opened on first use as libsrt is: a worker that carries no
+        // WebRTC never maps them.
+        .target(name: "CWebRTCCrypto", dependencies: ["CLibraryLoader"]),
+        // WebRTC's transport: STUN and ICE-lite in pure Swift, DTLS-SRTP over CWebRTCCrypto; datagrams and time in,
+        // datagrams and events out, so every piece is tested without a socket. Crypto for STUN's HMAC-SHA1.
+        .target(name: "WebRTC", dependencies: ["MediaFormats", "CWebRTCCrypto", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: swiftSettings),
         // The relay engine: RTMP connections on SwiftNIO (ingest port, pulls, publishes, RTMPS), RTSP pulls, relaying
         // live copy jobs on a fixed number of event-loop threads whatever the number of streams.
         .target(
@@ -121,6 +128,7 @@ let package = Package(
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "MediaSinks", "MediaJob", "MediaFormats"], swiftSettings: swiftSettings),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "MediaFormats", "SluiceTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP", "MediaFormats"], swiftSettings: swiftSettings),
+        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "MediaFormats"], swiftSettings: swiftSettings),
         // The relay engine against nginx-rtmp, ffmpeg and hostile peers on loopback; MediaEngine only for the test that
         // runs the codec stage over the engine (EnhancedTranscodeTests), as the worker wires them (LiveRelay links no FFmpeg).
         .testTarget(name: "LiveRelayTests", dependencies: ["LiveRelay", "RTMP", "MediaJob", "MediaSinks", "MediaEngine", "MediaFormats", "JobDocument", "SluiceTestSupport",

@@ -1,0 +1,58 @@
+// RFC 6184 §8.2.2 H.264 offer/answer (packetization-mode, profile-level-id, level-asymmetry-allowed); RFC 7587 §7 Opus.
+
+/// Which offered payload type a track takes: H.264 for video, Opus 48000/2 for audio, preferring the offer's order.
+struct WebRTCCodecChoice {
+    /// The chosen payload type and its rtpmap.
+    let payloadType: UInt8
+    let map: MediaDescription.RTPMap
+
+    /// The payload type for `media`, or a reason naming what was offered instead. `sending` is our H.264 stream's
+    /// profile-level-id when we send (WHEP), nil when we receive (WHIP).
+    static func choose(in media: MediaDescription, kind: WebRTCNegotiatedTrack.Kind, sending: H264ProfileLevelID?) -> Result<WebRTCCodecChoice, Refusal> {
+        let offered = media.payloadTypes.compactMap { type in media.rtpMaps[type].map { (type, $0) } }
+        let candidates: [(UInt8, MediaDescription.RTPMap)]
+        switch kind {
+        case .video: candidates = h264Candidates(offered, media: media, sending: sending)
+        case .audio: candidates = offered.filter { WebRTCCodec(encodingName: $0.1.encodingName) == .opus && $0.1.clockRate == 48000 && $0.1.channels == 2 }
+        }
+        if let (type, map) = candidates.first { return .success(WebRTCCodecChoice(payloadType: type, map: map)) }
+        var names: [String] = []
+        for (_, map) in offered {
+            let codec = WebRTCCodec(encodingName: map.encodingName)
+            if codec.isMedia, !names.contains(codec.description) { names.append(codec.description) }
+        }
+        let wanted = kind == .video ? "H.264" : "Opus 48000/2"
+        let what = names.isEmpty ? "no codec with an rtpmap" : names.joined(separator: ", ")
+        let which = offered.contains { WebRTCCodec(encodingName: $0.1.encodingName) == .h264 } && kind == .video
+            ? (sending.map { "; no H.264 payload type with packetization-mode=1 decodes profile-level-id \($0.text)" }
+               ?? "; no H.264 payload type with packetization-mode 0 or 1")
+            : ""
+        return .failure(Refusal(reason: "the offer's \(kind.rawValue) is \(what)\(which); this job takes \(wanted)"))
+    }
+
+    /// H.264 payload types we can take, best first. Receiving: packetization-mode 1, then 0 (single NAL units), any
+    /// profile. Sending: mode 1 only (we fragment), a profile that decodes ours, its level ≥ ours unless
+    /// level-asymmetry-allowed=1 (then the offer's level is only what it would send); an exact profile first.
+    private static func h264Candidates(_ offered: [(UInt8, MediaDescription.RTPMap)], media: MediaDescription,
+                                       sending: H264ProfileLevelID?) -> [(UInt8, MediaDescription.RTPMap)] {
+        var ranked: [(rank: Int, order: Int, type: UInt8, map: MediaDescription.RTPMap)] = []
+        for (order, (type, map)) in offered.enumerated() where WebRTCCodec(encodingName: map.encodingName) == .h264 && map.clockRate == 90000 {
+            let parameters = media.formatParameters[type] ?? [:]
+            let mode = parameters["packetization-mode"] ?? "0"
+            if let ours = sending {
+                guard mode == "1", let theirs = H264ProfileLevelID(formatParameters: parameters), theirs.decodesProfile(of: ours) else { continue }
+                guard theirs.levelOrder >= ours.levelOrder || parameters["level-asymmetry-allowed"] == "1" else { continue }
+                ranked.append((theirs.profile == ours.profile ? 0 : 1, order, type, map))
+            } else {
+                guard mode == "1" || mode == "0" else { continue }
+                ranked.append((mode == "1" ? 0 : 1, order, type, map))
+            }
+        }
+        return ranked.sorted { ($0.rank, $0.order) < ($1.rank, $1.order) }.map { ($0.type, $0.map) }
+    }
+
+    /// Why a section cannot be taken.
+    struct Refusal: Error {
+        let reason: String
+    }
+}
