@@ -52,7 +52,7 @@ public final class JobStore: Sendable {
             // Only a file that held jobs before specs were sealed can have clear secrets in its free pages; a new
             // one has none, and skips the rewrite (a VACUUM and a checkpoint: the costliest part of a first start).
             let scrubs = !applied.isEmpty && !applied.contains(Schema.sealedSpecsMigration)
-            try migrator.migrate(pool)
+            try Self.migrate(pool, with: migrator, applied: applied)
             if scrubs { try Self.scrubFreedPages(pool) }
         } catch let error as JobStoreError {
             throw error
@@ -65,6 +65,27 @@ public final class JobStore: Sendable {
         self.now = now
         self.secrets = secrets
     }
+
+    /// Migrations another process applies at the same time (a worker starting while `sluice jobs list` opens the same new
+    /// file) are taken as done: GRDB reads which migrations a file has before it takes the write lock, so two processes
+    /// can both decide to run one, and the later one's fails (SQLite's "duplicate column name") and rolls back. That
+    /// failure is retried while the file's applied migrations keep changing under it; any other failure stands.
+    private static func migrate(_ pool: DatabasePool, with migrator: DatabaseMigrator, applied: Set<String>) throws {
+        var seen = applied
+        for attempt in 1 ... migrationAttempts {
+            do {
+                try migrator.migrate(pool)
+                return
+            } catch {
+                let now = try pool.read { try migrator.appliedIdentifiers($0) }
+                guard attempt < migrationAttempts, now != seen else { throw error }
+                seen = now
+            }
+        }
+    }
+
+    /// One attempt per migration another process could apply first, and one more.
+    private static let migrationAttempts = 8
 
     /// Rewrites the whole file and empties the WAL after the migration that removed clear secrets, so that no
     /// old page (in the main file's free list or in WAL frames) still holds them.

@@ -24,6 +24,25 @@ import Testing
         #expect(try reopened.job(id: sampleJob().id)?.state == .received)
     }
 
+    /// A worker starting while `sluice jobs list` opens the same new file: every open succeeds and each migration is
+    /// applied once (GRDB lets two processes both decide to run one; the later one failed with "duplicate column name").
+    @Test func concurrentOpensOfANewFileAllSucceed() throws {
+        for round in 0 ..< 12 {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("race-\(round).sqlite")
+            let failures = ThreadFailures()
+            DispatchQueue.concurrentPerform(iterations: 6) { _ in
+                do {
+                    _ = try JobStore(path: path)
+                } catch {
+                    failures.append("\(error)")
+                }
+            }
+            #expect(failures.all.isEmpty, "round \(round): \(failures.all)")
+            #expect(try JobStore(path: path).appliedMigrations().count == 7)
+        }
+    }
+
     /// The columns admins and the CLI rely on, by table.
     @Test(arguments: [
         ("jobs", [
@@ -241,4 +260,14 @@ final class LockedBox<Value>: @unchecked Sendable {
     func mutate(_ body: (inout Value) -> Void) {
         lock.withLock { body(&value) }
     }
+}
+
+/// Errors gathered from threads.
+private final class ThreadFailures: @unchecked Sendable {
+    // @unchecked: every access holds `lock`.
+    private let lock = NSLock()
+    private var messages: [String] = []
+
+    func append(_ message: String) { lock.withLock { messages.append(message) } }
+    var all: [String] { lock.withLock { messages } }
 }
