@@ -105,9 +105,7 @@ extension RelaySession {
             let track = slot / 2
             let arrival = Int64(RelaySession.now() / 1_000_000)
             if slot % 2 == 0 {
-                if bytes.count >= 12 {
-                    let ssrc = bytes[8..<12].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                    let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+                if let (_, sequence, ssrc) = RTPPacket.peek(bytes) {
                     source.rtsp.reception[track, default: RTPReceptionStatistics()].received(ssrc: ssrc, sequenceNumber: sequence)
                     for packet in source.rtsp.reorder[track, default: RTPReorderBuffer()].push(bytes, sequenceNumber: sequence, arrival: arrival) {
                         rtp(packet, track: track)

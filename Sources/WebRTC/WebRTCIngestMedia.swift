@@ -75,14 +75,11 @@ public struct WebRTCIngestMedia: Sendable {
     /// One decrypted RTP packet that arrived at `now`: the tags it completes and any RTCP to send at once (a NACK, or a PLI
     /// for a gap too wide to repair).
     public mutating func receive(_ packet: [UInt8], now: Int64) -> (tags: [FLVStreamTag], rtcp: [[UInt8]]) {
-        // The fixed header: 1 bit V … 7 bits payload type, 16 bits sequence number, 32 timestamp, 32 SSRC.
-        guard packet.count >= RTPPacket.fixedHeaderSize,
-              let position = tracks.firstIndex(where: { $0.negotiated.payloadType == packet[1] & 0x7F }) else {
+        guard let (payloadType, sequence, ssrc) = RTPPacket.peek(packet),
+              let position = tracks.firstIndex(where: { $0.negotiated.payloadType == payloadType }) else {
             unknownPayloadType += 1
             return ([], [])
         }
-        let sequence = UInt16(packet[2]) << 8 | UInt16(packet[3])
-        let ssrc = packet[8 ..< 12].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         var rtcp: [[UInt8]] = []
         if tracks[position].ssrc != ssrc {
             // A new sender stream (the first, or a restart): nothing before it is owed.

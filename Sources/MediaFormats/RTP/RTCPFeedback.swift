@@ -59,40 +59,32 @@ public enum RTCPFeedback: Sendable, Equatable {
     /// end; a feedback packet too short for what its FMT needs is skipped (a peer's bug must not end the session).
     public static func messages(in bytes: [UInt8]) -> [RTCPFeedback] {
         var found: [RTCPFeedback] = []
-        var offset = 0
-        while offset + 4 <= bytes.count, bytes[offset] >> 6 == 2 {
-            let end = offset + 4 + (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])) * 4
-            guard end <= bytes.count else { break }
-            let format = bytes[offset] & 0x1F
-            let type = bytes[offset + 1]
-            if end - offset >= 12, type == transportLayerType || type == payloadSpecificType {
-                func word(_ at: Int) -> UInt32 { bytes[at ..< at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
-                let sender = word(offset + 4)
-                let media = word(offset + 8)
-                switch (type, format) {
-                case (transportLayerType, genericNack):
-                    var items: [RTCPNackItem] = []
-                    var at = offset + 12
-                    while at + 4 <= end, items.count < maxNackItems {
-                        items.append(RTCPNackItem(packetID: UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1]),
-                                                  bitmask: UInt16(bytes[at + 2]) << 8 | UInt16(bytes[at + 3])))
-                        at += 4
-                    }
-                    if !items.isEmpty { found.append(.nack(senderSSRC: sender, mediaSSRC: media, items: items)) }
-                case (payloadSpecificType, pictureLossIndication):
-                    found.append(.pictureLoss(senderSSRC: sender, mediaSSRC: media))
-                case (payloadSpecificType, fullIntraRequestFormat):
-                    // One FCI entry of 8 bytes per requested source.
-                    var at = offset + 12
-                    while at + 8 <= end {
-                        found.append(.fullIntraRequest(senderSSRC: sender, mediaSSRC: word(at), sequenceNumber: bytes[at + 4]))
-                        at += 8
-                    }
-                default:
-                    break
+        for packet in RTCPCompound.packets(bytes) where packet.range.count >= 12 {
+            let sender = packet.word(4, in: bytes)
+            let media = packet.word(8, in: bytes)
+            switch (packet.type, packet.count) {
+            case (transportLayerType, genericNack):
+                var items: [RTCPNackItem] = []
+                var at = packet.range.lowerBound + 12
+                while at + 4 <= packet.range.upperBound, items.count < maxNackItems {
+                    items.append(RTCPNackItem(packetID: UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1]),
+                                              bitmask: UInt16(bytes[at + 2]) << 8 | UInt16(bytes[at + 3])))
+                    at += 4
                 }
+                if !items.isEmpty { found.append(.nack(senderSSRC: sender, mediaSSRC: media, items: items)) }
+            case (payloadSpecificType, pictureLossIndication):
+                found.append(.pictureLoss(senderSSRC: sender, mediaSSRC: media))
+            case (payloadSpecificType, fullIntraRequestFormat):
+                // One FCI entry of 8 bytes per requested source.
+                var offset = 12
+                while offset + 8 <= packet.range.count {
+                    found.append(.fullIntraRequest(senderSSRC: sender, mediaSSRC: packet.word(offset, in: bytes),
+                                                   sequenceNumber: bytes[packet.range.lowerBound + offset + 4]))
+                    offset += 8
+                }
+            default:
+                break
             }
-            offset = end
         }
         return found
     }

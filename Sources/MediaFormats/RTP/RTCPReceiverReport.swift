@@ -106,17 +106,9 @@ extension RTCPCompound {
 
     /// The SSRC and NTP time of each sender report in `bytes`.
     public static func senderReports(_ bytes: [UInt8]) -> [(ssrc: UInt32, ntpTime: UInt64)] {
-        var reports: [(ssrc: UInt32, ntpTime: UInt64)] = []
-        var offset = 0
-        while offset + 4 <= bytes.count, bytes[offset] >> 6 == 2 {
-            let end = offset + 4 + (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])) * 4
-            guard end <= bytes.count else { break }
-            if bytes[offset + 1] == senderReport, end - offset >= 16 {
-                func word(_ at: Int) -> UInt32 { bytes[at ..< at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
-                reports.append((word(offset + 4), UInt64(word(offset + 8)) << 32 | UInt64(word(offset + 12))))
-            }
-            offset = end
+        packets(bytes).compactMap { packet in
+            guard packet.type == senderReport, packet.range.count >= 16 else { return nil }
+            return (packet.word(4, in: bytes), UInt64(packet.word(8, in: bytes)) << 32 | UInt64(packet.word(12, in: bytes)))
         }
-        return reports
     }
 }

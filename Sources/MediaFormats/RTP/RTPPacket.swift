@@ -42,6 +42,14 @@ public struct RTPPacket: Sendable, Equatable {
         self.paddingSize = paddingSize
     }
 
+    /// The fields a receiver sorts packets by, read from the fixed header without parsing the rest (a reorder buffer's
+    /// and a NACK scheduler's key); nil when `bytes` is shorter than the fixed header.
+    public static func peek(_ bytes: [UInt8]) -> (payloadType: UInt8, sequenceNumber: UInt16, ssrc: UInt32)? {
+        guard bytes.count >= fixedHeaderSize else { return nil }
+        // 1 bit marker + 7 bits payload type, 16 bits sequence number, 32 bits timestamp, 32 bits SSRC.
+        return (bytes[1] & 0x7F, UInt16(bytes[2]) << 8 | UInt16(bytes[3]), bytes[8 ..< 12].reduce(0) { $0 << 8 | UInt32($1) })
+    }
+
     /// A packet from one datagram (or one interleaved frame). Short input throws `.truncated`; a version other
     /// than 2 or a padding count of 0 or beyond the packet throws `.invalid`.
     public init(parsing bytes: ArraySlice<UInt8>) throws {

@@ -2,12 +2,12 @@
 import CWebRTCCrypto
 import MediaFormats
 
-/// A self-signed ECDSA P-256 certificate made at start, its SHA-256 fingerprint for our SDP, and the DTLS context
-/// (OpenSSL's SSL_CTX) that presents it, shared by every association of this process.
+/// A self-signed ECDSA P-256 certificate, its SHA-256 fingerprint for our SDP, and the DTLS context (OpenSSL's
+/// SSL_CTX) that presents it, shared by the associations made from it.
 ///
-/// `@unchecked Sendable`: nothing here changes after `init`; OpenSSL's SSL_CTX, X509 and EVP_PKEY are reference
-/// counted with their own locks, and SSL_new on a configured SSL_CTX is safe from any thread.
-public final class DTLSCertificate: @unchecked Sendable {
+/// Not Sendable: like the associations, it stays on the event loop that made it (one per loop when the engine uses
+/// it), so no unchecked claim about OpenSSL's locking is needed.
+public final class DTLSCertificate {
     /// Validity of a generated certificate: a year, longer than a worker runs between deploys (browsers do not check a
     /// DTLS certificate's dates, but OpenSSL-based peers such as aiortc and GStreamer may).
     public static let defaultValidity: Duration = .seconds(365 * 24 * 3600)
