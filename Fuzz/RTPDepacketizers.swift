@@ -1,5 +1,6 @@
-// libFuzzer target: RTP packets (RFC 3550) through the H.264 (RFC 6184), H.265 (RFC 7798) and AAC (RFC 3640)
-// depacketizers. The first byte chooses the codec; the rest is packets separated by "FUZZ".
+// libFuzzer target: RTP packets (RFC 3550) through the H.264 (RFC 6184), H.265 (RFC 7798), AAC (RFC 3640) and
+// MP4A-LATM (RFC 6416) depacketizers. The first byte chooses the codec; the rest is packets separated by "FUZZ" (for
+// LATM the first part is the StreamMuxConfig, read as the SDP's config is).
 import MediaFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -10,13 +11,31 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // What is read writes back to what was read.
         guard (try? RTPPacket(parsing: packet.serialized)) == packet else { fatalError("RTP packet \(packet) does not read back") }
     }
-    switch selector % 3 {
+    switch selector % 4 {
     case 0:
         var depacketizer = H264Depacketizer()
         for packet in packets { check(depacketizer.depacketize(packet)) }
     case 1:
         var depacketizer = H265Depacketizer()
         for packet in packets { check(depacketizer.depacketize(packet)) }
+    case 3:
+        let parts = FuzzInput(bytes: rest).parts
+        guard let first = parts.first, let config = try? LATMStreamMuxConfig(bytes: first) else { return 0 }
+        // What is read is an AudioSpecificConfig that reads back the same.
+        guard (try? AudioSpecificConfig(parsing: config.audioSpecificConfig.bytes)) == config.audioSpecificConfig else {
+            fatalError("the StreamMuxConfig's AudioSpecificConfig does not read back")
+        }
+        var depacketizer = LATMDepacketizer(config: config)
+        for packet in parts.dropFirst().compactMap({ try? RTPPacket(parsing: $0) }) {
+            var frames = 0
+            for case let .frame(frame) in depacketizer.depacketize(packet) {
+                guard !frame.bytes.isEmpty, frame.bytes.count <= LATMDepacketizer.maxElementBytes + packet.payload.count else {
+                    fatalError("an LATM frame of \(frame.bytes.count) octets")
+                }
+                frames += 1
+            }
+            guard frames <= packet.payload.count else { fatalError("\(frames) frames from \(packet.payload.count) octets") }
+        }
     default:
         // AAC-hbr, or AAC-lbr's shorter fields when the selector's next bit says so.
         let lbr = selector & 0x80 != 0

@@ -14,6 +14,8 @@ struct RTSPSource {
     var connection: RTSPClientConnection?
     /// Made when PLAY is answered: the presentation's tracks say what it converts.
     var edge: RTPToFLVConverter?
+    /// A G.711 track's samples made AAC (made with the edge when it converts one).
+    var audioEncoder: EdgeAudioEncoder?
     /// RTP that came before PLAY's answer (a server may start sending first): fed to the edge once it is made.
     var early: [(track: Int, packet: [UInt8])] = []
     var keepAlive: Scheduled<Void>?
@@ -213,7 +215,13 @@ extension RelaySession {
         var skipped: [String] = []
         for (index, track) in presentation.tracks.enumerated() {
             do {
-                formats.append(try RTPTrackFormat(media: track.media, playStartRTPTime: track.rtpInfo?.rtpTime))
+                let format = try RTPTrackFormat(media: track.media, playStartRTPTime: track.rtpInfo?.rtpTime)
+                if case .g711 = format.codec, options.pcmEncoder == nil {
+                    formats.append(nil)
+                    skipped.append("track \(index) (\(track.media.media)): \(format.codec.name), with no AAC encoder in this job")
+                    continue
+                }
+                formats.append(format)
             } catch {
                 formats.append(nil)
                 skipped.append("track \(index) (\(track.media.media)): \(error)")
@@ -232,6 +240,9 @@ extension RelaySession {
                           + (skipped.isEmpty ? "" : "; not carried: " + skipped.joined(separator: "; ")))
         }
         source.rtsp.edge = edge
+        if let maker = options.pcmEncoder, edge.convertedTracks.contains(where: { if case .g711 = $0.format.codec { true } else { false } }) {
+            source.rtsp.audioEncoder = EdgeAudioEncoder(maker: maker)
+        }
         source.rtsp.presentation = presentation
         let early = source.rtsp.early
         source.rtsp.early = []
@@ -239,13 +250,25 @@ extension RelaySession {
     }
 
     private func rtp(_ packet: [UInt8], track: Int) {
+        guard !end.begun else { return }
         // Taken out while it works, so its buffers are held once (a copy left in `source` would make them copy on write).
         guard var edge = source.rtsp.edge.take() else {
             if source.rtsp.early.count < RTSPSource.maxEarlyPackets { source.rtsp.early.append((track, packet)) }
             return
         }
         let arrival = Int64(RelaySession.now() / 1_000_000)
-        for tag in edge.feed(packet, track: track, arrival: arrival) {
+        var tags = edge.feed(packet, track: track, arrival: arrival)
+        if let encoder = source.rtsp.audioEncoder {
+            for block in edge.takePCM() {
+                do {
+                    tags += try encoder.encode(block)
+                } catch {
+                    source.rtsp.edge = edge
+                    return finish(.failure(.encode(kind: "audio", stream: track, error)))
+                }
+            }
+        }
+        for tag in tags {
             source.rtsp.messages.append(Message(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.data))
         }
         source.rtsp.edge = edge
@@ -256,11 +279,16 @@ extension RelaySession {
         }
     }
 
-    /// RTCP from the camera: a BYE on every converted track ends the stream (a clean end, as an RTMP unpublish).
+    /// RTCP from the camera: its sender reports place streams that had no RTP-Info, and time the receiver reports over
+    /// UDP; a BYE on every converted track ends the stream (a clean end, as an RTMP unpublish).
     private func rtcp(_ packet: [UInt8], track: Int) {
+        let reports = RTCPCompound.senderReports(packet)
+        if let report = reports.first {
+            source.rtsp.edge?.senderReport(track: track, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
+        }
         if !source.rtsp.udp.isEmpty {
             let arrival = Int64(RelaySession.now() / 1_000_000)
-            for report in RTCPCompound.senderReports(packet) where report.ssrc == source.rtsp.reception[track]?.ssrc {
+            for report in reports where report.ssrc == source.rtsp.reception[track]?.ssrc {
                 source.rtsp.reception[track]?.senderReport(ntpTime: report.ntpTime, arrival: arrival)
             }
         }

@@ -133,6 +133,8 @@ public struct MediaJobOptions: Sendable {
     public var transport: (any LiveTransport)?
     /// Keep the outputs fed with a slate while the live input is gone (docs/ARCHITECTURE.md §4); nil: they wait.
     public var fallback: FallbackOptions?
+    /// Encodes a live source's audio that no output carries (a camera's G.711) to AAC; nil: such a track is not carried.
+    public var pcmEncoder: (any PCMAudioEncoderMaking)?
     /// The Enhanced RTMP video track a live job carries, as its only (default) track; nil: every track goes to the
     /// destinations that take multitrack messages and the default track (0) to the rest.
     public var videoTrack: UInt8?

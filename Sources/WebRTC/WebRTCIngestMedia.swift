@@ -98,11 +98,13 @@ public struct WebRTCIngestMedia: Sendable {
         return (tags, rtcp)
     }
 
-    /// A sender report from the publisher (for the LSR and DLSR of our reports).
+    /// A sender report from the publisher: the LSR and DLSR of our reports, and the streams placed on one wallclock
+    /// (a browser sends no RTP-Info: until both have reported, the streams are placed by arrival).
     public mutating func receiveRTCP(_ compound: [UInt8], now: Int64) {
         for report in RTCPCompound.senderReports(compound) {
             for position in tracks.indices where tracks[position].ssrc == report.ssrc {
                 tracks[position].reception.senderReport(ntpTime: report.ntpTime, arrival: now)
+                converter.senderReport(track: tracks[position].index, ntpTime: report.ntpTime, rtpTime: report.rtpTime)
             }
         }
     }

@@ -3,6 +3,7 @@ import SluiceTestSupport
 import MediaJob
 import Testing
 @testable import LiveRelay
+import MediaEngine
 import NIOConcurrencyHelpers
 
 /// RTSP cameras on the relay engine: GStreamer's RTSP server (scripts/lib/rtsp-camera.py, Digest authentication)
@@ -122,6 +123,82 @@ struct RTSPRelayTests {
         #expect(times.dropFirst(30).allSatisfy { $0[0] >= $0[1] }, "a frame after the first group is presented before it is decoded")
     }
 
+    /// (seconds, mean volume in dB) of the first audio stream of `path`, decoded.
+    static func audioSpan(_ path: String) throws -> (seconds: Double, meanVolume: Double) {
+        let probe = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+        let times = probe.split(separator: "\n").compactMap { line -> Double? in
+            let fields = line.split(separator: ",").compactMap { Double($0) }
+            return fields.count == 2 ? fields[0] + fields[1] : nil
+        }
+        let volume = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-i", path, "-map", "0:a:0", "-af", "volumedetect", "-f", "null", "-"])
+        guard volume.wait(seconds: 30) == 0 else { throw LiveTestError("volumedetect failed: \(volume.stderr)") }
+        let mean = volume.stderr.firstMatch(of: /mean_volume: (-?[0-9.]+) dB/).flatMap { Double($0.1) } ?? -200
+        return (times.max() ?? 0, mean)
+    }
+
+    @Test("a camera's G.711 becomes AAC on the job's loop: A-law over TCP, µ-law over UDP, as long as the video and not silent",
+          arguments: [("pcma", false), ("pcmu", true)])
+    func g711BecomesAAC(law: String, overUDP: Bool) throws {
+        let source = try Self.cameraFixture(seconds: 8)
+        let (camera, port) = try Self.camera(source, extra: ["--audio", law])
+        defer { camera.end() }
+        let root = Live.scratch("rtsp-\(law)")
+        var options = Self.options(port: port, label: law, outputs: [], root: root, maxDuration: 4)
+        options.rtspOverUDP = overUDP
+        options.pcmEncoder = PCMToAACEncoderMaker()
+        let result = try #require(RunningJob(Self.engine, options).wait(seconds: 30), "the job did not end").get()
+        #expect(result.reachedMaxDuration)
+        let archive = root + "/out/archive.flv"
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", archive])
+        #expect(streams.trimmingCharacters(in: .whitespacesAndNewlines) == "aac,48000,1", "archived audio: \(streams)")
+        // The video is still the camera's own, frame for frame.
+        let published = try Live.frames(source, "v")
+        let archived = try Live.frames(archive, "v")
+        #expect(archived.count >= 110 && archived == Array(published.prefix(archived.count)), "archived \(archived.count) frames, not the camera's from the first on")
+        // Audio covers the video's span (a 1,024-sample frame and the encoder's delay aside) and is the camera's tone, not silence.
+        let video = Double(archived.count) / 30
+        let audio = try Self.audioSpan(archive)
+        #expect(abs(audio.seconds - video) < 0.25, "audio ends at \(audio.seconds) s, the video's \(archived.count) frames at \(video) s")
+        #expect(audio.meanVolume > -30, "the archived audio's mean volume is \(audio.meanVolume) dB")
+        let name = law == "pcma" ? "G.711 A-law" : "G.711 µ-law"
+        let lines = Self.reports.withLockedValue { $0 }
+        #expect(lines.contains { $0.contains("/\(law): the camera plays H.264 (video) and \(name) (audio) over \(overUDP ? "UDP" : "TCP")") }, "\(lines)")
+    }
+
+    @Test("a camera's AAC in MP4A-LATM: its frames archived exactly, with the configuration its SDP carried")
+    func latmAudioIsCopied() throws {
+        let source = try Self.cameraFixture(seconds: 8)
+        let (camera, port) = try Self.camera(source, extra: ["--audio", "latm"])
+        defer { camera.end() }
+        let root = Live.scratch("rtsp-latm")
+        let options = Self.options(port: port, label: "latm", outputs: [], root: root, maxDuration: 4)
+        let result = try #require(RunningJob(Self.engine, options).wait(seconds: 30), "the job did not end").get()
+        #expect(result.reachedMaxDuration)
+        let archive = root + "/out/archive.flv"
+        let audio = try Live.frames(archive, "a")
+        let publishedAudio = try Live.frames(source, "a")
+        #expect(audio.count > 150 && publishedAudio.containsContiguous(Array(audio.dropFirst(1))), "archived audio (\(audio.count) frames) is not a run of the camera's (the first decodes against silence)")
+        let lines = Self.reports.withLockedValue { $0 }
+        #expect(lines.contains { $0.contains("/latm: the camera plays H.264 (video) and AAC (MP4A-LATM) (audio) over TCP") }, "\(lines)")
+    }
+
+    @Test("without an AAC encoder in the job, a G.711 track is named as not carried and the video still flows")
+    func g711WithoutEncoderIsNamed() throws {
+        let source = try Self.cameraFixture(seconds: 8)
+        let (camera, port) = try Self.camera(source, extra: ["--audio", "pcma"])
+        defer { camera.end() }
+        let root = Live.scratch("rtsp-noenc")
+        let options = Self.options(port: port, label: "noenc", outputs: [], root: root, maxDuration: 2)
+        let result = try #require(RunningJob(Self.engine, options).wait(seconds: 30), "the job did not end").get()
+        #expect(result.reachedMaxDuration)
+        let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", root + "/out/archive.flv"])
+        #expect(streams.split(separator: "\n") == ["video"], "archived streams: \(streams)")
+        let lines = Self.reports.withLockedValue { $0 }
+        #expect(lines.contains { $0.contains("/noenc: the camera plays H.264 (video) over TCP") && $0.contains("not carried: track 1 (audio): G.711 A-law, with no AAC encoder in this job") }, "\(lines)")
+    }
+
     @Test("2 % of the camera's RTP lost over UDP: no damaged frame reaches the archive, the video resumes at the next keyframe")
     func lossyCameraOverUDP() throws {
         let source = try Self.cameraFixture(seconds: 8)
@@ -194,5 +271,46 @@ struct RTSPRelayTests {
         #expect(archived.count >= 150, "archived \(archived.count) frames over two connections")
         let played = try Live.frames(root + "/played.flv", "v")
         #expect(played.count >= 150, "the player got \(played.count) frames: it did not play through the drop")
+    }
+    @Test("a camera gone for 4 s: the slate keeps the destination playing, and the camera is pulled again when it is back")
+    func slateAcrossACameraOutage() throws {
+        let source = try Self.cameraFixture(seconds: 8)
+        var (camera, port) = try Self.camera(source, extra: ["--loop"])
+        defer { camera.end() }
+        let root = Live.scratch("rtsp-slate")
+        let output = try Live.stream("rtspslate")
+        let player = try Live.play(output, into: root + "/played.flv", idle: 8)
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
+        var options = Self.options(port: port, label: "slate", outputs: [output], root: root, timeout: 30, maxDuration: 14)
+        // Retried at least each second, so the camera's return is found well before the job's end.
+        options.reconnect = ReconnectPolicy(attempts: 100, initialDelay: 0.5, maxDelay: 1)
+        options.fallback = FallbackOptions(afterSeconds: 0.5, maxSeconds: 60, maker: try SlateMaker(slate: nil, root: nil))
+        let job = RunningJob(Self.engine, options)
+        #expect(Live.wait(seconds: 15) { (job.latestProgress?.mediaTime ?? 0) >= 2 }, "the job relayed nothing for 15 s")
+        // The camera goes away entirely (nothing listens on its port), and comes back on the same port 4 s later.
+        camera.end()
+        #expect(Live.wait(seconds: 10) { job.latestProgress?.slate?.onSlate == true }, "the outputs never went on the slate")
+        Thread.sleep(forTimeInterval: 3)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/lib/rtsp-camera.py").standardizedFileURL.path
+        camera = try Child("/usr/bin/python3", [script, "--port", String(port), "--path", "/cam", "--file", source, "--loop",
+                                                "--user", Self.user, "--password", Self.password])
+        #expect(ListeningPort.wait(port, seconds: 20), "the camera did not come back: \(camera.stderr)")
+        let result = try #require(job.wait(seconds: 60), "the job did not end").get()
+        #expect(result.reachedMaxDuration, "the job ended before its 14 s")
+        #expect(result.progress.inputReconnects >= 1, "the camera's return was not a reconnect")
+        let slate = try #require(result.progress.slate, "no slate progress")
+        #expect(slate.switches >= 1 && slate.seconds >= 2, "on the slate \(slate.switches) times for \(slate.seconds) s")
+        #expect(!slate.onSlate, "the job ended on the slate: the camera was never pulled again")
+        #expect(player.wait(seconds: 30) == 0, "player: \(player.stderr)")
+        // The player saw one stream throughout: the camera's frames, the slate's and the camera's again, ~14 s of them.
+        let played = try Live.frames(root + "/played.flv", "v")
+        let published = Set(try Live.frames(source, "v"))
+        let slateFrames = played.filter { !published.contains($0) }.count
+        #expect(played.count >= 330, "the player got \(played.count) frames of about 420")
+        #expect(slateFrames >= 30 && played.count - slateFrames >= 150, "\(slateFrames) slate frames and \(played.count - slateFrames) of the camera's")
+        // A frame with side data ends its line with an empty field ("320,240,").
+        let sizes = Set(try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=width,height", "-of", "csv=p=0", root + "/played.flv"])
+            .split(separator: "\n").map { $0.split(separator: ",").prefix(2).joined(separator: ",") })
+        #expect(sizes == ["320,240"], "the player decoded pictures of \(sizes.sorted()): the slate is not at the camera's size")
     }
 }

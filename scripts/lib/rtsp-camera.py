@@ -8,6 +8,9 @@
 #   video: demuxer ! h264parse ! rtph264pay pt=96 config-interval=0  (SPS/PPS in the SDP's sprop-parameter-sets;
 #          in-band SPS/PPS and AUDs of the file are sent as they are, none are added)
 #   audio: demuxer ! aacparse ! rtpmp4gpay pt=97  (mpeg4-generic, AAC-hbr: raw AAC frames, no ADTS headers)
+#          --audio latm: ! rtpmp4apay pt=97 (MP4A-LATM, the StreamMuxConfig in the SDP's config, cpresent=0), the
+#          same frames; --audio pcma / pcmu: decoded (faad), made 8 kHz mono and G.711 (alawenc ! rtppcmapay pt=8,
+#          mulawenc ! rtppcmupay pt=0), as most IP cameras send their microphone
 # The streams are moved to start at 0 (an FFmpeg-made TS starts at 0.7 s), so PLAY answers Range: npt=0- with
 # an RTP-Info matching the first packets and no frame is clipped. Each client gets its own pipeline and the file
 # from its start (--shared: one pipeline for all). The media is not seekable (a camera): a PLAY's Range is
@@ -19,7 +22,7 @@
 # path would, and says how many at exit. Needs Debian's /usr/bin/python3 (python3-gi); see scripts/bootstrap.
 #
 #   rtsp-camera.py --port 8554 --path /cam --file cam.ts [--loop] [--shared]
-#                  [--user U --password P [--auth digest|basic]] [--loss PERCENT]
+#                  [--user U --password P [--auth digest|basic]] [--loss PERCENT] [--audio aac|latm|pcma|pcmu]
 # --port 0 takes a free port; the `ready` line tells which.
 import argparse
 import os
@@ -220,8 +223,9 @@ def not_seekable(_pad, info):
 
 
 class CameraFactory(GstRtspServer.RTSPMediaFactory):
-    def __init__(self, path, demuxer, streams, timing, loop, loss=0.0):
+    def __init__(self, path, demuxer, streams, timing, loop, loss=0.0, audio="aac"):
         super().__init__()
+        self.audio = audio
         self.loss = loss
         # Seeded: a run drops the same packets each time. Counted for the line printed at exit.
         self.random = random.Random(20261129)
@@ -251,7 +255,16 @@ class CameraFactory(GstRtspServer.RTSPMediaFactory):
         chains = {"video": [make("queue"), make("h264parse", config_interval=0),
                             make("rtph264pay", "pay0", pt=96, config_interval=0)]}
         if "audio" in self.streams:
-            chains["audio"] = [make("queue"), make("aacparse"), make("rtpmp4gpay", "pay1", pt=97)]
+            if self.audio == "latm":
+                payloader = [make("rtpmp4apay", "pay1", pt=97)]
+            elif self.audio in ("pcma", "pcmu"):
+                narrow = make("capsfilter", caps=Gst.Caps.from_string("audio/x-raw,rate=8000,channels=1"))
+                encoder, pay, pt = ("alawenc", "rtppcmapay", 8) if self.audio == "pcma" else ("mulawenc", "rtppcmupay", 0)
+                payloader = [make("faad"), make("audioconvert"), make("audioresample"), narrow, make(encoder),
+                             make(pay, "pay1", pt=pt)]
+            else:
+                payloader = [make("rtpmp4gpay", "pay1", pt=97)]
+            chains["audio"] = [make("queue"), make("aacparse")] + payloader
         looper = Looper(demux, chains, self.timing) if self.loop else None
         for kind, chain in chains.items():
             for upstream, downstream in zip(chain, chain[1:]):
@@ -299,6 +312,8 @@ def main():
     parser.add_argument("--shared", action="store_true", help="one pipeline for all clients")
     parser.add_argument("--loss", type=float, default=0.0,
                         help="drop this percentage of the RTP packets made (0 to 50; seeded), as a lossy path would")
+    parser.add_argument("--audio", choices=("aac", "latm", "pcma", "pcmu"), default="aac",
+                        help="how the file's AAC is sent: mpeg4-generic (default), MP4A-LATM, or decoded to G.711")
     args = parser.parse_args()
     if (args.user is None) != (args.password is None):
         parser.error("--user and --password go together")
@@ -319,7 +334,7 @@ def main():
 
     if not 0 <= args.loss <= 50:
         parser.error("--loss must be from 0 to 50")
-    factory = CameraFactory(path, demuxer, streams, timing, args.loop, args.loss)
+    factory = CameraFactory(path, demuxer, streams, timing, args.loop, args.loss, args.audio)
     factory.set_shared(args.shared)
     factory.set_protocols(GstRtsp.RTSPLowerTrans.UDP | GstRtsp.RTSPLowerTrans.TCP)
 

@@ -1,4 +1,4 @@
-// RTP in (RFC 3550, the payload formats of RFC 6184, RFC 7798, RFC 3640 and RFC 7587), FLV tags out (Adobe FLV v10.1
+// RTP in (RFC 3550, the payload formats of RFC 6184, RFC 7798, RFC 3640, RFC 6416, RFC 7587 and RFC 3551), FLV tags out (Adobe FLV v10.1
 // Annex E, Enhanced RTMP v2): an RTSP camera's streams turned into the live relay's currency, as `TSToFLVConverter`
 // turns an SRT publisher's. One video and one audio stream: the first of each kind the edge converts.
 
@@ -8,10 +8,14 @@
 ///   them (`TSToFLVVideoTrack`): a sequence header from the parameter sets (the SDP's `sprop-*` before the first
 ///   keyframe, in band after), then frames. Nothing before the first keyframe; after an access unit lost to packet loss,
 ///   nothing until the next keyframe (the frames between refer to what was lost).
-/// - Audio: a sequence header from the SDP's AudioSpecificConfig (or an OpusHead for the rtpmap's channels), then one
-///   tag per AAC frame or Opus packet.
+/// - Audio: a sequence header from the SDP's AudioSpecificConfig (mpeg4-generic's `config`, MP4A-LATM's StreamMuxConfig)
+///   or an OpusHead for the rtpmap's channels, then one tag per AAC frame or Opus packet. G.711, which no output
+///   carries, is decoded instead and handed out as `EdgePCMBlock`s (`takePCM`) for the caller to encode: one unbroken
+///   run of samples, a gap of up to a second (a lost packet) filled with silence so the audio keeps its place.
 /// - Time: each stream's RTP clock in milliseconds. When every stream has the play range's start (RTP-Info), the
-///   streams meet there; otherwise each starts at its first packet's arrival, measured from the session's first packet.
+///   streams meet there; otherwise each starts at its first packet's arrival, measured from the session's first packet,
+///   until every stream's sender has reported (`senderReport`): then the streams are moved to where the reports' common
+///   wallclock puts them against the video, once.
 ///   Video without B-frames keeps its RTP timestamps as DTS and PTS; with B-frames the DTS runs behind the PTS by the
 ///   largest step back seen so far.
 ///
@@ -36,6 +40,10 @@ public struct RTPToFLVConverter: Sendable {
         public var malformedAccessUnits = 0
         /// Frames timed before the start of the timeline (clamped to 0).
         public var timestampsClampedToOrigin = 0
+        /// Streams the sender reports moved (placed by arrival before), and the frames dropped because a stream moved
+        /// earlier than where it had got to.
+        public var streamsMovedBySenderReports = 0
+        public var framesDroppedByMove = 0
 
         public init() {}
 
@@ -50,7 +58,9 @@ public struct RTPToFLVConverter: Sendable {
         case h264(H264Depacketizer)
         case hevc(H265Depacketizer)
         case aac(AACDepacketizer)
+        case latm(LATMDepacketizer)
         case opus
+        case g711(RTPSequenceTracker)
     }
 
     /// One converted stream: its format, depacketizer, clock and what it has sent.
@@ -70,6 +80,14 @@ public struct RTPToFLVConverter: Sendable {
         var maxPTS: Int64?
         var reorderDelay: Int64 = 0
         var lastDTS: Int64?
+        /// G.711: the extended RTP timestamp the next sample is expected at (nil before the first).
+        var nextPCMTicks: Int64?
+        /// The last sender report: its wallclock (NTP, in seconds) and the extended RTP time that stood for it.
+        var senderReport: (seconds: Double, ticks: Int64)?
+        /// Where the stream's frames had got to when the sender reports moved it earlier: frames up to here are dropped.
+        var resumeAfter: Int64?
+        /// The time of the stream's last frame or block.
+        var lastTime: Int64?
 
         init(index: Int, format: RTPTrackFormat) {
             self.index = index
@@ -83,8 +101,12 @@ public struct RTPToFLVConverter: Sendable {
                 video = TSToFLVVideoTrack(pid: 0, codec: .hevc)
             case let .aac(parameters):
                 depacketizer = .aac(AACDepacketizer(parameters: parameters))
+            case let .aacLATM(config):
+                depacketizer = .latm(LATMDepacketizer(config: config))
             case .opus:
                 depacketizer = .opus
+            case .g711:
+                depacketizer = .g711(RTPSequenceTracker())
             }
         }
 
@@ -101,8 +123,12 @@ public struct RTPToFLVConverter: Sendable {
 
     public private(set) var statistics = Statistics()
     private var streams: [Stream]
+    /// G.711 decoded and not yet taken.
+    private var pcm: [EdgePCMBlock] = []
     /// Whether every stream's clock meets the others' at the play range's start (RTP-Info), not at arrival.
     private let timedByPlayStart: Bool
+    /// The streams placed by arrival were moved to where the sender reports put them (done once).
+    private var placedBySenderReports = false
     /// The arrival time of the session's first packet (ms, the caller's clock); nil before it.
     private var firstArrival: Int64?
 
@@ -168,19 +194,123 @@ public struct RTPToFLVConverter: Sendable {
             stream.depacketizer = .opus
             let outputs = depacketizer.depacketize(packet)
             stream.depacketizer = .aac(depacketizer)
-            for output in outputs {
-                switch output {
-                case let .frame(frame): appendAudio(frame.bytes[...], rtpTimestamp: frame.rtpTimestamp, of: &stream, into: &tags)
-                case let .dropped(_, reason):
-                    statistics.droppedAudioFrames += 1
-                    count(reason)
-                }
-            }
+            appendAAC(outputs, of: &stream, into: &tags)
+        case var .latm(depacketizer):
+            stream.depacketizer = .opus
+            let outputs = depacketizer.depacketize(packet)
+            stream.depacketizer = .latm(depacketizer)
+            appendAAC(outputs, of: &stream, into: &tags)
         case .opus:
             if !packet.payload.isEmpty { appendAudio(packet.payload, rtpTimestamp: packet.timestamp, of: &stream, into: &tags) }
+        case var .g711(sequence):
+            let step = sequence.admit(packet.sequenceNumber)
+            stream.depacketizer = .g711(sequence)
+            switch step {
+            case .stale: break
+            case let .gap(lostPackets):
+                statistics.lostPackets += lostPackets
+                statistics.droppedAudioFrames += lostPackets
+                appendPCM(packet, of: &stream)
+            case .next, .restart: appendPCM(packet, of: &stream)
+            }
         }
         streams.insert(stream, at: position)
         return tags
+    }
+
+    /// A sender report of track `track`'s source (RFC 3550 §6.4.1: `rtpTime` is the instant `ntpTime` names). The first
+    /// time every converted stream has one (and has started), streams placed by arrival are moved to where the reports
+    /// put them against the video's (the first stream's without video), by at most 5 s: one moved later leaves a gap, one
+    /// moved earlier drops its frames until it is past where it had got to.
+    public mutating func senderReport(track: Int, ntpTime: UInt64, rtpTime: UInt32) {
+        guard let position = streams.firstIndex(where: { $0.index == track }) else { return }
+        let seconds = Double(ntpTime >> 32) + Double(ntpTime & 0xFFFF_FFFF) / 4_294_967_296
+        streams[position].senderReport = (seconds, streams[position].unwrapper.unwrap(rtpTime))
+        guard !timedByPlayStart, !placedBySenderReports, streams.count > 1,
+              streams.allSatisfy({ $0.senderReport != nil && $0.anchorTicks != nil }) else { return }
+        placedBySenderReports = true
+        /// The wallclock (seconds) of a stream's anchor, by its sender's report.
+        func wallclock(_ stream: Stream) -> Double {
+            guard let report = stream.senderReport, let anchor = stream.anchorTicks else { return 0 }
+            return report.seconds + Double(anchor - report.ticks) / Double(stream.format.clockRate)
+        }
+        let reference = streams.firstIndex { $0.format.codec.isVideo } ?? 0
+        let referenceClock = wallclock(streams[reference])
+        for position in streams.indices where position != reference {
+            let moved = streams[reference].anchorMilliseconds + Int64(((wallclock(streams[position]) - referenceClock) * 1000).rounded())
+            let shift = moved - streams[position].anchorMilliseconds
+            guard shift != 0, abs(shift) <= 5000 else { continue }
+            if shift < 0 { streams[position].resumeAfter = streams[position].lastTime }
+            streams[position].anchorMilliseconds = moved
+            // A G.711 run starts again at its new place.
+            streams[position].nextPCMTicks = nil
+            statistics.streamsMovedBySenderReports += 1
+        }
+    }
+
+    /// Whether a frame of `stream` at `time` is one the stream already passed before a move back (dropped, counted).
+    private mutating func passed(_ time: Int64, of stream: inout Stream) -> Bool {
+        if let resume = stream.resumeAfter {
+            if time <= resume {
+                statistics.framesDroppedByMove += 1
+                return true
+            }
+            stream.resumeAfter = nil
+        }
+        stream.lastTime = time
+        return false
+    }
+
+    /// The G.711 decoded since the last call, in order.
+    public mutating func takePCM() -> [EdgePCMBlock] {
+        defer { pcm.removeAll(keepingCapacity: true) }
+        return pcm
+    }
+
+    private mutating func appendAAC(_ outputs: [AACDepacketizerOutput], of stream: inout Stream, into tags: inout [FLVStreamTag]) {
+        for output in outputs {
+            switch output {
+            case let .frame(frame): appendAudio(frame.bytes[...], rtpTimestamp: frame.rtpTimestamp, of: &stream, into: &tags)
+            case let .dropped(_, reason):
+                statistics.droppedAudioFrames += 1
+                count(reason)
+            }
+        }
+    }
+
+    /// One G.711 packet decoded onto the stream's run of samples: after a gap of at most a second, silence fills it;
+    /// samples the run already has are dropped; a longer jump either way starts a new run at the packet's time.
+    private mutating func appendPCM(_ packet: RTPPacket, of stream: inout Stream) {
+        guard case let .g711(law, channels) = stream.format.codec else { return }
+        let payload = packet.payload
+        guard !payload.isEmpty else { return }
+        guard payload.count % channels == 0 else {
+            statistics.malformedAccessUnits += 1
+            return
+        }
+        let ticks = stream.unwrapper.unwrap(packet.timestamp)
+        let rate = Int64(stream.format.clockRate)
+        var start = ticks
+        var skip = 0
+        var silence = 0
+        var startsRun = true
+        if let next = stream.nextPCMTicks, abs(ticks - next) <= rate {
+            startsRun = false
+            start = next
+            if ticks >= next {
+                silence = Int(ticks - next) * channels
+            } else {
+                skip = Int(next - ticks) * channels
+                guard skip < payload.count else { return }
+            }
+        }
+        let time = place(stream.milliseconds(start))
+        guard !passed(time, of: &stream) else { return }
+        var samples = [Int16](repeating: 0, count: silence)
+        samples += law.decode(payload.dropFirst(skip))
+        stream.nextPCMTicks = start + Int64(samples.count / channels)
+        pcm.append(EdgePCMBlock(milliseconds: time, samples: samples, sampleRate: stream.format.clockRate,
+                                channels: channels, startsRun: startsRun))
     }
 
     private mutating func count(_ reason: RTPDropReason) {
@@ -204,18 +334,14 @@ public struct RTPToFLVConverter: Sendable {
         }
         guard var track = stream.video.take() else { return }
         defer { stream.video = track }
-        var annexB: [UInt8] = []
-        annexB.reserveCapacity(unit.nalUnits.reduce(0) { $0 + $1.count + 4 })
+        // The SDP's parameter sets go before a keyframe that carries none in band, so the record can be made from them.
+        var nalUnits = unit.nalUnits
         if unit.isKeyframe, case let .h264(sets) = stream.format.codec, !sets.isEmpty, !unit.nalUnits.contains(where: { $0.first.map { $0 & 0x1F == 7 } ?? false }) {
-            for set in sets { annexB += [0, 0, 0, 1] + set }
+            nalUnits = sets + nalUnits
         }
         if unit.isKeyframe, case let .hevc(sets) = stream.format.codec, !sets.isEmpty,
            !unit.nalUnits.contains(where: { $0.first.map { ($0 >> 1) & 0x3F == 33 } ?? false }) {
-            for set in sets { annexB += [0, 0, 0, 1] + set }
-        }
-        for nalUnit in unit.nalUnits {
-            annexB += [0, 0, 0, 1]
-            annexB += nalUnit
+            nalUnits = sets + nalUnits
         }
         let pts = place(stream.milliseconds(stream.unwrapper.unwrap(unit.rtpTimestamp)))
         if let maxPTS = stream.maxPTS, pts < maxPTS { stream.reorderDelay = max(stream.reorderDelay, maxPTS - pts) }
@@ -223,7 +349,7 @@ public struct RTPToFLVConverter: Sendable {
         var dts = max(0, pts - stream.reorderDelay)
         if let last = stream.lastDTS, dts < last { dts = last }
         do {
-            let result = try track.convert(annexB, compositionTime: Int32(clamping: pts - dts))
+            let result = try track.convert(nalUnits: nalUnits, compositionTime: Int32(clamping: pts - dts))
             switch result {
             case let .tags(data):
                 stream.lastDTS = dts
@@ -238,14 +364,15 @@ public struct RTPToFLVConverter: Sendable {
 
     private mutating func appendAudio(_ frame: ArraySlice<UInt8>, rtpTimestamp: UInt32, of stream: inout Stream, into tags: inout [FLVStreamTag]) {
         let time = place(stream.milliseconds(stream.unwrapper.unwrap(rtpTimestamp)))
+        guard !passed(time, of: &stream) else { return }
         do {
             switch stream.format.codec {
-            case let .aac(parameters):
-                if !stream.sentAudioConfiguration {
-                    tags.append(FLVStreamTag(type: .audio, timestamp: time, data: Self.aacData(.sequenceHeader, parameters.config.bytes[...])))
+            case .aac, .aacLATM:
+                if !stream.sentAudioConfiguration, let config = stream.format.codec.audioSpecificConfig {
+                    tags.append(FLVStreamTag(type: .audio, timestamp: time, data: FLVAudioTagHeader.aacBody(.sequenceHeader, config.bytes[...])))
                     stream.sentAudioConfiguration = true
                 }
-                tags.append(FLVStreamTag(type: .audio, timestamp: time, data: Self.aacData(.raw, frame)))
+                tags.append(FLVStreamTag(type: .audio, timestamp: time, data: FLVAudioTagHeader.aacBody(.raw, frame)))
             case let .opus(channels):
                 if !stream.sentAudioConfiguration {
                     let head = try OpusIDHeader(channelCount: UInt8(channels), preSkip: 0, inputSampleRate: 48000).serialized()
@@ -255,7 +382,7 @@ public struct RTPToFLVConverter: Sendable {
                 }
                 tags.append(FLVStreamTag(type: .audio, timestamp: time,
                                          data: try FLVAudioData(packetType: .codedFrames, fourCC: .opus, payload: frame).serialized()))
-            case .h264, .hevc:
+            case .h264, .hevc, .g711:
                 return
             }
         } catch {
@@ -270,11 +397,24 @@ public struct RTPToFLVConverter: Sendable {
         return 0
     }
 
-    private static func aacData(_ type: FLVAACPacketType, _ payload: ArraySlice<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(payload.count + 2)
-        FLVAudioTagHeader(aacPacketType: type).write(into: &out)
-        out += payload
-        return out
+}
+
+/// G.711 decoded at the RTP edge, for the job to encode: 16-bit samples, channels interleaved, starting at
+/// `milliseconds` on the timeline.
+public struct EdgePCMBlock: Sendable, Equatable {
+    public var milliseconds: Int64
+    public var samples: [Int16]
+    public var sampleRate: Int
+    public var channels: Int
+    /// The block does not continue the one before (the first, or after a jump too long to fill with silence): an
+    /// encoder starts its clock again here.
+    public var startsRun: Bool
+
+    public init(milliseconds: Int64, samples: [Int16], sampleRate: Int, channels: Int, startsRun: Bool) {
+        self.milliseconds = milliseconds
+        self.samples = samples
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.startsRun = startsRun
     }
 }

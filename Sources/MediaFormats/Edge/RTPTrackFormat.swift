@@ -1,5 +1,5 @@
 // RFC 4566 §6 (a=rtpmap, a=fmtp) with the payload formats' SDP parameters: RFC 6184 §8.1 (H264), RFC 7798 §7.1
-// (H265), RFC 3640 §4.1 (mpeg4-generic), RFC 7587 §6 (opus).
+// (H265), RFC 3640 §4.1 (mpeg4-generic), RFC 6416 §7.3 (MP4A-LATM), RFC 7587 §6 (opus), RFC 3551 §4.5.14 (PCMA, PCMU).
 
 /// What one RTP stream of a session description carries, as the RTP edge converts it.
 public enum RTPTrackCodec: Sendable, Equatable {
@@ -9,13 +9,26 @@ public enum RTPTrackCodec: Sendable, Equatable {
     case hevc(parameterSets: [[UInt8]])
     /// AAC in RFC 3640's mpeg4-generic packets.
     case aac(MPEG4GenericParameters)
+    /// AAC in RFC 6416's MP4A-LATM packets, its StreamMuxConfig out of band.
+    case aacLATM(LATMStreamMuxConfig)
+    /// G.711: no output carries it, so the edge decodes it and the job encodes it to AAC.
+    case g711(G711Law, channels: Int)
     /// Opus (always a 48 kHz RTP clock); the channels the rtpmap gives (2 by RFC 7587, `sprop-stereo` aside).
     case opus(channels: Int)
 
     public var isVideo: Bool {
         switch self {
         case .h264, .hevc: true
-        case .aac, .opus: false
+        case .aac, .aacLATM, .opus, .g711: false
+        }
+    }
+
+    /// AAC's configuration, from either payload format's SDP parameters; nil for the other codecs.
+    public var audioSpecificConfig: AudioSpecificConfig? {
+        switch self {
+        case let .aac(parameters): parameters.config
+        case let .aacLATM(mux): mux.audioSpecificConfig
+        case .h264, .hevc, .opus, .g711: nil
         }
     }
 
@@ -25,7 +38,9 @@ public enum RTPTrackCodec: Sendable, Equatable {
         case .h264: "H.264"
         case .hevc: "H.265"
         case .aac: "AAC"
+        case .aacLATM: "AAC (MP4A-LATM)"
         case .opus: "Opus"
+        case let .g711(law, _): law.name
         }
     }
 }
@@ -48,7 +63,7 @@ public struct RTPTrackFormat: Sendable, Equatable {
     }
 
     /// The first payload type of `media` the edge converts. Throws `unsupported` naming what the section offers
-    /// (PCMA, MP4A-LATM …) when there is none, `invalid` when its parameters cannot be read.
+    /// (G.722, L16 …) when there is none, `invalid` when its parameters cannot be read.
     public init(media: MediaDescription, playStartRTPTime: UInt32? = nil) throws {
         var offered: [String] = []
         for payloadType in media.payloadTypes {
@@ -69,6 +84,19 @@ public struct RTPTrackFormat: Sendable, Equatable {
                 codec = .hevc(parameterSets: sets.vps + sets.sps + sets.pps)
             case "MPEG4-GENERIC":
                 codec = .aac(try media.mpeg4GenericParameters(payloadType: payloadType))
+            case "MP4A-LATM":
+                let parameters = media.formatParameters[payloadType] ?? [:]
+                // RFC 6416 §7.3: cpresent defaults to 1, the configuration in every element.
+                guard parameters["cpresent"] == "0" else {
+                    throw MediaFormatError.unsupported(structure: "SDP \(media.media) section",
+                                                       reason: "MP4A-LATM with its StreamMuxConfig in band (cpresent is not 0)")
+                }
+                guard let config = parameters["config"] else {
+                    throw MediaFormatError.invalid(structure: "SDP \(media.media) section", reason: "MP4A-LATM without a config")
+                }
+                codec = .aacLATM(try LATMStreamMuxConfig(hex: config))
+            case "PCMA", "PCMU":
+                codec = .g711(map.encodingName.uppercased() == "PCMA" ? .aLaw : .muLaw, channels: max(1, min(map.channels ?? 1, 8)))
             case "OPUS":
                 let stereo = media.formatParameters[payloadType]?["sprop-stereo"]
                 codec = .opus(channels: stereo == "0" ? 1 : max(1, min(map.channels ?? 2, 2)))
@@ -80,7 +108,7 @@ public struct RTPTrackFormat: Sendable, Equatable {
             return
         }
         throw MediaFormatError.unsupported(structure: "SDP \(media.media) section",
-                                           reason: "\(offered.joined(separator: ", ")) (H.264, H.265, AAC and Opus are carried)")
+                                           reason: "\(offered.joined(separator: ", ")) (H.264, H.265, AAC, Opus and G.711 are carried)")
     }
 
     /// The static payload types of RFC 3551 §6 a camera may leave without an rtpmap (G.711, the usual ones).

@@ -56,6 +56,27 @@ struct TSToFLVVideoTrack: Sendable {
             (sample, conversion) = try annexB.convert(accessUnit)
             converter = .hevc(annexB)
         }
+        return try tags(sample, conversion, compositionTime: compositionTime)
+    }
+
+    /// `convert` for an access unit already split into NAL units (RTP's), with no start codes to add and scan again.
+    mutating func convert(nalUnits: [[UInt8]], compositionTime: Int32) throws -> Output {
+        var sample: [UInt8] = []
+        let conversion: AVCCConversion
+        switch converter {
+        case var .h264(annexB):
+            converter = .h264(AnnexBToAVCCConverter())
+            conversion = try annexB.convert(nalUnits: nalUnits, into: &sample)
+            converter = .h264(annexB)
+        case var .hevc(annexB):
+            converter = .hevc(AnnexBToHVCCConverter())
+            conversion = try annexB.convert(nalUnits: nalUnits, into: &sample)
+            converter = .hevc(annexB)
+        }
+        return try tags(sample, conversion, compositionTime: compositionTime)
+    }
+
+    private mutating func tags(_ sample: [UInt8], _ conversion: AVCCConversion, compositionTime: Int32) throws -> Output {
         if conversion.parameterSetsChanged { parameterSetsChanged = true }
         guard !sample.isEmpty else { return .empty }
         // The record is rebuilt only after a parameter set changed: not once per frame.

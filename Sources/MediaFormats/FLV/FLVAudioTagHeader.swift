@@ -27,6 +27,15 @@ public struct FLVAudioTagHeader: Sendable, Equatable {
         self.aacPacketType = aacPacketType
     }
 
+    /// A whole legacy AAC tag body: this header and `payload` (an AudioSpecificConfig or a raw frame).
+    public static func aacBody(_ type: FLVAACPacketType, _ payload: some Collection<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(payload.count + FLVLimits.aacAudioTagHeaderSize)
+        FLVAudioTagHeader(aacPacketType: type).write(into: &out)
+        out += payload
+        return out
+    }
+
     /// A header for a format other than AAC (one byte).
     public init(soundFormat: FLVSoundFormat, soundRate: FLVSoundRate, soundSize: FLVSoundSize, soundType: FLVSoundType) {
         precondition(soundFormat != .aac, "AAC needs a packet type")

@@ -64,21 +64,41 @@ public struct AnnexBToAVCCConverter: Sendable {
         var isKeyframe = false
         var changed = false
         try AnnexB.forEachNALUnit(in: accessUnit) { range in
-            let nalUnit = UnsafeRawBufferPointer(rebasing: accessUnit[range])
-            switch NALUnitType(rawValue: nalUnit[0] & 0x1F) {
-            case .accessUnitDelimiter:
-                return  // FLV and MP4 samples carry none (14496-15 §5.3.2)
-            case .sequenceParameterSet, .pictureParameterSet:
-                if try parameterSets.store(nalUnit) { changed = true }
-                return
-            case .codedSliceIDR:
-                isKeyframe = true
-            default:
-                break
-            }
-            output.appendUInt32(UInt32(truncatingIfNeeded: range.count))
-            output.appendRaw(nalUnit)
+            try take(UnsafeRawBufferPointer(rebasing: accessUnit[range]), isKeyframe: &isKeyframe, changed: &changed, into: &output)
         }
+        return try finish(isKeyframe: isKeyframe, changed: changed)
+    }
+
+    /// `convert` for an access unit already split into NAL units (an RTP depacketizer's): no start codes to scan for.
+    public mutating func convert(nalUnits: [[UInt8]], into output: inout [UInt8]) throws -> AVCCConversion {
+        output.reserveAdditional(nalUnits.reduce(0) { $0 + $1.count + 4 })
+        var isKeyframe = false
+        var changed = false
+        for nalUnit in nalUnits where !nalUnit.isEmpty {
+            try nalUnit.withUnsafeBytes { try take($0, isKeyframe: &isKeyframe, changed: &changed, into: &output) }
+        }
+        return try finish(isKeyframe: isKeyframe, changed: changed)
+    }
+
+    /// One NAL unit: a parameter set kept, a delimiter dropped, anything else appended with its length.
+    private mutating func take(_ nalUnit: UnsafeRawBufferPointer, isKeyframe: inout Bool, changed: inout Bool, into output: inout [UInt8]) throws {
+        switch NALUnitType(rawValue: nalUnit[0] & 0x1F) {
+        case .accessUnitDelimiter:
+            return  // FLV and MP4 samples carry none (14496-15 §5.3.2)
+        case .sequenceParameterSet, .pictureParameterSet:
+            if try parameterSets.store(nalUnit) { changed = true }
+            return
+        case .codedSliceIDR:
+            isKeyframe = true
+        default:
+            break
+        }
+        output.appendUInt32(UInt32(truncatingIfNeeded: nalUnit.count))
+        output.appendRaw(nalUnit)
+    }
+
+    /// The record rebuilt when a parameter set changed, and the access unit's flags.
+    private mutating func finish(isKeyframe: Bool, changed: Bool) throws -> AVCCConversion {
         if changed && parameterSets.isComplete {
             var rebuilt = try AVCDecoderConfigurationRecord(
                 sequenceParameterSets: parameterSets.orderedSequenceParameterSets,

@@ -46,19 +46,35 @@ public struct AnnexBToHVCCConverter: Sendable {
         var isKeyframe = false
         var changed = false
         try AnnexB.forEachNALUnit(in: accessUnit) { range in
-            let nalUnit = UnsafeRawBufferPointer(rebasing: accessUnit[range])
-            let type = HEVCNALUnitHeader.type(ofFirstByte: nalUnit[0])
-            if type == .accessUnitDelimiter { return }  // MP4 and FLV samples carry none (14496-15 §8.3.2)
-            if type.isParameterSet {
-                if try parameterSets.store(nalUnit.assumingMemoryBound(to: UInt8.self)) { changed = true }
-                return
-            }
-            if type.isIRAP { isKeyframe = true }
-            output.appendUInt32(UInt32(truncatingIfNeeded: range.count))
-            output.appendRaw(nalUnit)
+            try take(UnsafeRawBufferPointer(rebasing: accessUnit[range]), isKeyframe: &isKeyframe, changed: &changed, into: &output)
         }
         if changed && parameterSets.isComplete { record = try makeRecord() }
         return AVCCConversion(isKeyframe: isKeyframe, parameterSetsChanged: changed)
+    }
+
+    /// `convert` for an access unit already split into NAL units (an RTP depacketizer's): no start codes to scan for.
+    public mutating func convert(nalUnits: [[UInt8]], into output: inout [UInt8]) throws -> AVCCConversion {
+        output.reserveAdditional(nalUnits.reduce(0) { $0 + $1.count + 4 })
+        var isKeyframe = false
+        var changed = false
+        for nalUnit in nalUnits where !nalUnit.isEmpty {
+            try nalUnit.withUnsafeBytes { try take($0, isKeyframe: &isKeyframe, changed: &changed, into: &output) }
+        }
+        if changed && parameterSets.isComplete { record = try makeRecord() }
+        return AVCCConversion(isKeyframe: isKeyframe, parameterSetsChanged: changed)
+    }
+
+    /// One NAL unit: a parameter set kept, a delimiter dropped, anything else appended with its length.
+    private mutating func take(_ nalUnit: UnsafeRawBufferPointer, isKeyframe: inout Bool, changed: inout Bool, into output: inout [UInt8]) throws {
+        let type = HEVCNALUnitHeader.type(ofFirstByte: nalUnit[0])
+        if type == .accessUnitDelimiter { return }  // MP4 and FLV samples carry none (14496-15 §8.3.2)
+        if type.isParameterSet {
+            if try parameterSets.store(nalUnit.assumingMemoryBound(to: UInt8.self)) { changed = true }
+            return
+        }
+        if type.isIRAP { isKeyframe = true }
+        output.appendUInt32(UInt32(truncatingIfNeeded: nalUnit.count))
+        output.appendRaw(nalUnit)
     }
 
     /// `convert` for an array: returns the sample and the flags.

@@ -104,11 +104,11 @@ extension RTCPCompound {
         return out
     }
 
-    /// The SSRC and NTP time of each sender report in `bytes`.
-    public static func senderReports(_ bytes: [UInt8]) -> [(ssrc: UInt32, ntpTime: UInt64)] {
+    /// The SSRC, NTP time and RTP time (the same instant on the stream's clock) of each sender report in `bytes`.
+    public static func senderReports(_ bytes: [UInt8]) -> [(ssrc: UInt32, ntpTime: UInt64, rtpTime: UInt32)] {
         packets(bytes).compactMap { packet in
-            guard packet.type == senderReport, packet.range.count >= 16 else { return nil }
-            return (packet.word(4, in: bytes), UInt64(packet.word(8, in: bytes)) << 32 | UInt64(packet.word(12, in: bytes)))
+            guard packet.type == senderReport, packet.range.count >= 20 else { return nil }
+            return (packet.word(4, in: bytes), UInt64(packet.word(8, in: bytes)) << 32 | UInt64(packet.word(12, in: bytes)), packet.word(16, in: bytes))
         }
     }
 }

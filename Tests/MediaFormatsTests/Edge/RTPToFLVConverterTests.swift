@@ -139,12 +139,95 @@ import Testing
 
     @Test("a section without a codec the edge carries is refused naming what it offers")
     func unsupportedSectionsAreNamed() throws {
-        let description = try SessionDescription(parsing: "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 0 RTP/AVP 8 0\r\n")
-        #expect(throws: MediaFormatError.unsupported(structure: "SDP audio section", reason: "PCMA, PCMU (H.264, H.265, AAC and Opus are carried)")) {
+        let description = try SessionDescription(parsing: "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 0 RTP/AVP 9 98\r\na=rtpmap:98 L16/8000\r\n")
+        #expect(throws: MediaFormatError.unsupported(structure: "SDP audio section", reason: "payload type 9 without an rtpmap, L16 (H.264, H.265, AAC, Opus and G.711 are carried)")) {
             try RTPTrackFormat(media: description.media[0])
         }
+        // G.711's static payload types need no rtpmap; MP4A-LATM with its configuration in band is named.
+        let g711 = try SessionDescription(parsing: "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 0 RTP/AVP 0 8\r\n")
+        #expect(try RTPTrackFormat(media: g711.media[0]) == RTPTrackFormat(payloadType: 0, clockRate: 8000, codec: .g711(.muLaw, channels: 1)))
+        let inBand = try SessionDescription(parsing: "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 0 RTP/AVP 97\r\na=rtpmap:97 MP4A-LATM/48000/2\r\na=fmtp:97 cpresent=1\r\n")
+        #expect(throws: MediaFormatError.unsupported(structure: "SDP audio section", reason: "MP4A-LATM with its StreamMuxConfig in band (cpresent is not 0)")) {
+            try RTPTrackFormat(media: inBand.media[0])
+        }
+        let latm = try SessionDescription(parsing: "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 0 RTP/AVP 97\r\na=rtpmap:97 MP4A-LATM/48000/2\r\na=fmtp:97 cpresent=0;config=40002320\r\n")
+        #expect(try RTPTrackFormat(media: latm.media[0]).codec.audioSpecificConfig?.bytes == [0x11, 0x90])
         let video = try SessionDescription(parsing: RTSPSDPFixture.camera).media[0]
         #expect(try RTPTrackFormat(media: video, playStartRTPTime: 42).codec == .h264(parameterSets: [[0x67, 0x42, 0x00, 0x29, 0xE2, 0x90, 0x14, 0x07, 0xB6, 0x02, 0xDC, 0x04, 0x04, 0x06, 0x90, 0x78, 0x91, 0x15], [0x68, 0xCE, 0x3C, 0x80]]))
+    }
+
+    /// A G.711 A-law packet of `count` codes 0xD5 (+8 each) at `timestamp` on the 8 kHz clock.
+    static func aLawPacket(sequence: UInt16, timestamp: UInt32, count: Int = 160) -> [UInt8] {
+        RTPPacket(payloadType: 8, sequenceNumber: sequence, timestamp: timestamp, ssrc: 3, payload: [UInt8](repeating: 0xD5, count: count)[...]).serialized
+    }
+
+    @Test("G.711 is decoded into one run of samples: a lost packet's span filled with silence, an overlap trimmed, a long jump a new run")
+    func g711Runs() {
+        var converter = RTPToFLVConverter(tracks: [RTPTrackFormat(payloadType: 8, clockRate: 8000, codec: .g711(.aLaw, channels: 1), playStartRTPTime: 8000)])
+        #expect(converter.feed(Self.aLawPacket(sequence: 1, timestamp: 8000), track: 0, arrival: 0).isEmpty, "G.711 makes no tags itself")
+        _ = converter.feed(Self.aLawPacket(sequence: 2, timestamp: 8160), track: 0, arrival: 0)
+        // Sequence 3 (8320) is lost; 4 comes on time.
+        _ = converter.feed(Self.aLawPacket(sequence: 4, timestamp: 8480), track: 0, arrival: 0)
+        // 5 starts 80 samples before where the run has got to.
+        _ = converter.feed(Self.aLawPacket(sequence: 5, timestamp: 8560), track: 0, arrival: 0)
+        // 6 is 3 s later: too long to fill.
+        _ = converter.feed(Self.aLawPacket(sequence: 6, timestamp: 8560 + 24000 + 160), track: 0, arrival: 0)
+        let blocks = converter.takePCM()
+        #expect(blocks.map(\.milliseconds) == [0, 20, 40, 80, 3_090])
+        #expect(blocks.map(\.startsRun) == [true, false, false, false, true])
+        #expect(blocks.map(\.samples.count) == [160, 160, 320, 80, 160])
+        #expect(blocks[2].samples == [Int16](repeating: 0, count: 160) + [Int16](repeating: 8, count: 160))
+        #expect(blocks.allSatisfy { $0.sampleRate == 8000 && $0.channels == 1 })
+        #expect(converter.statistics.lostPackets == 1)
+        #expect(converter.takePCM().isEmpty, "taken once")
+    }
+
+    @Test("MP4A-LATM frames become AAC tags behind the StreamMuxConfig's AudioSpecificConfig")
+    func latmBecomesAACTags() throws {
+        let config = try LATMStreamMuxConfig(hex: "40002320")
+        var converter = RTPToFLVConverter(tracks: [RTPTrackFormat(payloadType: 97, clockRate: 48000, codec: .aacLATM(config), playStartRTPTime: 0)])
+        let payload = LATMDepacketizerTests.element([1, 2, 3]) + LATMDepacketizerTests.element([4, 5])
+        let tags = converter.feed(RTPPacket(marker: true, payloadType: 97, sequenceNumber: 1, timestamp: 4800, ssrc: 2, payload: payload[...]).serialized,
+                                  track: 0, arrival: 0)
+        #expect(tags == [FLVStreamTag(type: .audio, timestamp: 100, data: [0xAF, 0x00, 0x11, 0x90]),
+                         FLVStreamTag(type: .audio, timestamp: 100, data: [0xAF, 0x01, 1, 2, 3]),
+                         FLVStreamTag(type: .audio, timestamp: 121, data: [0xAF, 0x01, 4, 5])])
+    }
+
+    @Test("without RTP-Info the sender reports move the audio to where their wallclock puts it against the video, once")
+    func senderReportsPlaceStreams() throws {
+        var converter = RTPToFLVConverter(tracks: Self.formats())
+        var sequence: UInt16 = 1
+        for packet in Self.videoPackets(Self.idr, sequence: &sequence, timestamp: 90000) { _ = converter.feed(packet, track: 0, arrival: 1000) }
+        // The audio arrives 100 ms after the video: placed at 100 ms by arrival.
+        let first = converter.feed(Self.audioPacket([1], sequence: 1, timestamp: 48000), track: 1, arrival: 1100)
+        #expect(first.map(\.timestamp) == [100, 100])
+        // The reports say the audio's first sample was taken 50 ms before the video's first frame: it belongs at -50 ms.
+        let wallclock: UInt64 = 3_000_000_000 << 32
+        converter.senderReport(track: 0, ntpTime: wallclock, rtpTime: 90000)
+        #expect(converter.statistics.streamsMovedBySenderReports == 0, "not before every stream has reported")
+        converter.senderReport(track: 1, ntpTime: wallclock, rtpTime: 48000 + 2400)
+        #expect(converter.statistics.streamsMovedBySenderReports == 1)
+        // 100 ms of audio later is now 50 ms: before where the audio had got to (100 ms), so dropped; 250 ms later is 200 ms.
+        #expect(converter.feed(Self.audioPacket([2], sequence: 2, timestamp: 48000 + 4800), track: 1, arrival: 1200).isEmpty)
+        #expect(converter.feed(Self.audioPacket([3], sequence: 3, timestamp: 48000 + 12000), track: 1, arrival: 1350).map(\.timestamp) == [200])
+        #expect(converter.statistics.framesDroppedByMove == 1)
+        // Later reports move nothing again.
+        converter.senderReport(track: 1, ntpTime: wallclock + (1 << 32), rtpTime: 48000 + 2400)
+        #expect(converter.feed(Self.audioPacket([4], sequence: 4, timestamp: 48000 + 14400), track: 1, arrival: 1400).map(\.timestamp) == [250])
+        #expect(converter.statistics.streamsMovedBySenderReports == 1)
+    }
+
+    @Test("with RTP-Info the sender reports move nothing")
+    func senderReportsLeaveRTPInfoAlone() throws {
+        var converter = RTPToFLVConverter(tracks: Self.formats(videoStart: 90000, audioStart: 48000))
+        var sequence: UInt16 = 1
+        for packet in Self.videoPackets(Self.idr, sequence: &sequence, timestamp: 90000) { _ = converter.feed(packet, track: 0, arrival: 1000) }
+        _ = converter.feed(Self.audioPacket([1], sequence: 1, timestamp: 48000), track: 1, arrival: 1100)
+        converter.senderReport(track: 0, ntpTime: 1 << 40, rtpTime: 90000)
+        converter.senderReport(track: 1, ntpTime: 1 << 40, rtpTime: 48000 + 2400)
+        #expect(converter.statistics.streamsMovedBySenderReports == 0)
+        #expect(converter.feed(Self.audioPacket([2], sequence: 2, timestamp: 48000 + 4800), track: 1, arrival: 1200).map(\.timestamp) == [100])
     }
 
     @Test("RTCP: the packet types of a compound, and a goodbye in it")

@@ -40,6 +40,16 @@ struct AnnexBToAVCCTests {
         #expect(sample == avcc(c.sample))
         #expect(conversion == AVCCConversion(isKeyframe: c.isKeyframe, parameterSetsChanged: c.changed))
         #expect((converter.record != nil) == c.changed)
+        // The same access unit as NAL units (an RTP depacketizer's) gives the same sample, flags and record.
+        var split = AnnexBToAVCCConverter()
+        var nalUnits: [[UInt8]] = []
+        try c.accessUnit.withUnsafeBytes { buffer in
+            try AnnexB.forEachNALUnit(in: buffer) { nalUnits.append(Array(buffer[$0])) }
+        }
+        var fromNALUnits: [UInt8] = []
+        #expect(try split.convert(nalUnits: nalUnits + [[]], into: &fromNALUnits) == conversion)
+        #expect(fromNALUnits == sample)
+        #expect(split.record == converter.record)
     }
 
     @Test func tracksParameterSetChanges() throws {

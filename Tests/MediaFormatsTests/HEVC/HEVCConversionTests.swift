@@ -15,10 +15,19 @@ struct HEVCConversionTests {
         let accessUnits = hevcAccessUnits(in: Self.s.annexB)
         #expect(accessUnits.count == 5)
         var toHVCC = AnnexBToHVCCConverter()
+        var split = AnnexBToHVCCConverter()
         var samples: [[UInt8]] = []
         var keyframes: [Bool] = []
         for (index, accessUnit) in accessUnits.enumerated() {
             let (sample, conversion) = try toHVCC.convert(accessUnit)
+            // The same access unit as NAL units (an RTP depacketizer's) gives the same sample and flags.
+            var nalUnits: [[UInt8]] = []
+            try accessUnit.withUnsafeBytes { buffer in
+                try AnnexB.forEachNALUnit(in: buffer) { nalUnits.append(Array(buffer[$0])) }
+            }
+            var fromNALUnits: [UInt8] = []
+            #expect(try split.convert(nalUnits: nalUnits, into: &fromNALUnits) == conversion)
+            #expect(fromNALUnits == sample)
             samples.append(sample)
             keyframes.append(conversion.isKeyframe)
             #expect(conversion.parameterSetsChanged == (index == 0))
@@ -26,6 +35,7 @@ struct HEVCConversionTests {
         }
         #expect(keyframes == [true, true, false, false, false])
         let record = try #require(toHVCC.record)
+        #expect(split.record == record)
         #expect(record.nalUnits(ofType: .sequenceParameterSet) == [Self.s.sps])
         #expect(record.profileTierLevel == (try HEVCDecoderConfigurationRecord(parsing: Self.s.hvcC)).profileTierLevel)
 

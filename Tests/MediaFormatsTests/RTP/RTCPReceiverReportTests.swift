@@ -22,9 +22,9 @@ struct RTCPReceiverReportTests {
     func senderReportTiming() throws {
         var statistics = RTPReceptionStatistics()
         statistics.received(ssrc: 7, sequenceNumber: 10)
-        let senderReport: [UInt8] = [0x80, 200, 0, 6, 0, 0, 0, 7, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88] + [UInt8](repeating: 0, count: 12)
+        let senderReport: [UInt8] = [0x80, 200, 0, 6, 0, 0, 0, 7, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x0A, 0x0B, 0x0C, 0x0D] + [UInt8](repeating: 0, count: 8)
         let reports = RTCPCompound.senderReports(senderReport)
-        #expect(reports.count == 1 && reports[0].ssrc == 7 && reports[0].ntpTime == 0x1122_3344_5566_7788)
+        #expect(reports.count == 1 && reports[0].ssrc == 7 && reports[0].ntpTime == 0x1122_3344_5566_7788 && reports[0].rtpTime == 0x0A0B_0C0D)
         statistics.senderReport(ntpTime: reports[0].ntpTime, arrival: 1000)
         let blockBlock = statistics.reportBlock(now: 1500)
         let block = try #require(blockBlock)

@@ -1,0 +1,80 @@
+import CFFmpeg
+import MediaFormats
+import MediaJob
+import MediaSinks
+
+/// A camera's decoded G.711 made AAC on the job's event loop: each call's samples become one signed 16-bit frame, and
+/// an `AudioEncodeChain` (the codec engine's, as an encode job's audio rendition) resamples it to 48 kHz and encodes it
+/// in 1,024-sample blocks, timed by the samples it has counted since the run began.
+final class PCMToAACEncoder: PCMAudioEncoding {
+    let audioSpecificConfig: [UInt8]
+    private let chain: AudioEncodeChain
+    private let frame: RawFrame
+    private let sampleRate: Int32
+    private let channels: Int32
+
+    /// What every encoded camera gets: 48 kHz (what platforms ask of an RTMP stream's AAC) at 64 kb/s a channel.
+    static let outputSampleRate = 48_000
+    static let bitrateKbpsPerChannel = 64
+
+    init(sampleRate: Int, channels: Int) throws(EncodeError) {
+        guard (1...8).contains(channels), (1...384_000).contains(sampleRate) else {
+            throw .unsupportedSetting("cannot encode \(channels) channels at \(sampleRate) Hz to AAC")
+        }
+        if let reason = CodecLibraries.load() { throw .unsupportedSetting(MediaJobError.codecLibraries(reason: reason).description) }
+        LibraryLog.limitToErrors()
+        var settings = AudioEncodeSettings()
+        settings.sampleRate = Self.outputSampleRate
+        settings.bitrateKbps = Self.bitrateKbpsPerChannel * min(channels, 2)
+        let stream = StreamInfo(index: 0, kind: .audio, codecName: "pcm_s16le", extradata: [], timeBaseNumerator: 1,
+                                timeBaseDenominator: Int32(sampleRate), width: 0, height: 0, sampleRate: sampleRate, channels: channels,
+                                averageFrameRate: nil, isAttachedPicture: false)
+        chain = try AudioEncodeChain(rendition: 0, stream: stream, settings: settings)
+        do { frame = try RawFrame() } catch { throw .ffmpeg(stage: "allocating the PCM frame", error) }
+        self.sampleRate = Int32(sampleRate)
+        self.channels = Int32(channels)
+        audioSpecificConfig = chain.configuration.audioSpecificConfig.bytes
+    }
+
+    func encode(_ samples: [Int16], milliseconds: Int64) throws(EncodeError) -> [(milliseconds: Int64, frame: [UInt8])] {
+        let count = samples.count / Int(channels)
+        guard count > 0 else { return [] }
+        let pointer = frame.pointer
+        av_frame_unref(pointer)
+        pointer.pointee.format = AV_SAMPLE_FMT_S16.rawValue
+        pointer.pointee.sample_rate = sampleRate
+        pointer.pointee.nb_samples = Int32(count)
+        av_channel_layout_default(&pointer.pointee.ch_layout, channels)
+        do {
+            try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+        } catch {
+            throw .ffmpeg(stage: "allocating the PCM frame", error)
+        }
+        guard let data = pointer.pointee.data.0 else {
+            throw .ffmpeg(stage: "allocating the PCM frame", FFmpegError(function: "av_frame_get_buffer", code: sluice_averror(ENOMEM)))
+        }
+        samples.withUnsafeBytes { bytes in
+            if let base = bytes.bindMemory(to: UInt8.self).baseAddress { data.update(from: base, count: count * Int(channels) * 2) }
+        }
+        var packets: [MediaPacket] = []
+        do {
+            try chain.take(pointer, time: milliseconds * 1000, into: &packets)
+        } catch let error as EncodeError {
+            throw error
+        } catch let error as FFmpegError {
+            throw .ffmpeg(stage: "encoding AAC", error)
+        } catch {
+            throw .unsupportedSetting("encoding AAC failed: \(error)")
+        }
+        return packets.map { ($0.dts / 1000, $0.data) }
+    }
+}
+
+/// The codec engine's `PCMAudioEncoderMaking`, which `JobPlan` hands to every live job.
+public struct PCMToAACEncoderMaker: PCMAudioEncoderMaking {
+    public init() {}
+
+    public func makeEncoder(sampleRate: Int, channels: Int) throws(EncodeError) -> any PCMAudioEncoding {
+        try PCMToAACEncoder(sampleRate: sampleRate, channels: channels)
+    }
+}
