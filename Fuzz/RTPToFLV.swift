@@ -47,7 +47,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             if !block.startsRun, block.milliseconds > 0, let end = runEnd, block.milliseconds < end {
                 fatalError("a run went back: \(block.milliseconds) ms after one that ended at \(end) ms")
             }
-            runEnd = block.milliseconds + Int64(block.samples.count / 2) * 1000 / 8000
+            // A block placed before the origin was clamped to 0: the run's next block may fall inside it.
+            runEnd = block.milliseconds > 0 ? block.milliseconds + Int64(block.samples.count / 2) * 1000 / 8000 : nil
         }
     }
     return 0

@@ -173,6 +173,8 @@ extension RelaySession {
             if let error, source.pull.lastError == nil { source.pull.lastError = error }
             deliverRTSPBurst()
             apply(rtsp: .disconnected, generation)
+            // An rtsps:// camera whose certificate was refused: that, not the exchange's "closed during OPTIONS".
+            if let error, error.hasPrefix("TLS") { source.pull.lastError = error }
             rtspSourceLost(generation)
         }
     }

@@ -199,6 +199,33 @@ struct RTSPRelayTests {
         #expect(lines.contains { $0.contains("/noenc: the camera plays H.264 (video) over TCP") && $0.contains("not carried: track 1 (audio): G.711 A-law, with no AAC encoder in this job") }, "\(lines)")
     }
 
+    @Test("an rtsps:// camera: played over TLS verified against the worker's CA file, and refused naming the certificate without it")
+    func rtspsCameraIsVerified() throws {
+        let source = try Self.cameraFixture(seconds: 8)
+        let root = Live.scratch("rtsps")
+        let certificate = try TestCertificate.make(in: root, name: "camera")
+        let (camera, port) = try Self.camera(source, extra: ["--tls", certificate.certificate, certificate.key])
+        defer { camera.end() }
+        let trusting = RelayEngine(RelaySettings(threads: 1, rtmpsCAFile: certificate.ca), report: { _ in })
+        var options = Self.options(port: port, label: "tls", outputs: [], root: root, maxDuration: 3)
+        options.inputURL = "rtsps://\(Self.user):se%3Acret@127.0.0.1:\(port)/cam"
+        let result = try #require(RunningJob(trusting, options).wait(seconds: 30), "the job did not end").get()
+        #expect(result.reachedMaxDuration)
+        let published = try Live.frames(source, "v")
+        let archived = try Live.frames(root + "/out/archive.flv", "v")
+        #expect(archived.count >= 80 && archived == Array(published.prefix(archived.count)), "archived \(archived.count) frames, not the camera's from the first on")
+        // The shared engine trusts only the system's store: the camera's private CA is refused, and the job says so.
+        var refused = Self.options(port: port, label: "untrusted", outputs: [], archive: "never.flv", root: root, timeout: 2)
+        refused.inputURL = options.inputURL
+        let failure = try #require(RunningJob(Self.engine, refused).wait(seconds: 20), "the job did not end")
+        guard case let .failure(error) = failure else {
+            Issue.record("a camera whose certificate is not trusted was played")
+            return
+        }
+        #expect("\(error)".contains("TLS handshake failed") && "\(error)".contains("CERTIFICATE_VERIFY_FAILED"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/out/never.flv"), "a failed job left an archive")
+    }
+
     @Test("2 % of the camera's RTP lost over UDP: no damaged frame reaches the archive, the video resumes at the next keyframe")
     func lossyCameraOverUDP() throws {
         let source = try Self.cameraFixture(seconds: 8)

@@ -36,7 +36,7 @@ import gi
 gi.require_version("Gst", "1.0")
 gi.require_version("GstRtsp", "1.0")
 gi.require_version("GstRtspServer", "1.0")
-from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
+from gi.repository import Gio, GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 
 Gst.init(None)  # before the classes below: their base types need GStreamer's types registered
 
@@ -312,6 +312,8 @@ def main():
     parser.add_argument("--shared", action="store_true", help="one pipeline for all clients")
     parser.add_argument("--loss", type=float, default=0.0,
                         help="drop this percentage of the RTP packets made (0 to 50; seeded), as a lossy path would")
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"),
+                        help="rtsps: every connection is TLS with this PEM certificate and key")
     parser.add_argument("--audio", choices=("aac", "latm", "pcma", "pcmu"), default="aac",
                         help="how the file's AAC is sent: mpeg4-generic (default), MP4A-LATM, or decoded to G.711")
     args = parser.parse_args()
@@ -338,8 +340,20 @@ def main():
     factory.set_shared(args.shared)
     factory.set_protocols(GstRtsp.RTSPLowerTrans.UDP | GstRtsp.RTSPLowerTrans.TCP)
 
-    if args.user is not None:
+    auth = None
+    if args.user is not None or args.tls:
         auth = GstRtspServer.RTSPAuth()
+    if args.tls:
+        auth.set_tls_certificate(Gio.TlsCertificate.new_from_files(args.tls[0], args.tls[1]))
+    if args.user is None and auth is not None:
+        # TLS without credentials: anyone may play.
+        token = GstRtspServer.RTSPToken()
+        token.set_string(GstRtspServer.RTSP_TOKEN_MEDIA_FACTORY_ROLE, "anonymous")
+        auth.set_default_token(token)
+        server.set_auth(auth)
+        factory.add_role_from_structure(Gst.Structure.new_from_string(
+            "anonymous, media.factory.access=(boolean)true, media.factory.construct=(boolean)true"))
+    if args.user is not None:
         token = GstRtspServer.RTSPToken()
         token.set_string(GstRtspServer.RTSP_TOKEN_MEDIA_FACTORY_ROLE, "camera-user")
         if args.auth == "digest":

@@ -34,13 +34,7 @@ public struct AACDepacketizer: Sendable {
     /// first times the frame length. A duplicate or a packet up to 100 older than the last one is ignored.
     public mutating func depacketize(_ packet: RTPPacket) -> [AACDepacketizerOutput] {
         var outputs: [AACDepacketizerOutput] = []
-        let loss: RTPDropReason?
-        switch sequence.admit(packet.sequenceNumber) {
-        case .next: loss = nil
-        case .stale: return []
-        case let .gap(lostPackets): loss = .packetLoss(lostPackets: lostPackets)
-        case .restart: loss = .sequenceRestart
-        }
+        guard let loss = sequence.admitting(packet.sequenceNumber) else { return [] }
         if let loss, let lost = fragment {
             outputs.append(.dropped(rtpTimestamp: lost.timestamp, reason: loss))
             fragment = nil

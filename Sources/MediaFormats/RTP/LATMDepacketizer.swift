@@ -111,13 +111,7 @@ public struct LATMDepacketizer: Sendable {
     /// whole (a fragment whose start was lost reads that way).
     public mutating func depacketize(_ packet: RTPPacket) -> [AACDepacketizerOutput] {
         var outputs: [AACDepacketizerOutput] = []
-        let loss: RTPDropReason?
-        switch sequence.admit(packet.sequenceNumber) {
-        case .next: loss = nil
-        case .stale: return []
-        case let .gap(lostPackets): loss = .packetLoss(lostPackets: lostPackets)
-        case .restart: loss = .sequenceRestart
-        }
+        guard let loss = sequence.admitting(packet.sequenceNumber) else { return [] }
         if let loss, let lost = pending {
             outputs.append(.dropped(rtpTimestamp: lost.timestamp, reason: loss))
             broken = lost.timestamp

@@ -85,6 +85,20 @@ public struct RTCPReportBlock: Sendable, Equatable {
 }
 
 extension RTCPCompound {
+    /// A sender report from `ssrc` without report blocks (RFC 3550 §6.4.1): `rtpTime` is the instant `ntpTime` names on
+    /// the stream's clock; the counts are the payload packets and octets sent so far.
+    public static func senderReport(ssrc: UInt32, ntpTime: UInt64, rtpTime: UInt32, packetCount: UInt32, octetCount: UInt32) -> [UInt8] {
+        var out: [UInt8] = [0x80, senderReport]
+        out.appendUInt16(6)
+        out.appendUInt32(ssrc)
+        out.appendUInt32(UInt32(truncatingIfNeeded: ntpTime >> 32))
+        out.appendUInt32(UInt32(truncatingIfNeeded: ntpTime))
+        out.appendUInt32(rtpTime)
+        out.appendUInt32(packetCount)
+        out.appendUInt32(octetCount)
+        return out
+    }
+
     /// A receiver report from `ssrc` with `blocks` (at most 31).
     public static func receiverReport(ssrc: UInt32, blocks: [RTCPReportBlock]) -> [UInt8] {
         let blocks = blocks.prefix(31)

@@ -24,13 +24,7 @@ struct RTPAccessUnitAssembler: Sendable {
     /// older than the last (not reordered here: the caller feeds packets in sequence order), which must be ignored.
     mutating func begin(_ packet: RTPPacket, into outputs: inout [RTPVideoDepacketizerOutput]) -> Bool {
         var nextDamage: RTPDropReason?
-        let loss: RTPDropReason?
-        switch sequence.admit(packet.sequenceNumber) {
-        case .next: loss = nil
-        case .stale: return false
-        case let .gap(lostPackets): loss = .packetLoss(lostPackets: lostPackets)
-        case .restart: loss = .sequenceRestart
-        }
+        guard let loss = sequence.admitting(packet.sequenceNumber) else { return false }
         if let loss {
             // The lost packets may end the access unit in progress, start the next one, or both.
             if timestamp != nil { damageCurrent(loss) }

@@ -18,6 +18,16 @@ struct RTPSequenceTracker: Sendable, Equatable {
 
     private var last: RTPSequenceNumber?
 
+    /// `admit` as the depacketizers read it: nil for a stale packet (ignore it), else what was lost before it, if anything.
+    mutating func admitting(_ sequenceNumber: UInt16) -> RTPDropReason?? {
+        switch admit(sequenceNumber) {
+        case .next: .some(nil)
+        case .stale: nil
+        case let .gap(lostPackets): .some(.packetLoss(lostPackets: lostPackets))
+        case .restart: .some(.sequenceRestart)
+        }
+    }
+
     /// Where `sequenceNumber` falls, and it becomes the last unless stale.
     mutating func admit(_ sequenceNumber: UInt16) -> Step {
         let number = RTPSequenceNumber(sequenceNumber)
