@@ -274,11 +274,6 @@ extension RelaySession {
             source.rtsp.messages.append(Message(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.data))
         }
         source.rtsp.edge = edge
-        if !source.rtsp.damageNamed, edge.statistics.damageCount > 0 {
-            source.rtsp.damageNamed = true
-            engine.report("\(jobLabel)input \(options.inputName): the camera's RTP is damaged (\(edge.statistics.damageDescription ?? "")); "
-                          + "a lost frame is dropped and the video resumes at the next keyframe, counted until the connection ends")
-        }
     }
 
     /// RTCP from the camera: its sender reports place streams that had no RTP-Info, and time the receiver reports over
@@ -303,10 +298,15 @@ extension RelaySession {
         }
     }
 
-    /// What one read burst made, relayed together.
+    /// What one read burst made, relayed together; the camera's first damage named (read once a burst, not per packet).
     private func deliverRTSPBurst() {
         let bytes = source.rtsp.burstBytes
         guard bytes > 0 || !source.rtsp.messages.isEmpty else { return }
+        if !source.rtsp.damageNamed, let statistics = source.rtsp.edge?.statistics, statistics.damageCount > 0 {
+            source.rtsp.damageNamed = true
+            engine.report("\(jobLabel)input \(options.inputName): the camera's RTP is damaged (\(statistics.damageDescription ?? "")); "
+                          + "a lost frame is dropped and the video resumes at the next keyframe, counted until the connection ends")
+        }
         source.rtsp.burstBytes = 0
         let messages = source.rtsp.messages
         source.rtsp.messages.removeAll(keepingCapacity: true)

@@ -54,7 +54,7 @@ public struct RTPToFLVConverter: Sendable {
         ]
     }
 
-    private enum Depacketizer: Sendable {
+    fileprivate enum Depacketizer: Sendable {
         case h264(H264Depacketizer)
         case hevc(H265Depacketizer)
         case aac(AACDepacketizer)
@@ -64,7 +64,7 @@ public struct RTPToFLVConverter: Sendable {
     }
 
     /// One converted stream: its format, depacketizer, clock and what it has sent.
-    private struct Stream: Sendable {
+    fileprivate struct Stream: Sendable {
         let index: Int
         let format: RTPTrackFormat
         var depacketizer: Depacketizer
@@ -121,10 +121,18 @@ public struct RTPToFLVConverter: Sendable {
         }
     }
 
-    public private(set) var statistics = Statistics()
+    /// What the streams' work counts and the G.711 it decoded and not yet taken: apart from `streams`, so a stream is
+    /// worked on in place.
+    fileprivate struct Work: Sendable {
+        var statistics = Statistics()
+        var pcm: [EdgePCMBlock] = []
+    }
+
+    private var work = Work()
     private var streams: [Stream]
-    /// G.711 decoded and not yet taken.
-    private var pcm: [EdgePCMBlock] = []
+
+    /// What was dropped, by kind.
+    public var statistics: Statistics { work.statistics }
     /// Whether every stream's clock meets the others' at the play range's start (RTP-Info), not at arrival.
     private let timedByPlayStart: Bool
     /// The streams placed by arrival were moved to where the sender reports put them (done once).
@@ -156,29 +164,37 @@ public struct RTPToFLVConverter: Sendable {
     /// The tags one RTP packet of track `track` completes, in order; `arrival` is when it came, in ms of any clock.
     public mutating func feed(_ bytes: [UInt8], track: Int, arrival: Int64) -> [FLVStreamTag] {
         guard let position = streams.firstIndex(where: { $0.index == track }) else {
-            statistics.ignoredPackets += 1
+            work.statistics.ignoredPackets += 1
             return []
         }
         let packet: RTPPacket
         do {
             packet = try RTPPacket(parsing: bytes)
         } catch {
-            statistics.malformedPackets += 1
+            work.statistics.malformedPackets += 1
             return []
         }
         guard packet.payloadType == streams[position].format.payloadType else {
-            statistics.ignoredPackets += 1
+            work.statistics.ignoredPackets += 1
             return []
         }
         if firstArrival == nil { firstArrival = arrival }
-        // Taken out of the array (and its depacketizer out of its case below) so the buffers it grows are held once: a
-        // copy left behind would make every append copy the access unit so far.
-        var stream = streams.remove(at: position)
-        if stream.anchorTicks == nil {
-            stream.anchorTicks = stream.unwrapper.unwrap(packet.timestamp)
-            stream.anchorMilliseconds = max(0, arrival - (firstArrival ?? arrival))
+        if streams[position].anchorTicks == nil {
+            streams[position].anchorTicks = streams[position].unwrapper.unwrap(packet.timestamp)
+            streams[position].anchorMilliseconds = max(0, arrival - (firstArrival ?? arrival))
         }
         var tags: [FLVStreamTag] = []
+        // The stream is worked on in place (`work` and `streams` are apart): its buffers are held once, so an append
+        // never copies the access unit so far, and the stream is neither copied nor moved per packet.
+        work.depacketize(packet, of: &streams[position], into: &tags)
+        return tags
+    }
+}
+
+extension RTPToFLVConverter.Work {
+    /// One packet through its stream's depacketizer (taken out of its case while it works, so its buffers are held
+    /// once) and on to tags or G.711 blocks.
+    fileprivate mutating func depacketize(_ packet: RTPPacket, of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag]) {
         switch stream.depacketizer {
         case var .h264(depacketizer):
             stream.depacketizer = .opus
@@ -214,42 +230,10 @@ public struct RTPToFLVConverter: Sendable {
             case .next, .restart: appendPCM(packet, of: &stream)
             }
         }
-        streams.insert(stream, at: position)
-        return tags
-    }
-
-    /// A sender report of track `track`'s source (RFC 3550 §6.4.1: `rtpTime` is the instant `ntpTime` names). The first
-    /// time every converted stream has one (and has started), streams placed by arrival are moved to where the reports
-    /// put them against the video's (the first stream's without video), by at most 5 s: one moved later leaves a gap, one
-    /// moved earlier drops its frames until it is past where it had got to.
-    public mutating func senderReport(track: Int, ntpTime: UInt64, rtpTime: UInt32) {
-        guard let position = streams.firstIndex(where: { $0.index == track }) else { return }
-        let seconds = Double(ntpTime >> 32) + Double(ntpTime & 0xFFFF_FFFF) / 4_294_967_296
-        streams[position].senderReport = (seconds, streams[position].unwrapper.unwrap(rtpTime))
-        guard !timedByPlayStart, !placedBySenderReports, streams.count > 1,
-              streams.allSatisfy({ $0.senderReport != nil && $0.anchorTicks != nil }) else { return }
-        placedBySenderReports = true
-        /// The wallclock (seconds) of a stream's anchor, by its sender's report.
-        func wallclock(_ stream: Stream) -> Double {
-            guard let report = stream.senderReport, let anchor = stream.anchorTicks else { return 0 }
-            return report.seconds + Double(anchor - report.ticks) / Double(stream.format.clockRate)
-        }
-        let reference = streams.firstIndex { $0.format.codec.isVideo } ?? 0
-        let referenceClock = wallclock(streams[reference])
-        for position in streams.indices where position != reference {
-            let moved = streams[reference].anchorMilliseconds + Int64(((wallclock(streams[position]) - referenceClock) * 1000).rounded())
-            let shift = moved - streams[position].anchorMilliseconds
-            guard shift != 0, abs(shift) <= 5000 else { continue }
-            if shift < 0 { streams[position].resumeAfter = streams[position].lastTime }
-            streams[position].anchorMilliseconds = moved
-            // A G.711 run starts again at its new place.
-            streams[position].nextPCMTicks = nil
-            statistics.streamsMovedBySenderReports += 1
-        }
     }
 
     /// Whether a frame of `stream` at `time` is one the stream already passed before a move back (dropped, counted).
-    private mutating func passed(_ time: Int64, of stream: inout Stream) -> Bool {
+    fileprivate mutating func passed(_ time: Int64, of stream: inout RTPToFLVConverter.Stream) -> Bool {
         if let resume = stream.resumeAfter {
             if time <= resume {
                 statistics.framesDroppedByMove += 1
@@ -261,13 +245,7 @@ public struct RTPToFLVConverter: Sendable {
         return false
     }
 
-    /// The G.711 decoded since the last call, in order.
-    public mutating func takePCM() -> [EdgePCMBlock] {
-        defer { pcm.removeAll(keepingCapacity: true) }
-        return pcm
-    }
-
-    private mutating func appendAAC(_ outputs: [AACDepacketizerOutput], of stream: inout Stream, into tags: inout [FLVStreamTag]) {
+    fileprivate mutating func appendAAC(_ outputs: [AACDepacketizerOutput], of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag]) {
         for output in outputs {
             switch output {
             case let .frame(frame): appendAudio(frame.bytes[...], rtpTimestamp: frame.rtpTimestamp, of: &stream, into: &tags)
@@ -280,7 +258,7 @@ public struct RTPToFLVConverter: Sendable {
 
     /// One G.711 packet decoded onto the stream's run of samples: after a gap of at most a second, silence fills it;
     /// samples the run already has are dropped; a longer jump either way starts a new run at the packet's time.
-    private mutating func appendPCM(_ packet: RTPPacket, of stream: inout Stream) {
+    fileprivate mutating func appendPCM(_ packet: RTPPacket, of stream: inout RTPToFLVConverter.Stream) {
         guard case let .g711(law, channels) = stream.format.codec else { return }
         let payload = packet.payload
         guard !payload.isEmpty else { return }
@@ -313,11 +291,11 @@ public struct RTPToFLVConverter: Sendable {
                                 channels: channels, startsRun: startsRun))
     }
 
-    private mutating func count(_ reason: RTPDropReason) {
+    fileprivate mutating func count(_ reason: RTPDropReason) {
         if case let .packetLoss(lost) = reason { statistics.lostPackets += lost }
     }
 
-    private mutating func convertVideo(_ output: RTPVideoDepacketizerOutput, of stream: inout Stream, awaitingKeyframe: Bool,
+    fileprivate mutating func convertVideo(_ output: RTPVideoDepacketizerOutput, of stream: inout RTPToFLVConverter.Stream, awaitingKeyframe: Bool,
                                        into tags: inout [FLVStreamTag]) {
         let unit: RTPVideoAccessUnit
         switch output {
@@ -362,7 +340,7 @@ public struct RTPToFLVConverter: Sendable {
         }
     }
 
-    private mutating func appendAudio(_ frame: ArraySlice<UInt8>, rtpTimestamp: UInt32, of stream: inout Stream, into tags: inout [FLVStreamTag]) {
+    fileprivate mutating func appendAudio(_ frame: ArraySlice<UInt8>, rtpTimestamp: UInt32, of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag]) {
         let time = place(stream.milliseconds(stream.unwrapper.unwrap(rtpTimestamp)))
         guard !passed(time, of: &stream) else { return }
         do {
@@ -391,10 +369,49 @@ public struct RTPToFLVConverter: Sendable {
     }
 
     /// A time before the timeline's start is clamped to it, and counted.
-    private mutating func place(_ milliseconds: Int64) -> Int64 {
+    fileprivate mutating func place(_ milliseconds: Int64) -> Int64 {
         guard milliseconds < 0 else { return milliseconds }
         statistics.timestampsClampedToOrigin += 1
         return 0
+    }
+}
+
+extension RTPToFLVConverter {
+
+    /// A sender report of track `track`'s source (RFC 3550 §6.4.1: `rtpTime` is the instant `ntpTime` names). The first
+    /// time every converted stream has one (and has started), streams placed by arrival are moved to where the reports
+    /// put them against the video's (the first stream's without video), by at most 5 s: one moved later leaves a gap, one
+    /// moved earlier drops its frames until it is past where it had got to.
+    public mutating func senderReport(track: Int, ntpTime: UInt64, rtpTime: UInt32) {
+        guard let position = streams.firstIndex(where: { $0.index == track }) else { return }
+        let seconds = Double(ntpTime >> 32) + Double(ntpTime & 0xFFFF_FFFF) / 4_294_967_296
+        streams[position].senderReport = (seconds, streams[position].unwrapper.unwrap(rtpTime))
+        guard !timedByPlayStart, !placedBySenderReports, streams.count > 1,
+              streams.allSatisfy({ $0.senderReport != nil && $0.anchorTicks != nil }) else { return }
+        placedBySenderReports = true
+        /// The wallclock (seconds) of a stream's anchor, by its sender's report.
+        func wallclock(_ stream: Stream) -> Double {
+            guard let report = stream.senderReport, let anchor = stream.anchorTicks else { return 0 }
+            return report.seconds + Double(anchor - report.ticks) / Double(stream.format.clockRate)
+        }
+        let reference = streams.firstIndex { $0.format.codec.isVideo } ?? 0
+        let referenceClock = wallclock(streams[reference])
+        for position in streams.indices where position != reference {
+            let moved = streams[reference].anchorMilliseconds + Int64(((wallclock(streams[position]) - referenceClock) * 1000).rounded())
+            let shift = moved - streams[position].anchorMilliseconds
+            guard shift != 0, abs(shift) <= 5000 else { continue }
+            if shift < 0 { streams[position].resumeAfter = streams[position].lastTime }
+            streams[position].anchorMilliseconds = moved
+            // A G.711 run starts again at its new place.
+            streams[position].nextPCMTicks = nil
+            work.statistics.streamsMovedBySenderReports += 1
+        }
+    }
+
+    /// The G.711 decoded since the last call, in order.
+    public mutating func takePCM() -> [EdgePCMBlock] {
+        defer { work.pcm.removeAll(keepingCapacity: true) }
+        return work.pcm
     }
 
 }
