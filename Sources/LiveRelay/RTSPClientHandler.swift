@@ -13,8 +13,10 @@ enum RTSPConnectionEvent {
 }
 
 /// An RTSP pull's connection: bytes in to the session (which runs the pure `RTSPClientConnection`), bytes out as
-/// it says. It holds no protocol state of its own.
-final class RTSPClientHandler: ChannelInboundHandler {
+/// it says. It holds no protocol state of its own. Once the camera plays, its reads are paced like an RTMP pull's
+/// (`ReadPacer`): one read burst per loop tick, so the loop wakes once for many cameras' packets and each output gets
+/// one write per tick.
+final class RTSPClientHandler: ChannelInboundHandler, PacedReader {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -23,6 +25,11 @@ final class RTSPClientHandler: ChannelInboundHandler {
     private var closedReported = false
     private var failure: String?
     private(set) var context: ChannelHandlerContext?
+    /// Where a playing camera's reads wait between bursts; nil reads as data arrives.
+    var pacer: ReadPacer?
+    private var pacing = false
+    /// Bytes read since the last burst ended (what the pacer decides on).
+    private var burstBytes = 0
 
     init(onEvent: @escaping (RTSPConnectionEvent) -> Void) {
         self.onEvent = onEvent
@@ -40,12 +47,43 @@ final class RTSPClientHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
+        burstBytes += buffer.readableBytes
         onEvent(.received(buffer.readBytes(length: buffer.readableBytes) ?? []))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
         onEvent(.readComplete)
+        let burst = burstBytes
+        burstBytes = 0
+        if pacing, let pacer {
+            if burst >= ReadPacer.immediateBurstBytes, pacer.readsAtOnce { context.read() } else { pacer.wait(self) }
+        }
         context.fireChannelReadComplete()
+    }
+
+    /// The camera plays: from now on the connection reads only when asked, after each burst at the pacer's next tick.
+    func startPacing() {
+        guard let readPacer = pacer, !pacing, let options = context?.channel.syncOptions else { return }
+        do {
+            try options.setOption(.autoRead, value: false)
+            pacing = true
+            readPacer.join()
+        } catch {
+            // Reading as data arrives is what the connection did so far: it goes on so.
+            pacer = nil
+        }
+    }
+
+    /// A closed connection leaves its pacer (once).
+    private func stopPacing() {
+        guard pacing else { return }
+        pacing = false
+        pacer?.leave(self)
+    }
+
+    /// The pacer's tick: read what arrived since the last burst.
+    func resumeReading() {
+        context?.read()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -54,11 +92,13 @@ final class RTSPClientHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        stopPacing()
         reportClosed()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        stopPacing()
         reportClosed()
         self.context = nil
     }
