@@ -95,9 +95,21 @@ struct RTSPRelayTests {
         #expect(result.reachedMaxDuration)
         let published = try Live.frames(source, "v")
         let archived = try Live.frames(root + "/out/archive.flv", "v")
-        #expect(archived.count >= 80 && archived == Array(published.prefix(archived.count)), "archived \(archived.count) frames, not the camera's from the first on")
         let lines = Self.reports.withLockedValue { $0 }
         #expect(lines.contains { $0.contains("/udp: the camera plays H.264 (video) and AAC (audio) over UDP") }, "\(lines)")
+        // UDP on loopback loses nothing unless the receiving loop falls behind the kernel's buffer (a loaded machine,
+        // ThreadSanitizer): then the loss is named, and what was archived must still be the camera's frames in order.
+        if lines.contains(where: { $0.contains("/udp: the camera's RTP is damaged (") }) {
+            var next = published.startIndex
+            let inOrder = archived.allSatisfy { frame in
+                guard let found = published[next...].firstIndex(of: frame) else { return false }
+                next = found + 1
+                return true
+            }
+            #expect(archived.count >= 30 && inOrder, "archived \(archived.count) frames after a named loss, not the camera's in order")
+        } else {
+            #expect(archived.count >= 80 && archived == Array(published.prefix(archived.count)), "archived \(archived.count) frames, not the camera's from the first on")
+        }
     }
 
     @Test("a camera sending B-frames: the archive holds its frames exactly and decodes cleanly, its DTS never going back")
