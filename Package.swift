@@ -74,12 +74,14 @@ let package = Package(
         // datagrams and events out, so every piece is tested without a socket. Crypto for STUN's HMAC-SHA1.
         .target(name: "WebRTC", dependencies: ["MediaFormats", "CWebRTCCrypto", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: swiftSettings),
-        // The relay engine: RTMP connections on SwiftNIO (ingest port, pulls, publishes, RTMPS), RTSP pulls, relaying
+        // The relay engine: RTMP connections on SwiftNIO (ingest port, pulls, publishes, RTMPS), RTSP pulls, WHIP publishers
+        // (the shared HTTP and UDP ports), relaying
         // live copy jobs on a fixed number of event-loop threads whatever the number of streams.
         .target(
             name: "LiveRelay",
-            dependencies: ["RTMP", "RTSP", "MediaFormats", "MediaJob", "MediaSinks", "JobDocument", "SRTTransport",
+            dependencies: ["RTMP", "RTSP", "WebRTC", "MediaFormats", "MediaJob", "MediaSinks", "JobDocument", "SRTTransport",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: swiftSettings
         ),

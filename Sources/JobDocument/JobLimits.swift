@@ -48,6 +48,8 @@ public enum JobLimits {
     // Strings. Paths are bounded by Linux's PATH_MAX (4096); URLs share that bound.
     public static let id = TextLimit(path: "id", maxLength: 128)
     public static let inputURL = TextLimit(path: "input.url", maxLength: 4096)
+    /// A WHIP input's bearer token: a secret of a few dozen characters; 256 leaves room for a signed one.
+    public static let inputToken = TextLimit(path: "input.token", maxLength: 256)
     public static let outputURL = TextLimit(path: "outputs[].url", maxLength: 4096)
     public static let device = TextLimit(path: "video.device", maxLength: 4096)
     public static let slate = TextLimit(path: "fallback.slate", maxLength: 4096)

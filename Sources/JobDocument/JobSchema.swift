@@ -19,17 +19,18 @@ public enum JobSchema {
                     "type": "string", "pattern": .string("^\(JobSpec.idPattern)$"),
                 ]),
                 "input": .object([
-                    "description": "A path, file:// URL, rtmp://, rtmps://, srt://, rtsp:// or rtsps:// URL, or an object.",
+                    "description": "A path, file:// URL, rtmp://, rtmps://, srt://, rtsp:// or rtsps:// URL, or an object (whip:// only as an object with listen).",
                     "oneOf": [
                         ref("inputURL"),
                         closedObject(required: ["url"], [
                             "url": ref("inputURL"),
-                            "listen": .object(["type": "boolean", "default": false, "description": "Be the RTMP server for one publisher on the URL's host and port: rtmp://HOST:PORT/APP/STREAM_KEY, or rtmps:// with TLS under the worker's certificate (SLUICE_RTMPS_CERT_FILE, SLUICE_RTMPS_KEY_FILE). A publisher asking for another application or key is disconnected. With srt://HOST:PORT?streamid=publish:live/KEY (and passphrase=…), wait on the worker's shared SRT port for the publisher sending that streamid; others are refused in the handshake."]),
+                            "listen": .object(["type": "boolean", "default": false, "description": "Be the RTMP server for one publisher on the URL's host and port: rtmp://HOST:PORT/APP/STREAM_KEY, or rtmps:// with TLS under the worker's certificate (SLUICE_RTMPS_CERT_FILE, SLUICE_RTMPS_KEY_FILE). A publisher asking for another application or key is disconnected. With srt://HOST:PORT?streamid=publish:live/KEY (and passphrase=…), wait on the worker's shared SRT port for the publisher sending that streamid; others are refused in the handshake. With whip://HOST:PORT/PATH, serve WHIP (RFC 9725) on the worker's shared HTTP port: a publisher POSTs its WebRTC offer to http://HOST:PORT/PATH; media comes on the worker's shared WebRTC UDP port."]),
                             "timeout_s": number(JobLimits.inputTimeout, default: .number(InputSpec.defaultTimeoutSeconds), "Bounds connecting (listening: waiting for the publisher) and any stall in reading; a live input that drops is reconnected until this long passes without data."),
                             "fps": number(JobLimits.inputFPS, "Timing for raw Annex B input that carries none."),
                             "realtime": .object(["type": "boolean", "description": "Read at 1x. Default: true when the input is a file and an output is RTMP."]),
                             "video_track": number(JobLimits.inputVideoTrack, "Enhanced RTMP multitrack: the video track (videoTrackId) the job carries, as its only track, to every output. Default: every track to destinations that announce multitrack (or announce nothing), the default track (0) to the rest."),
                             "audio_track": number(JobLimits.inputAudioTrack, "Enhanced RTMP multitrack: the audio track (audioTrackId) the job carries, as video_track for video."),
+                            "token": .object(["type": "string", "minLength": 1, "maxLength": .number(Double(JobLimits.inputToken.maxLength)), "pattern": "^[!-~]+$", "description": "WHIP inputs: the bearer token a publisher must send (Authorization: Bearer TOKEN); without it, 401. A secret: sealed at rest, masked in listings."]),
                             "transport": .object(["type": "string", "enum": ["tcp", "udp"], "default": "tcp", "description": "RTSP inputs: RTP interleaved on the RTSP connection (tcp), or over UDP to client ports from the worker's range (udp)."]),
                         ]),
                     ],
@@ -100,7 +101,7 @@ public enum JobSchema {
                     "sample_rate": number(JobLimits.sampleRate),
                     "channels": number(JobLimits.channels),
                 ]),
-                "inputURL": url(JobLimits.inputURL, schemes: "[Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://|[Ss][Rr][Tt]://|[Rr][Tt][Ss][Pp][Ss]?://"),
+                "inputURL": url(JobLimits.inputURL, schemes: "[Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://|[Ss][Rr][Tt]://|[Rr][Tt][Ss][Pp][Ss]?://|[Ww][Hh][Ii][Pp]://"),
                 "outputURL": url(JobLimits.outputURL, schemes: "[Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://|[Ss][Rr][Tt]://"),
             ]),
         ])

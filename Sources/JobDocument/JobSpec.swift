@@ -60,8 +60,12 @@ public struct InputSpec: Sendable, Equatable {
     public var audioTrack: Int?
     /// An RTSP input's transport (`transport`); nil: TCP interleaved.
     public var rtspTransport: RTSPTransportChoice?
-    /// A live input: RTMP, RTMPS, SRT or RTSP.
-    public var isNetwork: Bool { Self.isNetwork(url) || isRTSP }
+    /// A WHIP input's bearer token (`token`): a publisher without it is answered 401. A secret, as a stream key is.
+    public var token: String?
+    /// A live input: RTMP, RTMPS, SRT, RTSP or WHIP.
+    public var isNetwork: Bool { Self.isNetwork(url) || isRTSP || isWHIP }
+    /// A WHIP input (whip://): a publisher posts its WebRTC offer to the worker's shared HTTP port.
+    public var isWHIP: Bool { url.lowercased().hasPrefix("whip://") }
     /// An SRT input (a caller, or a listen job on the worker's shared SRT port).
     public var isSRT: Bool { Self.isSRT(url) }
     /// An RTSP input (rtsp:// or rtsps://), pulled from a camera.

@@ -4,6 +4,8 @@ import Foundation
 /// the stream key (everything after the application name), query strings (tokens), and SRT streamids and passphrases.
 public enum Redaction {
     public static let mask = "***"
+    /// Fields of a job document whose whole value is a secret, masked wherever they appear.
+    public static let secretFields = ["token"]
 
     /// `rtmp://user:pass@host:1935/live/KEY?token=x` → `rtmp://host:1935/live/***`;
     /// `srt://host:9000?streamid=live/KEY&passphrase=…` → `srt://host:9000?streamid=***&passphrase=***`;
@@ -54,12 +56,16 @@ extension JobSpec {
         return redact(value).jsonText()
     }
 
-    /// The document with every URL string redacted (for events, listings and `jobs show`).
+    /// The document with every URL string redacted (for events, listings and `jobs show`), and every `token` masked
+    /// whole (a WHIP input's bearer token is a secret of its own, not part of a URL).
     static func redact(_ value: JSONValue) -> JSONValue {
         switch value {
         case let .string(text): return .string(Redaction.redact(url: text))
         case let .array(items): return .array(items.map(redact))
-        case let .object(object): return .object(object.mapValues(redact))
+        case let .object(object):
+            var redacted = object.mapValues(redact)
+            for key in Redaction.secretFields where object[key] != nil { redacted[key] = .string(Redaction.mask) }
+            return .object(redacted)
         default: return value
         }
     }

@@ -2,7 +2,7 @@
 
 extension SpecValidator {
     /// The URL schemes a job may name: files, and the live protocols the relay engine speaks.
-    static let inputSchemes: Set<String> = ["file", "rtmp", "rtmps", "srt", "rtsp", "rtsps"]
+    static let inputSchemes: Set<String> = ["file", "rtmp", "rtmps", "srt", "rtsp", "rtsps", "whip"]
     /// RTSP is pulled from cameras, never published to.
     static let outputSchemes: Set<String> = ["file", "rtmp", "rtmps", "srt"]
 

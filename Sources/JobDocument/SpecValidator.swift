@@ -104,8 +104,15 @@ struct SpecValidator {
         for (index, output) in outputs.enumerated() where output.partSeconds != nil {
             if let input, !input.isNetwork { problem("outputs[\(index)].part_s", "needs a live input (rtmp://, rtmps://, srt:// or rtsp://); a file input's HLS is VOD, which has no parts") }
         }
-        if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp://, rtmps:// or srt:// URL") }
-        if let input, input.isSRT { checkSRTInput(input) } else if let input, input.listen, input.isNetwork, !input.isRTSP { checkListenURL(input.url) }
+        if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp://, rtmps://, srt:// or whip:// URL") }
+        if let input, input.isWHIP, !input.listen {
+            problem("input.listen", "a whip:// input is published to the worker: give the input as {\"url\": …, \"listen\": true}")
+        }
+        if let input, input.isSRT {
+            checkSRTInput(input)
+        } else if let input, input.listen, input.isNetwork, !input.isRTSP, !input.isWHIP {
+            checkListenURL(input.url)
+        }
 
         guard let id, let input, problems.isEmpty else { return nil }
         return JobSpec(
@@ -134,11 +141,16 @@ struct SpecValidator {
             let videoTrack = fields.integer(JobLimits.inputVideoTrack, into: &self)
             let audioTrack = fields.integer(JobLimits.inputAudioTrack, into: &self)
             let transport = fields.choice("transport", RTSPTransportChoice.self, into: &self)
+            let token = fields.string("token", required: false, limit: JobLimits.inputToken, into: &self)
             fields.reportUnknown(into: &self)
             guard let url, checkInputURL(url, path: "input.url") else { return nil }
             let spec = InputSpec(url: url, listen: listen, timeoutSeconds: timeout, fps: fps, realtime: realtime,
-                                 videoTrack: videoTrack, audioTrack: audioTrack, rtspTransport: transport)
+                                 videoTrack: videoTrack, audioTrack: audioTrack, rtspTransport: transport, token: token)
             if transport != nil, !spec.isRTSP { problem("input.transport", "is for RTSP inputs (rtsp:// or rtsps://)") }
+            if token != nil, !spec.isWHIP { problem("input.token", "is for WHIP inputs (whip://); other inputs carry their secret in the URL") }
+            if let token, token.isEmpty || !token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) {
+                problem("input.token", "must be 1-\(JobLimits.inputToken.maxLength) printable ASCII characters without spaces (it is sent as a Bearer token)")
+            }
             if listen, spec.isRTSP { problem("input.listen", "RTSP inputs are pulled from the camera; listen is for rtmp://, rtmps:// and srt://") }
             // A file's streams are libavformat's; tracks are Enhanced RTMP's.
             for (track, key) in [(videoTrack, "video_track"), (audioTrack, "audio_track")] where track != nil && (!spec.isNetwork || spec.isSRT || spec.isRTSP) {
@@ -158,8 +170,14 @@ struct SpecValidator {
         }
         let scheme = SpecValidator.scheme(of: url)
         if let scheme, !SpecValidator.inputSchemes.contains(scheme) {
-            problem(path, "protocol \(quoted(scheme + "://")) is not allowed; use a file path, file://, rtmp://, rtmps://, srt://, rtsp:// or rtsps://")
+            problem(path, "protocol \(quoted(scheme + "://")) is not allowed; use a file path, file://, rtmp://, rtmps://, srt://, rtsp://, rtsps:// or whip://")
             return false
+        }
+        if scheme == "whip" {
+            do throws(WHIPURLError) { _ = try WHIPURL(parsing: url) } catch {
+                problem(path, error.description)
+                return false
+            }
         }
         if scheme == "srt" {
             do throws(SRTAddressError) { try SpecValidator.checkSRTAddress(url) } catch {

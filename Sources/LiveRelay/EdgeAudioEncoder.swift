@@ -2,14 +2,14 @@ import MediaFormats
 import MediaJob
 
 /// A camera's G.711, decoded at the RTP edge, made AAC tags on the session's loop: an encoder from the job's
-/// `pcmEncoder` for each unbroken run of samples, the sequence header before the first frame (and again only if a new
+/// `edgeAudioEncoder` for each unbroken run of samples, the sequence header before the first frame (and again only if a new
 /// run's configuration differs).
 final class EdgeAudioEncoder {
-    private let maker: any PCMAudioEncoderMaking
+    private let maker: any EdgeAudioEncoderMaking
     private var encoder: (any PCMAudioEncoding)?
     private var sentConfiguration: [UInt8]?
 
-    init(maker: any PCMAudioEncoderMaking) {
+    init(maker: any EdgeAudioEncoderMaking) {
         self.maker = maker
     }
 

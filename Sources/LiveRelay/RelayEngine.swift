@@ -6,6 +6,7 @@ import NIOPosix
 import NIOSSL
 import SRTTransport
 import RTSP
+import WebRTC
 import Synchronization
 import NIOConcurrencyHelpers
 
@@ -40,6 +41,12 @@ public final class RelayEngine: JobEngine {
     let fileBacklog: FileBacklog
     /// The client ports of RTSP pulls over UDP.
     let rtspPorts: RTSPPortBlocks
+    /// The shared HTTP ports of WHIP jobs.
+    let whip: WHIPRegistry
+    /// The one UDP port of every WebRTC session, bound by the first.
+    let webrtcPort: WebRTCMediaPort
+    /// Each loop's DTLS certificate, made by its first WebRTC session (OpenSSL is not loaded before).
+    private let webrtcCertificates: PerLoop<WebRTCCertificateSlot>
     private let caFile: String?
     private let tls = NIOLockedValueBox<Result<NIOSSLContext, TLSSetupError>?>(nil)
     /// One line for the operator (stderr by default): what the engine did that no job's state shows, such as a
@@ -67,6 +74,9 @@ public final class RelayEngine: JobEngine {
         let backlog = FileBacklog(limit: settings.fileBacklogMiB << 20)
         fileBacklog = backlog
         rtspPorts = RTSPPortBlocks(range: settings.rtspUDPPorts)
+        whip = WHIPRegistry(group: group)
+        webrtcPort = WebRTCMediaPort(group: group, port: settings.webrtcUDPPort)
+        webrtcCertificates = PerLoop(group) { _ in WebRTCCertificateSlot() }
         readPacers = settings.readPacingMilliseconds > 0 ? PerLoop(group) { ReadPacer(loop: $0, maximum: pacing, backlog: backlog) } : nil
         caFile = settings.rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
         // The SRT thread is the process's, shared by every engine: the last engine made sets its pacing.
@@ -76,6 +86,8 @@ public final class RelayEngine: JobEngine {
     deinit {
         ingest.closeAll()
         srtIngest.closeAll()
+        whip.closeAll()
+        webrtcPort.close()
         group.shutdownGracefully { _ in }
         pool.shutdownGracefully { _ in }
     }
@@ -93,7 +105,7 @@ public final class RelayEngine: JobEngine {
     var isShutDown: Bool { shutDown.load(ordering: .acquiring) }
 
     /// Ingest ports listening now.
-    public var listeningPorts: Int { ingest.listeningPorts + srtIngest.listeningPorts }
+    public var listeningPorts: Int { ingest.listeningPorts + srtIngest.listeningPorts + whip.listeningPorts }
 
     /// Whether this engine runs these job options: a live rtmp(s) or srt pull or listen, video and audio
     /// copied or dropped alike for every output, and every output a publish to rtmp:// or rtmps:// (FLV), to srt://
@@ -119,6 +131,7 @@ public final class RelayEngine: JobEngine {
     static func source(_ options: MediaJobOptions) -> RelaySession.Source? {
         if let endpoint = RTMPEndpoint(parsing: options.inputURL) { return options.listens ? .listen(endpoint) : .pull(endpoint) }
         if let url = try? SRTURL(parsing: options.inputURL) { return options.listens ? .srtListen(url) : .srtPull(url) }
+        if options.listens, let url = try? WHIPURL(parsing: options.inputURL), url.scheme == .whip { return .whipListen(url) }
         // A camera is pulled; nothing publishes RTSP to a worker.
         if !options.listens, let url = try? RTSPURL(parsing: options.inputURL) { return .rtspPull(url) }
         return nil
@@ -196,6 +209,15 @@ public final class RelayEngine: JobEngine {
                     return
                 }
             }
+            if case let .whipListen(input) = source {
+                switch whip.register(input, token: options.inputToken, session: session) {
+                case let .success(route): session.source.whip.route = route
+                case let .failure(error):
+                    session.begin(outputs: [])
+                    session.fail(error)
+                    return
+                }
+            }
             if case let .srtListen(input) = source {
                 switch srtIngest.register(input, session: session) {
                 case let .success(route): session.source.srt.route = route
@@ -215,9 +237,39 @@ public final class RelayEngine: JobEngine {
         guard !shutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         ingest.closeAll()
         srtIngest.closeAll()
+        whip.closeAll()
+        webrtcPort.close()
     }
 
     func sessionEnded() { runs.subtract(1, ordering: .relaxed) }
+
+    /// `loop`'s DTLS certificate, made on first use; on `loop` only.
+    func webrtcCertificate(on loop: any EventLoop) -> Result<DTLSCertificate, DTLSError> {
+        let slot = webrtcCertificates.on(loop).value
+        if let made = slot.certificate { return made }
+        let made: Result<DTLSCertificate, DTLSError>
+        do throws(DTLSError) { made = .success(try DTLSCertificate()) } catch { made = .failure(error) }
+        slot.certificate = made
+        return made
+    }
+
+    /// The addresses WebRTC answers announce as host candidates: the settings', else every IPv4 address of the
+    /// machine's interfaces (loopback last), found once.
+    var webrtcAddresses: [String] {
+        if !settings.webrtcAddresses.isEmpty { return settings.webrtcAddresses }
+        return Self.interfaceAddresses
+    }
+
+    private static let interfaceAddresses: [String] = {
+        let devices = (try? System.enumerateDevices()) ?? []
+        var addresses: [String] = []
+        for device in devices {
+            guard case .v4 = device.address, let text = device.address?.ipAddress, !addresses.contains(text) else { continue }
+            addresses.append(text)
+        }
+        let loopback = addresses.filter { $0.hasPrefix("127.") }
+        return addresses.filter { !$0.hasPrefix("127.") } + (loopback.isEmpty ? ["127.0.0.1"] : loopback)
+    }()
 
     /// The TLS client context for rtmps:// (system trust store plus the optional CA file), made once.
     func tlsContext() -> Result<NIOSSLContext, TLSSetupError> {
@@ -237,6 +289,11 @@ public final class RelayEngine: JobEngine {
             return made
         }
     }
+}
+
+/// A loop's DTLS certificate, or why it could not be made; nil until its first WebRTC session.
+final class WebRTCCertificateSlot {
+    var certificate: Result<DTLSCertificate, DTLSError>?
 }
 
 /// The TLS client context could not be made (an unreadable CA file, say).

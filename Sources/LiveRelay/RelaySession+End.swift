@@ -21,6 +21,7 @@ extension RelaySession {
         if let route = source.publisher.route { engine.ingest.unregister(route) }
         closeSRTSource()
         closeRTSPSource()
+        closeWHIPSource()
         var closing = closeSRTOutputs()
         for output in links.rtmp {
             output.retry?.cancel()

@@ -124,7 +124,7 @@ extension RelaySession {
         case .pull: connectSource()
         case .srtPull: connectSRTSource()
         case .rtspPull: connectRTSPSource()
-        case .listen, .srtListen, .external: break
+        case .listen, .srtListen, .whipListen, .external: break
         }
     }
 

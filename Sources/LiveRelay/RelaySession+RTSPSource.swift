@@ -220,7 +220,7 @@ extension RelaySession {
         for (index, track) in presentation.tracks.enumerated() {
             do {
                 let format = try RTPTrackFormat(media: track.media, playStartRTPTime: track.rtpInfo?.rtpTime)
-                if case .g711 = format.codec, options.pcmEncoder == nil {
+                if case .g711 = format.codec, options.edgeAudioEncoder == nil {
                     formats.append(nil)
                     skipped.append("track \(index) (\(track.media.media)): \(format.codec.name), with no AAC encoder in this job")
                     continue
@@ -244,7 +244,7 @@ extension RelaySession {
                           + (skipped.isEmpty ? "" : "; not carried: " + skipped.joined(separator: "; ")))
         }
         source.rtsp.edge = edge
-        if let maker = options.pcmEncoder, edge.convertedTracks.contains(where: { if case .g711 = $0.format.codec { true } else { false } }) {
+        if let maker = options.edgeAudioEncoder, edge.convertedTracks.contains(where: { if case .g711 = $0.format.codec { true } else { false } }) {
             source.rtsp.audioEncoder = EdgeAudioEncoder(maker: maker)
         }
         source.rtsp.presentation = presentation

@@ -23,6 +23,8 @@ final class RelaySession: @unchecked Sendable {
         case srtListen(SRTURL)
         /// A camera pulled over RTSP.
         case rtspPull(RTSPURL)
+        /// A WebRTC publisher posting its offer to the job's path on the shared WHIP port.
+        case whipListen(WHIPURL)
         /// The codec engine's output: tags handed in through `inject` from its thread.
         case external
     }
@@ -76,6 +78,8 @@ final class RelaySession: @unchecked Sendable {
         var srt = SRTSource()
         /// The RTSP connection of a camera and its RTP edge.
         var rtsp = RTSPSource()
+        /// The WHIP route and publisher of a WHIP source.
+        var whip = WHIPSource()
     }
 
     struct Links {

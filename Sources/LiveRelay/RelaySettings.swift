@@ -22,6 +22,11 @@ public struct RelaySettings: Sendable, Equatable {
     public var fileBacklogMiB: Int
     /// The local UDP ports RTSP pulls over UDP take their RTP and RTCP ports from, `RTSPPortBlocks.blockSize` a pull.
     public var rtspUDPPorts: ClosedRange<Int>
+    /// The one UDP port every WebRTC session's media uses (ICE-lite host candidates on it).
+    public var webrtcUDPPort: Int
+    /// The addresses announced as those candidates (what a publisher can reach: a public or node address behind
+    /// NAT); empty: every IPv4 address of the machine's interfaces.
+    public var webrtcAddresses: [String]
 
     /// The longest read-pacing tick by default (`ReadPacer`: reached at 40 pulls on a loop).
     public static let defaultReadPacingMilliseconds = 40
@@ -32,12 +37,15 @@ public struct RelaySettings: Sendable, Equatable {
     public static let defaultFileBacklogMiB = 32
     /// 1,000 ports: 125 cameras pulled over UDP at once.
     public static let defaultRTSPUDPPorts = 50000...50999
+    /// 8189, as MediaMTX and others use for WebRTC over UDP.
+    public static let defaultWebRTCUDPPort = 8189
 
     public init(threads: Int = System.coreCount, readPacingMilliseconds: Int = RelaySettings.defaultReadPacingMilliseconds,
                 srtReadPacingMilliseconds: Int = RelaySettings.defaultSRTReadPacingMilliseconds, rtmpsCAFile: String? = nil,
                 ingestCertificate: IngestCertificateFiles = IngestCertificateFiles(certificate: nil, key: nil),
                 measuresLatency: Bool = false, fileBacklogMiB: Int = RelaySettings.defaultFileBacklogMiB,
-                rtspUDPPorts: ClosedRange<Int> = RelaySettings.defaultRTSPUDPPorts) {
+                rtspUDPPorts: ClosedRange<Int> = RelaySettings.defaultRTSPUDPPorts,
+                webrtcUDPPort: Int = RelaySettings.defaultWebRTCUDPPort, webrtcAddresses: [String] = []) {
         self.threads = threads
         self.readPacingMilliseconds = readPacingMilliseconds
         self.srtReadPacingMilliseconds = srtReadPacingMilliseconds
@@ -46,6 +54,8 @@ public struct RelaySettings: Sendable, Equatable {
         self.measuresLatency = measuresLatency
         self.fileBacklogMiB = max(fileBacklogMiB, 0)
         self.rtspUDPPorts = rtspUDPPorts
+        self.webrtcUDPPort = webrtcUDPPort
+        self.webrtcAddresses = webrtcAddresses
     }
 
     /// Environment variable: how many event-loop threads the engine runs (1 to 256; default one per core).
@@ -60,6 +70,10 @@ public struct RelaySettings: Sendable, Equatable {
     public static let fileBacklogVariable = "SLUICE_FILE_BACKLOG_MIB"
     /// Environment variable: the RTSP client port range, `FIRST-LAST` (1024 to 65535, at least one block).
     public static let rtspUDPPortsVariable = "SLUICE_RTSP_UDP_PORTS"
+    /// Environment variable: the WebRTC media port (1024 to 65535).
+    public static let webrtcUDPPortVariable = "SLUICE_WEBRTC_UDP_PORT"
+    /// Environment variable: the addresses WebRTC answers announce, comma-separated.
+    public static let webrtcAddressesVariable = "SLUICE_WEBRTC_ADDRESSES"
     /// Environment variable: `1` measures restream latency (the restream benchmark reads it).
     public static let latencyVariable = LatencyReport.environmentVariable
 
@@ -76,7 +90,10 @@ public struct RelaySettings: Sendable, Equatable {
                   ingestCertificate: IngestCertificateFiles(environment: variables),
                   measuresLatency: variables[Self.latencyVariable] == "1",
                   fileBacklogMiB: number(Self.fileBacklogVariable, in: 0...65536) ?? Self.defaultFileBacklogMiB,
-                  rtspUDPPorts: variables[Self.rtspUDPPortsVariable].flatMap(Self.portRange) ?? Self.defaultRTSPUDPPorts)
+                  rtspUDPPorts: variables[Self.rtspUDPPortsVariable].flatMap(Self.portRange) ?? Self.defaultRTSPUDPPorts,
+                  webrtcUDPPort: number(Self.webrtcUDPPortVariable, in: 1024...65535) ?? Self.defaultWebRTCUDPPort,
+                  webrtcAddresses: (variables[Self.webrtcAddressesVariable] ?? "").split(separator: ",")
+                      .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
     }
 
     /// `FIRST-LAST` within 1024...65535 and wide enough for one pull; nil for anything else.

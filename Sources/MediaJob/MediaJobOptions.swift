@@ -119,6 +119,8 @@ public struct MediaJobOptions: Sendable {
     public var networkTimeout: Double? = 10
     /// A live network input (rtmp pull or listen): reopened after a drop until `inputTimeout` passes without data.
     public var liveInput = false
+    /// A WHIP input's bearer token: a publisher that does not send it is answered 401.
+    public var inputToken: String?
     /// An RTSP input's RTP over UDP (client ports from the engine's range) instead of interleaved on its connection.
     public var rtspOverUDP = false
     /// A file input's path. With `fileRoots` it is opened under the input root without following links
@@ -133,8 +135,9 @@ public struct MediaJobOptions: Sendable {
     public var transport: (any LiveTransport)?
     /// Keep the outputs fed with a slate while the live input is gone (docs/ARCHITECTURE.md §4); nil: they wait.
     public var fallback: FallbackOptions?
-    /// Encodes a live source's audio that no output carries (a camera's G.711) to AAC; nil: such a track is not carried.
-    public var pcmEncoder: (any PCMAudioEncoderMaking)?
+    /// Encodes a live source's audio that no output carries (a camera's G.711, a WHIP publisher's Opus) to AAC; nil:
+    /// G.711 is not carried and Opus goes as it came.
+    public var edgeAudioEncoder: (any EdgeAudioEncoderMaking)?
     /// The Enhanced RTMP video track a live job carries, as its only (default) track; nil: every track goes to the
     /// destinations that take multitrack messages and the default track (0) to the rest.
     public var videoTrack: UInt8?

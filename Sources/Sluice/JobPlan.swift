@@ -51,8 +51,10 @@ public struct JobPlan: Sendable {
             if spec.input.listen { options.inputOptions["listen"] = "1" }
             options.liveInput = true
             options.rtspOverUDP = spec.input.rtspTransport == .udp
-            // A camera's G.711 is encoded to AAC on the job's loop; libav is loaded only when a camera sends it.
-            options.pcmEncoder = PCMToAACEncoderMaker()
+            options.inputToken = spec.input.token
+            // A camera's G.711 and a WHIP publisher's Opus are encoded to AAC on the job's loop; libav is loaded only
+            // when one is.
+            options.edgeAudioEncoder = EdgeAACEncoderMaker()
         }
         options.partOwner = PartOwner(jobID: spec.id)
         options.reconnect = spec.reconnect.policy

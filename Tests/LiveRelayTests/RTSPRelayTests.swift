@@ -158,7 +158,7 @@ struct RTSPRelayTests {
         let root = Live.scratch("rtsp-\(law)")
         var options = Self.options(port: port, label: law, outputs: [], root: root, maxDuration: 4)
         options.rtspOverUDP = overUDP
-        options.pcmEncoder = PCMToAACEncoderMaker()
+        options.edgeAudioEncoder = EdgeAACEncoderMaker()
         let result = try #require(RunningJob(Self.engine, options).wait(seconds: 30), "the job did not end").get()
         #expect(result.reachedMaxDuration)
         let archive = root + "/out/archive.flv"

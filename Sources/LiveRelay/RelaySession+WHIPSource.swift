@@ -1,0 +1,292 @@
+// RFC 9725 §4.2–4.3: a WHIP job's publisher, from its offer to its DELETE, on the job's loop.
+import Foundation
+import JobDocument
+import MediaFormats
+import MediaJob
+import NIOCore
+import NIOHTTP1
+import RTMP
+import WebRTC
+
+/// A WHIP source: the job's route on the shared HTTP port, and the publisher whose offer it answered. Its decrypted
+/// RTP becomes the relay's FLV tags at the edge (`WebRTCIngestMedia`, over the same converter as an RTSP camera's), so
+/// everything after `deliver` is the same as for RTMP, SRT and RTSP.
+struct WHIPSource {
+    var route: WHIPRoute?
+    var publisher: WHIPPublisher?
+    /// Tags of one burst of datagrams, and the bytes it read.
+    var messages: [Message] = []
+    var burstBytes = 0
+}
+
+/// One publisher's WebRTC session: the transport (ICE-lite, DTLS, SRTP), the media edge, and its Opus made AAC.
+/// A class: the transport holds C state that is never copied; it lives on the job's loop only.
+final class WHIPPublisher {
+    /// The last segment of its Location: what a DELETE names.
+    let resource: String
+    /// Our ICE ufrag, by which the media port routes its checks.
+    let ufrag: String
+    let transport: WebRTCTransport
+    var media: WebRTCIngestMedia
+    /// The negotiated Opus track's channels, when there is one and the job encodes it to AAC.
+    var audio: OpusAudioTranscoder?
+    /// Where each transport address it used is, as a socket address (the selected one is sent to).
+    var addresses: [TransportAddress: SocketAddress] = [:]
+    var connected = false
+    var tick: RepeatedTask?
+    /// What the answer carries and refused, for the job's log.
+    let summary: String
+
+    init(resource: String, ufrag: String, transport: WebRTCTransport, media: WebRTCIngestMedia, summary: String) {
+        self.resource = resource
+        self.ufrag = ufrag
+        self.transport = transport
+        self.media = media
+        self.summary = summary
+    }
+}
+
+/// The AAC tags of one Opus track: a transcoder from the job's `edgeAudioEncoder`, the sequence header before the
+/// first frame.
+final class OpusAudioTranscoder {
+    let transcoder: any OpusAudioTranscoding
+    var sentConfiguration = false
+
+    init(_ transcoder: any OpusAudioTranscoding) {
+        self.transcoder = transcoder
+    }
+
+    /// The AAC tags an Opus tag completes; other tags (video, an OpusHead) are the caller's.
+    func tags(for tag: FLVStreamTag) throws(EncodeError) -> [FLVStreamTag] {
+        guard let data = try? FLVAudioData(parsing: tag.data), data.packetType == .codedFrames, let track = data.tracks.first else { return [] }
+        let frames = try transcoder.transcode(Array(track.payload), milliseconds: tag.timestamp)
+        guard let first = frames.first else { return [] }
+        var tags: [FLVStreamTag] = []
+        if !sentConfiguration {
+            sentConfiguration = true
+            tags.append(FLVStreamTag(type: .audio, timestamp: first.milliseconds, data: FLVAudioTagHeader.aacBody(.sequenceHeader, transcoder.audioSpecificConfig)))
+        }
+        for frame in frames {
+            tags.append(FLVStreamTag(type: .audio, timestamp: frame.milliseconds, data: FLVAudioTagHeader.aacBody(.raw, frame.frame)))
+        }
+        return tags
+    }
+}
+
+extension RelaySession {
+    /// How often a publisher's timers run: NACKs due again, packets whose gap was given up, PLI, receiver reports,
+    /// DTLS retransmission and consent.
+    static let whipTick = TimeAmount.milliseconds(20)
+
+    /// A publisher's offer: answered with ours, and the publisher that posted it takes the job (one that was publishing
+    /// is closed: the token is what proves a publisher, and a browser that reloads its page posts again).
+    func whipOffer(_ text: String, promise: EventLoopPromise<WHIPReply>) {
+        guard !end.begun, source.whip.route != nil else { return promise.succeed(.refused(.serviceUnavailable, "the job is ending")) }
+        let offer: SessionDescription
+        do {
+            offer = try SessionDescription(parsing: text)
+        } catch {
+            return promise.succeed(.refused(.badRequest, "the offer is not SDP: \(error)"))
+        }
+        let certificate: DTLSCertificate
+        switch engine.webrtcCertificate(on: loop) {
+        case let .success(made): certificate = made
+        case let .failure(error):
+            return promise.succeed(.refused(.internalServerError, "this worker cannot do DTLS: \(error)"))
+        }
+        let ufrag = Self.iceText(8)
+        let password = Self.iceText(24)
+        let local = WebRTCLocalEndpoint(iceUfrag: ufrag, icePassword: password, fingerprint: certificate.fingerprint,
+                                        addresses: engine.webrtcAddresses, port: engine.webrtcPort.port,
+                                        sessionID: UInt64.random(in: 1 ..< (1 << 62)))
+        let answer: WebRTCAnswer
+        do {
+            answer = try WebRTCNegotiation(role: .ingest, local: local).answer(offer)
+        } catch {
+            return promise.succeed(.refused(.notAcceptable, "the offer cannot be answered: \(error)"))
+        }
+        let publisher: WHIPPublisher
+        do {
+            let transport = try WebRTCTransport(local: ICECredentials(ufrag: ufrag, pwd: password),
+                                                remote: ICECredentials(ufrag: answer.remote.iceUfrag, pwd: answer.remote.icePassword),
+                                                certificate: certificate, remoteFingerprint: answer.remote.fingerprint, dtlsRole: .server)
+            let media = try WebRTCIngestMedia(tracks: answer.tracks, localSSRC: UInt32.random(in: 1 ... .max))
+            let carried = answer.tracks.map { "\($0.codec) (\($0.kind.rawValue))" }.joined(separator: " and ")
+            let refused = answer.rejected.map { "\($0.media): \($0.reason)" }
+            publisher = WHIPPublisher(resource: Self.iceText(32), ufrag: ufrag, transport: transport, media: media,
+                                      summary: carried + (refused.isEmpty ? "" : "; not carried: " + refused.joined(separator: "; ")))
+            if let opus = answer.tracks.first(where: { $0.codec == .opus }), let maker = options.edgeAudioEncoder {
+                publisher.audio = OpusAudioTranscoder(try maker.makeOpusTranscoder(channels: opus.channels ?? 2))
+            }
+        } catch {
+            return promise.succeed(.refused(.internalServerError, "the session cannot be set up: \(error)"))
+        }
+        engine.webrtcPort.open().hop(to: loop).whenComplete { [self] result in
+            switch result {
+            case .success:
+                guard !end.begun else { return promise.succeed(.refused(.serviceUnavailable, "the job is ending")) }
+                if source.whip.publisher != nil { whipPublisherGone(clean: true, why: nil) }
+                attach(publisher)
+                promise.succeed(.created(answer: answer.description.render(), resource: publisher.resource))
+            case let .failure(error):
+                promise.succeed(.refused(.serviceUnavailable, "the WebRTC media port \(engine.webrtcPort.port) cannot be had: \(describeNetworkError(error))"))
+            }
+        }
+    }
+
+    private func attach(_ publisher: WHIPPublisher) {
+        source.whip.publisher = publisher
+        engine.webrtcPort.claim(ufrag: publisher.ufrag, for: self)
+        input.connections += 1
+        timeline.beginSegment()
+        publisher.tick = loop.scheduleRepeatedTask(initialDelay: Self.whipTick, delay: Self.whipTick) { [self] _ in whipTick(publisher) }
+        engine.report("\(jobLabel)input \(options.inputName): a WHIP publisher offered \(publisher.summary); answered, waiting for ICE and DTLS")
+    }
+
+    /// The publisher's DELETE: its session ends, as an RTMP unpublish ends a stream.
+    func whipDelete(_ resource: String, promise: EventLoopPromise<WHIPReply>) {
+        guard let publisher = source.whip.publisher, constantTimeEquals(publisher.resource, resource) else {
+            return promise.succeed(.refused(.notFound, "no such WHIP session (it ended, or this worker never had it)"))
+        }
+        whipPublisherGone(clean: true, why: nil)
+        promise.succeed(.deleted)
+    }
+
+    /// Datagrams the media port routed here in one burst.
+    func webrtcDatagrams(_ datagrams: [WebRTCReceived]) {
+        guard let publisher = source.whip.publisher, !end.begun else { return }
+        let now = RelaySession.now()
+        let seconds = Double(now) / 1e9
+        var outgoing: [(bytes: [UInt8], to: SocketAddress)] = []
+        for datagram in datagrams {
+            guard let address = TransportAddress(datagram.source) else { continue }
+            if publisher.addresses[address] == nil, publisher.addresses.count < 16 { publisher.addresses[address] = datagram.source }
+            source.whip.burstBytes += datagram.bytes.count
+            let output = publisher.transport.receive(datagram.bytes, from: address, now: seconds)
+            route(output, of: publisher, now: now, into: &outgoing)
+            guard source.whip.publisher === publisher else { break }
+        }
+        engine.webrtcPort.send(outgoing)
+        deliverWHIPBurst()
+    }
+
+    /// What the transport said: datagrams to send, and its events (media to the edge, the end of the session).
+    private func route(_ output: WebRTCTransportOutput, of publisher: WHIPPublisher, now: UInt64, into outgoing: inout [(bytes: [UInt8], to: SocketAddress)]) {
+        for datagram in output.datagrams {
+            if let address = publisher.addresses[datagram.destination] { outgoing.append((datagram.bytes, address)) }
+        }
+        let milliseconds = Int64(now / 1_000_000)
+        for event in output.events {
+            switch event {
+            case .selected: break
+            case let .connected(profile):
+                publisher.connected = true
+                engine.report("\(jobLabel)input \(options.inputName): the WHIP publisher is connected (DTLS-SRTP, \(profile))")
+                publisher.media.requestKeyframe()
+            case let .rtp(packet):
+                let (tags, rtcp) = publisher.media.receive(packet.serialized, now: milliseconds)
+                take(tags, of: publisher)
+                protect(rtcp, of: publisher, into: &outgoing)
+            case let .rtcp(compound):
+                publisher.media.receiveRTCP(compound, now: milliseconds)
+            case let .failed(reason):
+                whipPublisherGone(clean: false, why: reason)
+                return
+            case .closedByPeer:
+                whipPublisherGone(clean: true, why: nil)
+                return
+            }
+        }
+    }
+
+    /// The edge's tags become the burst's messages; Opus is made AAC when the job has an encoder.
+    private func take(_ tags: [FLVStreamTag], of publisher: WHIPPublisher) {
+        for tag in tags {
+            var converted = [tag]
+            if let audio = publisher.audio, tag.type == .audio {
+                do {
+                    converted = try audio.tags(for: tag)
+                } catch {
+                    return finish(.failure(.encode(kind: "audio", stream: 1, error)))
+                }
+            }
+            for tag in converted {
+                source.whip.messages.append(Message(typeID: tag.typeID, timestamp: UInt32(truncatingIfNeeded: tag.timestamp), streamID: 1, payload: tag.data))
+            }
+        }
+    }
+
+    private func protect(_ rtcp: [[UInt8]], of publisher: WHIPPublisher, into outgoing: inout [(bytes: [UInt8], to: SocketAddress)]) {
+        for compound in rtcp {
+            guard let sealed = try? publisher.transport.protectRTCP(compound), let address = publisher.addresses[sealed.destination] else { continue }
+            outgoing.append((sealed.bytes, address))
+        }
+    }
+
+    /// The publisher's timers.
+    private func whipTick(_ publisher: WHIPPublisher) {
+        guard source.whip.publisher === publisher, !end.begun else { return }
+        let now = RelaySession.now()
+        var outgoing: [(bytes: [UInt8], to: SocketAddress)] = []
+        route(publisher.transport.poll(now: Double(now) / 1e9), of: publisher, now: now, into: &outgoing)
+        guard source.whip.publisher === publisher else { return engine.webrtcPort.send(outgoing) }
+        if publisher.connected {
+            let (tags, rtcp) = publisher.media.tick(now: Int64(now / 1_000_000))
+            take(tags, of: publisher)
+            protect(rtcp, of: publisher, into: &outgoing)
+        }
+        engine.webrtcPort.send(outgoing)
+        deliverWHIPBurst()
+    }
+
+    private func deliverWHIPBurst() {
+        let bytes = source.whip.burstBytes
+        guard bytes > 0 || !source.whip.messages.isEmpty else { return }
+        source.whip.burstBytes = 0
+        let messages = source.whip.messages
+        source.whip.messages.removeAll(keepingCapacity: true)
+        deliver(messages, receivedAt: measuresLatency ? RelaySession.now() : 0, bytes: bytes)
+    }
+
+    /// The publisher left (DELETE, DTLS close_notify), failed (DTLS, consent) or was replaced: its session is closed
+    /// and routes nowhere. The job goes on waiting for a publisher until its input timeout, as an RTMP listen job does.
+    func whipPublisherGone(clean: Bool, why: String?) {
+        guard let publisher = source.whip.publisher else { return }
+        source.whip.publisher = nil
+        publisher.tick?.cancel()
+        var outgoing: [(bytes: [UInt8], to: SocketAddress)] = []
+        if publisher.connected {
+            // What waits for a gap goes out without it: nothing more will come to fill it.
+            let (tags, _) = publisher.media.tick(now: Int64(RelaySession.now() / 1_000_000) + WebRTCIngestMedia.holdMilliseconds + 1)
+            take(tags, of: publisher)
+        }
+        route(publisher.transport.close(), of: publisher, now: RelaySession.now(), into: &outgoing)
+        engine.webrtcPort.send(outgoing)
+        engine.webrtcPort.release(ufrag: publisher.ufrag, addresses: Array(publisher.addresses.values))
+        deliverWHIPBurst()
+        input.lastEndClean = clean
+        if let why {
+            engine.report("\(jobLabel)input \(options.inputName): the WHIP publisher's session ended: \(why)")
+            source.pull.lastError = why
+        }
+        let statistics = publisher.media.statistics
+        if statistics.damageCount > 0 {
+            engine.report("\(jobLabel)input \(options.inputName): the WHIP session ended; its RTP had \(statistics.damageDescription ?? "")")
+        }
+    }
+
+    /// The job ends: the publisher's session closed, the route given back.
+    func closeWHIPSource() {
+        guard case .whipListen = source.kind else { return }
+        whipPublisherGone(clean: input.lastEndClean, why: nil)
+        if let route = source.whip.route { engine.whip.unregister(route) }
+        source.whip.route = nil
+    }
+
+    /// ICE ufrags, passwords and resource ids: letters and digits (ice-char without "+" and "/", so they also fit a URL
+    /// path), from the system's generator.
+    static func iceText(_ count: Int) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] })
+    }
+}

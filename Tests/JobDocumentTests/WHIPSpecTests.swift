@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import JobDocument
+
+@Suite("WHIP inputs")
+struct WHIPSpecTests {
+    static func problems(_ text: String) -> [String] { specProblems(text) }
+
+    @Test("a whip:// listen input is live; its token is kept for the run and masked in the redacted document")
+    func accepted() throws {
+        let spec = try JobSpec.parse(Data(#"{"id": "w", "input": {"url": "whip://0.0.0.0:8080/live/cam", "listen": true, "token": "s3cr3t-T0ken"}, "outputs": ["rtmp://h/live/k", "a.flv"]}"#.utf8))
+        #expect(spec.input.isNetwork && spec.input.isWHIP && spec.input.listen)
+        #expect(spec.input.token == "s3cr3t-T0ken")
+        #expect(spec.redactedInput == "whip://0.0.0.0:8080/live/cam")
+        #expect(!spec.redactedDocument.jsonText().contains("s3cr3t"))
+        #expect(spec.redactedDocument.jsonText().contains(#""token":"***""#))
+        #expect(spec.document.jsonText().contains("s3cr3t-T0ken"))
+        let url = try WHIPURL(parsing: spec.input.url)
+        #expect(url.scheme == .whip && url.host == "0.0.0.0" && url.port == 8080 && url.path == "/live/cam")
+        #expect(try WHIPURL(parsing: "whip://[::1]:9000/a").hostAndPort == "[::1]:9000")
+        let open = try JobSpec.parse(Data(#"{"id": "w", "input": {"url": "whip://h:8080/x", "listen": true}, "outputs": ["a.flv"]}"#.utf8))
+        #expect(open.input.token == nil)
+    }
+
+    @Test("refused by name: without listen, a token elsewhere, a bad token, and URLs without a port or path or with a query")
+    func refused() {
+        #expect(Self.problems(#"{"id": "w", "input": "whip://h:8080/x", "outputs": ["a.flv"]}"#)
+                == [#"input.listen: a whip:// input is published to the worker: give the input as {"url": …, "listen": true}"#])
+        #expect(Self.problems(#"{"id": "w", "input": {"url": "rtmp://h/live/k", "token": "t"}, "outputs": ["a.flv"]}"#)
+                == ["input.token: is for WHIP inputs (whip://); other inputs carry their secret in the URL"])
+        #expect(Self.problems(#"{"id": "w", "input": {"url": "whip://h:8080/x", "listen": true, "token": "has space"}, "outputs": ["a.flv"]}"#)
+                == ["input.token: must be 1-256 printable ASCII characters without spaces (it is sent as a Bearer token)"])
+        #expect(Self.problems(#"{"id": "w", "input": {"url": "whip://h/x", "listen": true}, "outputs": ["a.flv"]}"#)
+                == ["input.url: invalid WHIP URL: a port is required (whip://HOST:PORT/PATH)"])
+        #expect(Self.problems(#"{"id": "w", "input": {"url": "whip://h:80", "listen": true}, "outputs": ["a.flv"]}"#)
+                == ["input.url: invalid WHIP URL: a path is required (whip://HOST:PORT/PATH)"])
+        #expect(Self.problems(#"{"id": "w", "input": {"url": "whip://h:80/x?token=t", "listen": true}, "outputs": ["a.flv"]}"#)
+                == ["input.url: invalid WHIP URL: a query or fragment is not taken; the token is the input's own `token` field"])
+        #expect(Self.problems(#"{"id": "w", "input": {"url": "whip://h:80/a/../b", "listen": true}, "outputs": ["a.flv"]}"#)
+                == ["input.url: invalid WHIP URL: the path needs one or more non-empty segments, none of them '.' or '..'"])
+    }
+}

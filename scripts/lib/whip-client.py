@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""A WHIP (RFC 9725) client for the integration tests: a real WebRTC publisher that is not ours (aiortc), sending a
+media file's video as H.264 and its audio as Opus to a WHIP endpoint.
+
+    python3 scripts/lib/whip-client.py publish URL --file MEDIA [--token T] [--seconds N] [--no-delete]
+                                                   [--video-codec h264|vp8] [--content-type CT]
+    python3 scripts/lib/whip-client.py request METHOD URL [--token T] [--body TEXT] [--content-type CT]
+
+publish POSTs a sendonly offer (video offers the one codec, no rtx; audio offers Opus only) with all its ICE
+candidates in it (aiortc does not trickle). They are host candidates only: no STUN server is asked, and aioice
+leaves out 127.0.0.1 and ::1, so the host needs another address (a server's 127.0.0.1 candidate is fine). On 201
+it sets the answer, waits for ICE and DTLS to connect, streams for --seconds (default 5) or until the file ends,
+DELETEs the session's Location (not with --no-delete) and closes. The file is decoded and encoded again (libx264
+and libopus from PyAV), played at 1x, once. It prints one line of JSON:
+    {"status": 201, "location": URL, "connected": true, "delete_status": 200, "seconds": 5.01, "ended": WHY}
+where WHY is "seconds", "media" (the file ended first) or "disconnected" (the server went away first). Any other
+answer to the POST prints {"status": CODE, "body": ..., "www_authenticate": ..., "allow": ...} and exits 0: the
+tests judge the status. request sends one plain HTTP request and prints {"status", "headers" (lower-case names),
+"body"}, for OPTIONS, PATCH, a DELETE of an unknown session and the like.
+
+Exit 2: the HTTP server could not be reached (or the file could not be opened; for the DELETE, the JSON line is
+printed first); exit 3: ICE/DTLS did not connect within 20 s, or the answer could not be used (the JSON line is
+printed first, with "connected": false). Needs `pip install aiortc` (which brings PyAV)."""
+import argparse
+import asyncio
+import http.client
+import json
+import sys
+import time
+import urllib.parse
+
+CONNECT_TIMEOUT = 20  # seconds from the answer to "connected"; a loopback connect takes well under one
+HTTP_TIMEOUT = 10
+
+
+def fail(code, message):
+    print(f"whip-client: {message}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def emit(result):
+    print(json.dumps(result), flush=True)
+
+
+def http_request(method, url, body=None, headers=None):
+    """One request on its own connection: (status, [(name, value)], body text). Raises OSError or HTTPException
+    when the server cannot be reached or does not answer. Redirects are not followed: the tests judge them."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise OSError(f"not an http(s) URL: {url}")
+    connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    connection = connection_class(parts.hostname, parts.port, timeout=HTTP_TIMEOUT)
+    try:
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        connection.request(method, target, body=body.encode() if isinstance(body, str) else body,
+                           headers=headers or {})
+        response = connection.getresponse()
+        data = response.read()
+        return response.status, response.getheaders(), data.decode("utf-8", errors="replace")
+    finally:
+        connection.close()
+
+
+async def http_in_thread(method, url, body=None, headers=None):
+    """http_request off the event loop, so ICE and RTCP keep being answered while the server thinks."""
+    return await asyncio.get_running_loop().run_in_executor(None, http_request, method, url, body, headers)
+
+
+def unreachable(method, url, error):
+    return f"{method} {url}: {error or type(error).__name__}"
+
+
+def header(headers, name):
+    """A response header's value (repeated ones joined with ", " as RFC 9110 allows), or None."""
+    values = [value for key, value in headers if key.lower() == name]
+    return ", ".join(values) if values else None
+
+
+def auth_headers(token):
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def add_senders(pc, player, video_codec):
+    """A sendonly transceiver for each of the file's tracks, each offering one codec only: the tests are about
+    the server's answer to a browser-like H.264 + Opus offer, and rtx is left out since nothing here resends."""
+    from aiortc.rtcrtpsender import RTCRtpSender
+
+    wanted = {"video": f"video/{video_codec}", "audio": "audio/opus"}
+    tracks = []
+    for track in (player.video, player.audio):
+        if track is None:
+            continue
+        transceiver = pc.addTransceiver(track, direction="sendonly")
+        transceiver.setCodecPreferences([codec for codec in RTCRtpSender.getCapabilities(track.kind).codecs
+                                         if codec.mimeType.lower() == wanted[track.kind]])
+        tracks.append(track)
+    return tracks
+
+
+async def gathering_complete(pc):
+    """aiortc gathers every candidate inside setLocalDescription, so this is normally done already; WHIP wants
+    them all in the offer (no trickle here), so make sure rather than trust it."""
+    while pc.iceGatheringState != "complete":
+        await asyncio.sleep(0.05)
+
+
+def state_reached(pc, states):
+    """A future done once pc's connection state is one of states (at once if it already is)."""
+    future = asyncio.get_running_loop().create_future()
+
+    def check():
+        if pc.connectionState in states and not future.done():
+            future.set_result(pc.connectionState)
+
+    pc.on("connectionstatechange", check)
+    check()
+    return future
+
+
+async def wait_connected(pc):
+    """True once ICE and DTLS are up; False if they fail or CONNECT_TIMEOUT passes first."""
+    try:
+        return await asyncio.wait_for(state_reached(pc, ("connected", "failed", "closed")),
+                                      CONNECT_TIMEOUT) == "connected"
+    except asyncio.TimeoutError:
+        return False
+
+
+async def stream(pc, tracks, seconds):
+    """Let the senders run until seconds pass, every track has ended (MediaPlayer stops a track at the file's
+    end) or the connection drops; which came first."""
+    loop = asyncio.get_running_loop()
+    media_ended = loop.create_future()
+    remaining = set(tracks)
+
+    def on_ended(track):
+        remaining.discard(track)
+        if not remaining and not media_ended.done():
+            media_ended.set_result(None)
+
+    def transport_down():
+        # A sender also stops its track when DTLS goes away (its next send fails), and that comes before the
+        # connection state changes: so an ended track means the file ended only while DTLS is still up.
+        return any(sender.transport.state != "connected" for sender in pc.getSenders() if sender.transport)
+
+    for track in tracks:
+        track.on("ended", lambda track=track: on_ended(track))
+    dropped = asyncio.ensure_future(state_reached(pc, ("failed", "closed")))
+    timer = asyncio.ensure_future(asyncio.sleep(seconds))
+    done, pending = await asyncio.wait([media_ended, dropped, timer], return_when=asyncio.FIRST_COMPLETED)
+    for future in pending:
+        future.cancel()
+    if dropped in done or (media_ended in done and transport_down()):
+        return "disconnected"
+    return "media" if media_ended in done else "seconds"
+
+
+async def publish(args):
+    from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+    from aiortc.contrib.media import MediaPlayer
+
+    try:
+        player = MediaPlayer(args.file, loop=False)
+    except Exception as error:  # PyAV raises its own FileNotFoundError, InvalidDataError...
+        fail(2, f"cannot open {args.file}: {error}")
+    # No ICE servers: aiortc would otherwise ask Google's STUN server, making the tests depend on the internet
+    # and slower; host candidates are all a local server needs.
+    pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+    tracks = add_senders(pc, player, args.video_codec)
+    if not tracks:
+        fail(2, f"{args.file} has neither video nor audio")
+
+    async def close():
+        await pc.close()
+        for track in tracks:  # stops the player's decoding thread if the senders never did
+            track.stop()
+
+    await pc.setLocalDescription(await pc.createOffer())
+    await gathering_complete(pc)
+    headers = {"Content-Type": args.content_type, **auth_headers(args.token)}
+    try:
+        status, response_headers, body = await http_in_thread("POST", args.url, pc.localDescription.sdp, headers)
+    except (OSError, http.client.HTTPException) as error:
+        await close()
+        fail(2, unreachable("POST", args.url, error))
+    if status != 201:
+        await close()
+        emit({"status": status, "body": body, "www_authenticate": header(response_headers, "www-authenticate"),
+              "allow": header(response_headers, "allow")})
+        return 0
+
+    location = header(response_headers, "location")
+    location = urllib.parse.urljoin(args.url, location) if location else None
+    result = {"status": 201, "location": location, "connected": False, "delete_status": None, "seconds": 0.0}
+    problem, code = None, 3
+    try:
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=body, type="answer"))
+    except Exception as error:  # a malformed or mismatched answer: nothing can connect
+        problem = f"the answer could not be used: {type(error).__name__}: {error}"
+    if problem is None:
+        result["connected"] = await wait_connected(pc)
+        if not result["connected"]:
+            problem = (f"ICE/DTLS did not connect within {CONNECT_TIMEOUT} s "
+                       f"(ICE {pc.iceConnectionState}, connection {pc.connectionState})")
+    if result["connected"]:
+        started = time.monotonic()
+        result["ended"] = await stream(pc, tracks, args.seconds)
+        result["seconds"] = round(time.monotonic() - started, 3)
+
+    # Delete even a session that never connected, so a failed test does not leave it behind on the server.
+    if location and not args.no_delete:
+        try:
+            result["delete_status"], _, _ = await http_in_thread("DELETE", location, headers=auth_headers(args.token))
+        except (OSError, http.client.HTTPException) as error:
+            if problem is None:  # else the first failure is the one that matters
+                problem, code = unreachable("DELETE", location, error), 2
+    await close()
+    emit(result)
+    if problem:
+        fail(code, problem)
+    return 0
+
+
+def request(args):
+    headers = auth_headers(args.token)
+    if args.content_type:
+        headers["Content-Type"] = args.content_type
+    try:
+        status, response_headers, body = http_request(args.method.upper(), args.url, args.body, headers)
+    except (OSError, http.client.HTTPException) as error:
+        fail(2, unreachable(args.method, args.url, error))
+    names = dict.fromkeys(name.lower() for name, _ in response_headers)
+    emit({"status": status, "headers": {name: header(response_headers, name) for name in names}, "body": body})
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description="WHIP (RFC 9725) client for the integration tests")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    publishing = commands.add_parser("publish", help="publish a media file over WebRTC")
+    publishing.add_argument("url")
+    publishing.add_argument("--file", required=True, help="media file with video and/or audio (decoded, any codec)")
+    publishing.add_argument("--token", help="sent as Authorization: Bearer TOKEN on POST and DELETE")
+    publishing.add_argument("--seconds", type=float, default=5.0, help="how long to stream once connected")
+    publishing.add_argument("--no-delete", action="store_true", help="leave the session for the server to end")
+    publishing.add_argument("--video-codec", choices=("h264", "vp8"), default="h264",
+                            help="the one video codec offered (vp8: to test a server that wants H.264)")
+    publishing.add_argument("--content-type", default="application/sdp", help="to test the 415 answer")
+
+    requesting = commands.add_parser("request", help="send one plain HTTP request")
+    requesting.add_argument("method")
+    requesting.add_argument("url")
+    requesting.add_argument("--token", help="sent as Authorization: Bearer TOKEN")
+    requesting.add_argument("--body")
+    requesting.add_argument("--content-type")
+
+    args = parser.parse_args()
+    if args.command == "publish":
+        return asyncio.run(publish(args))
+    return request(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
