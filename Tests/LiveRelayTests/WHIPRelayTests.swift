@@ -1,0 +1,120 @@
+import Foundation
+import SluiceTestSupport
+import MediaJob
+import Testing
+@testable import LiveRelay
+import MediaEngine
+import NIOConcurrencyHelpers
+
+/// aiortc, for the `python3` on PATH (scripts/bootstrap installs it).
+enum AiortcPeer {
+    static let isAvailable = (try? Live.run("/usr/bin/env", ["python3", "-c", "import aiortc"])) != nil
+}
+
+/// WHIP publishers on the relay engine: aiortc (scripts/lib/whip-client.py), a WebRTC stack no one here wrote, posts its
+/// offer to the job's path on the shared HTTP port and sends H.264 and Opus over DTLS-SRTP to the shared UDP port;
+/// nginx-rtmp and an FLV archive on the other side; ffprobe and ffmpeg as referees.
+@Suite("WHIP on the relay engine", .serialized, .enabled(if: Live.isAvailable && AiortcPeer.isAvailable, Live.unavailableReason))
+struct WHIPRelayTests {
+    static let reports = NIOLockedValueBox<[String]>([])
+    static let mediaPort = (try? Live.freePort()) ?? 18_189
+    static let engine = RelayEngine(RelaySettings(threads: 2, webrtcUDPPort: mediaPort),
+                                    report: { line in WHIPRelayTests.reports.withLockedValue { $0.append(line) } })
+    static let token = "w1p-T0ken.secret"
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../scripts/lib/whip-client.py").standardizedFileURL.path
+
+    /// A WHIP job on a free port of loopback: `outputs` and an FLV archive `root`/out/archive.flv.
+    static func options(port: Int, path: String = "/live/cam", outputs: [String], root: String, timeout: Double = 4) -> MediaJobOptions {
+        var options = Live.options(input: "whip://127.0.0.1:\(port)\(path)", listen: true, outputs: outputs, timeout: timeout)
+        options.inputName = "whip://127.0.0.1:\(port)\(path)"
+        options.inputToken = token
+        options.edgeAudioEncoder = EdgeAACEncoderMaker()
+        options.outputs.append(OutputDescription(target: .file(path: root + "/out/archive.flv"), kind: .flv, name: "archive.flv"))
+        options.fileRoots = FileRoots(input: root, output: root)
+        return options
+    }
+
+    /// One run of the client; its JSON line.
+    static func client(_ arguments: [String]) throws -> [String: Any] {
+        let line = try Live.run("/usr/bin/env", ["python3", script] + arguments)
+        return try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+    }
+
+    /// Seconds of the first `v` or `a` stream of `path`, from its packets.
+    static func span(_ path: String, _ kind: String) throws -> Double {
+        let times = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", kind, "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+            .split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard let first = times.min(), let last = times.max() else { return 0 }
+        return last - first
+    }
+
+    @Test("aiortc publishes H.264 and Opus by WHIP: nginx-rtmp plays it, the archive decodes with AAC as long as the video, DELETE ends it cleanly")
+    func aiortcToRTMPAndArchive() throws {
+        let source = try Live.fixture(seconds: 8)
+        let port = try Live.freePort()
+        let root = Live.scratch("whip-aiortc")
+        let output = try Live.stream("fromwhip")
+        let player = try Live.play(output, into: root + "/played.flv", idle: 10)
+        #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
+        let job = RunningJob(Self.engine, Self.options(port: port, outputs: [output], root: root))
+        #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
+        let published = try Self.client(["publish", "http://127.0.0.1:\(port)/live/cam", "--file", source, "--token", Self.token, "--seconds", "5"])
+        #expect(published["status"] as? Int == 201 && published["connected"] as? Bool == true, "\(published)")
+        #expect(published["delete_status"] as? Int == 200, "\(published)")
+        #expect((published["location"] as? String)?.hasPrefix("http://127.0.0.1:\(port)/live/cam/") == true, "\(published)")
+        // The publisher said it ended (DELETE): the job ends cleanly once its input timeout passes with no new one.
+        let result = try #require(job.wait(seconds: 30), "the job did not end").get()
+        #expect(result.progress.videoFrames >= 100, "\(result.progress.videoFrames) video frames in 5 s of 30 fps")
+        #expect(player.wait(seconds: 60) == 0, "player: \(player.stderr)")
+        let archive = root + "/out/archive.flv"
+        let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate", "-of", "csv=p=0", archive])
+        #expect(streams.contains("h264") && streams.contains("aac,48000"), "the archive holds \(streams)")
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        let video = try Self.span(archive, "v")
+        let audio = try Self.span(archive, "a")
+        #expect(video >= 4 && abs(audio - video) <= 0.5, "the archive's video spans \(video) s and its audio \(audio) s")
+        let played = try Live.frames(root + "/played.flv", "v")
+        #expect(played.count >= 90, "nginx-rtmp's player got \(played.count) frames")
+        let lines = Self.reports.withLockedValue { $0 }
+        #expect(lines.contains { $0.contains("the WHIP publisher is connected (DTLS-SRTP") }, "\(lines)")
+        #expect(!lines.joined().contains(Self.token), "a log line holds the token")
+    }
+
+    @Test("refused without touching the job: a wrong or missing token (401), a path no job serves (404), not SDP (415), PATCH (405); OPTIONS answers")
+    func refusals() throws {
+        let port = try Live.freePort()
+        let root = Live.scratch("whip-refusals")
+        let job = RunningJob(Self.engine, Self.options(port: port, path: "/live/refusals", outputs: [], root: root, timeout: 6))
+        #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
+        let endpoint = "http://127.0.0.1:\(port)/live/refusals"
+        let source = try Live.fixture(seconds: 8)
+        let wrong = try Self.client(["publish", endpoint, "--file", source, "--token", "not-the-token"])
+        #expect(wrong["status"] as? Int == 401 && wrong["www_authenticate"] as? String == "Bearer", "\(wrong)")
+        let missing = try Self.client(["publish", endpoint, "--file", source])
+        #expect(missing["status"] as? Int == 401, "\(missing)")
+        let elsewhere = try Self.client(["publish", "http://127.0.0.1:\(port)/live/other", "--file", source, "--token", Self.token])
+        #expect(elsewhere["status"] as? Int == 404, "\(elsewhere)")
+        let text = try Self.client(["publish", endpoint, "--file", source, "--token", Self.token, "--content-type", "text/plain"])
+        #expect(text["status"] as? Int == 415, "\(text)")
+        let patch = try Self.client(["request", "PATCH", endpoint + "/nosuchsession", "--token", Self.token, "--body", "a=ice-ufrag:x",
+                                     "--content-type", "application/trickle-ice-sdpfrag"])
+        #expect(patch["status"] as? Int == 405, "\(patch)")
+        let unknown = try Self.client(["request", "DELETE", endpoint + "/nosuchsession", "--token", Self.token])
+        #expect(unknown["status"] as? Int == 404, "\(unknown)")
+        let options = try Self.client(["request", "OPTIONS", endpoint])
+        let headers = options["headers"] as? [String: String] ?? [:]
+        #expect(options["status"] as? Int == 204 && headers["accept-post"] == "application/sdp" && headers["allow"]?.contains("POST") == true, "\(options)")
+        // A second job cannot take the same path on the port.
+        let second = RunningJob(Self.engine, Self.options(port: port, path: "/live/refusals", outputs: [], root: Live.scratch("whip-second")))
+        let refused = try #require(second.wait(seconds: 10), "the second job did not end")
+        guard case let .failure(error) = refused else { Issue.record("a second job took the same WHIP path"); return }
+        #expect("\(error)".contains("another job already serves WHIP at /live/refusals"), "\(error)")
+        // Nothing reached the job: it ends for want of a publisher, and writes no archive.
+        let ended = try #require(job.wait(seconds: 20), "the job did not end")
+        guard case let .failure(timeout) = ended else { Issue.record("the job succeeded with no publisher"); return }
+        #expect("\(timeout)".contains("sent no data"), "\(timeout)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/out/archive.flv"))
+    }
+}
