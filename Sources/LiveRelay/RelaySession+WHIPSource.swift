@@ -33,6 +33,8 @@ final class WHIPPublisher {
     /// Where each transport address it used is, as a socket address (the selected one is sent to).
     var addresses: [TransportAddress: SocketAddress] = [:]
     var connected = false
+    /// When DTLS completed (the engine's uptime clock), for the session's summary.
+    var connectedAt: UInt64 = 0
     var tick: RepeatedTask?
     /// What the answer carries and refused, for the job's log.
     let summary: String
@@ -97,7 +99,7 @@ extension RelaySession {
         let ufrag = Self.iceText(8)
         let password = Self.iceText(24)
         let local = WebRTCLocalEndpoint(iceUfrag: ufrag, icePassword: password, fingerprint: certificate.fingerprint,
-                                        addresses: engine.webrtcAddresses, port: engine.webrtcPort.port,
+                                        addresses: engine.webrtcAddresses, port: engine.settings.webrtcAnnouncedPort ?? engine.webrtcPort.port,
                                         sessionID: UInt64.random(in: 1 ..< (1 << 62)))
         let answer: WebRTCAnswer
         do {
@@ -181,6 +183,7 @@ extension RelaySession {
             case .selected: break
             case let .connected(profile):
                 publisher.connected = true
+                publisher.connectedAt = now
                 engine.report("\(jobLabel)input \(options.inputName): the WHIP publisher is connected (DTLS-SRTP, \(profile))")
                 publisher.media.requestKeyframe()
             case let .rtp(packet):
@@ -269,10 +272,14 @@ extension RelaySession {
             engine.report("\(jobLabel)input \(options.inputName): the WHIP publisher's session ended: \(why)")
             source.pull.lastError = why
         }
+        guard publisher.connected else { return }
+        // One line per session: what the network lost and what NACKs brought back, and what was lost for good.
         let statistics = publisher.media.statistics
-        if statistics.damageCount > 0 {
-            engine.report("\(jobLabel)input \(options.inputName): the WHIP session ended; its RTP had \(statistics.damageDescription ?? "")")
-        }
+        let (recovered, abandoned) = publisher.media.recovery
+        let seconds = Double(RelaySession.now() &- publisher.connectedAt) / 1e9
+        engine.report("\(jobLabel)input \(options.inputName): the WHIP session ended after \(String(format: "%.1f", seconds)) s: "
+                      + "\(recovered) packets recovered by NACK, \(abandoned) given up"
+                      + (statistics.damageCount > 0 ? "; its RTP had \(statistics.damageDescription ?? "")" : "; no frame was damaged"))
     }
 
     /// The job ends: the publisher's session closed, the route given back.

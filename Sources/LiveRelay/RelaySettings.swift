@@ -27,6 +27,9 @@ public struct RelaySettings: Sendable, Equatable {
     /// The addresses announced as those candidates (what a publisher can reach: a public or node address behind
     /// NAT); empty: every IPv4 address of the machine's interfaces.
     public var webrtcAddresses: [String]
+    /// The port those candidates name, when a NAT or a Kubernetes service maps another one onto `webrtcUDPPort`; nil:
+    /// that port.
+    public var webrtcAnnouncedPort: Int?
 
     /// The longest read-pacing tick by default (`ReadPacer`: reached at 40 pulls on a loop).
     public static let defaultReadPacingMilliseconds = 40
@@ -45,7 +48,7 @@ public struct RelaySettings: Sendable, Equatable {
                 ingestCertificate: IngestCertificateFiles = IngestCertificateFiles(certificate: nil, key: nil),
                 measuresLatency: Bool = false, fileBacklogMiB: Int = RelaySettings.defaultFileBacklogMiB,
                 rtspUDPPorts: ClosedRange<Int> = RelaySettings.defaultRTSPUDPPorts,
-                webrtcUDPPort: Int = RelaySettings.defaultWebRTCUDPPort, webrtcAddresses: [String] = []) {
+                webrtcUDPPort: Int = RelaySettings.defaultWebRTCUDPPort, webrtcAddresses: [String] = [], webrtcAnnouncedPort: Int? = nil) {
         self.threads = threads
         self.readPacingMilliseconds = readPacingMilliseconds
         self.srtReadPacingMilliseconds = srtReadPacingMilliseconds
@@ -56,6 +59,7 @@ public struct RelaySettings: Sendable, Equatable {
         self.rtspUDPPorts = rtspUDPPorts
         self.webrtcUDPPort = webrtcUDPPort
         self.webrtcAddresses = webrtcAddresses
+        self.webrtcAnnouncedPort = webrtcAnnouncedPort
     }
 
     /// Environment variable: how many event-loop threads the engine runs (1 to 256; default one per core).
@@ -74,6 +78,8 @@ public struct RelaySettings: Sendable, Equatable {
     public static let webrtcUDPPortVariable = "SLUICE_WEBRTC_UDP_PORT"
     /// Environment variable: the addresses WebRTC answers announce, comma-separated.
     public static let webrtcAddressesVariable = "SLUICE_WEBRTC_ADDRESSES"
+    /// Environment variable: the port WebRTC answers announce, when it differs from the one bound (1 to 65535).
+    public static let webrtcAnnouncedPortVariable = "SLUICE_WEBRTC_ANNOUNCED_PORT"
     /// Environment variable: `1` measures restream latency (the restream benchmark reads it).
     public static let latencyVariable = LatencyReport.environmentVariable
 
@@ -93,7 +99,8 @@ public struct RelaySettings: Sendable, Equatable {
                   rtspUDPPorts: variables[Self.rtspUDPPortsVariable].flatMap(Self.portRange) ?? Self.defaultRTSPUDPPorts,
                   webrtcUDPPort: number(Self.webrtcUDPPortVariable, in: 1024...65535) ?? Self.defaultWebRTCUDPPort,
                   webrtcAddresses: (variables[Self.webrtcAddressesVariable] ?? "").split(separator: ",")
-                      .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+                      .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
+                  webrtcAnnouncedPort: number(Self.webrtcAnnouncedPortVariable, in: 1...65535))
     }
 
     /// `FIRST-LAST` within 1024...65535 and wide enough for one pull; nil for anything else.

@@ -117,4 +117,31 @@ struct WHIPRelayTests {
         #expect("\(timeout)".contains("sent no data"), "\(timeout)")
         #expect(!FileManager.default.fileExists(atPath: root + "/out/archive.flv"))
     }
+
+    @Test("through 40 ms of delay and 2 % loss each way (the media port behind UDPImpairment): NACKs bring the losses back and the archive has no damaged frame")
+    func lossyPath() throws {
+        let media = try Live.freePort()
+        let path = try UDPImpairment(to: media, delay: 0.04, lossPercent: 2, seed: 7)
+        defer { path.stop() }
+        let lines = NIOLockedValueBox<[String]>([])
+        // The answer names the impairment's port: the publisher's datagrams go through it both ways, as through a NAT.
+        let engine = RelayEngine(RelaySettings(threads: 2, webrtcUDPPort: media, webrtcAddresses: ["127.0.0.1"], webrtcAnnouncedPort: path.port),
+                                 report: { line in lines.withLockedValue { $0.append(line) } })
+        let port = try Live.freePort()
+        let root = Live.scratch("whip-lossy")
+        let job = RunningJob(engine, Self.options(port: port, outputs: [], root: root))
+        #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
+        let published = try Self.client(["publish", "http://127.0.0.1:\(port)/live/cam", "--file", try Live.fixture(seconds: 8), "--token", Self.token, "--seconds", "6"])
+        #expect(published["status"] as? Int == 201 && published["connected"] as? Bool == true, "\(published)")
+        _ = try #require(job.wait(seconds: 30), "the job did not end").get()
+        #expect(path.dropped > 10, "the path lost only \(path.dropped) datagrams")
+        let archive = root + "/out/archive.flv"
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        let frames = try Live.frames(archive, "v")
+        #expect(frames.count >= 120, "archived \(frames.count) frames of 6 s at 30 fps")
+        let summary = try #require(lines.withLockedValue { $0 }.first { $0.contains("the WHIP session ended after") }, "no session summary")
+        let recovered = summary.split(separator: ":").last.flatMap { $0.split(separator: " ").first }.flatMap { Int($0) } ?? 0
+        #expect(recovered > 0 && summary.hasSuffix("no frame was damaged"), "\(summary)")
+    }
 }
