@@ -50,6 +50,8 @@ public enum JobLimits {
     public static let inputURL = TextLimit(path: "input.url", maxLength: 4096)
     /// A WHIP input's bearer token: a secret of a few dozen characters; 256 leaves room for a signed one.
     public static let inputToken = TextLimit(path: "input.token", maxLength: 256)
+    /// A WHEP output's bearer token, as the input's.
+    public static let outputToken = TextLimit(path: "outputs[].token", maxLength: 256)
     public static let outputURL = TextLimit(path: "outputs[].url", maxLength: 4096)
     public static let device = TextLimit(path: "video.device", maxLength: 4096)
     public static let slate = TextLimit(path: "fallback.slate", maxLength: 4096)

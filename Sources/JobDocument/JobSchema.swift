@@ -49,6 +49,7 @@ public enum JobSchema {
                             "audio": .object(["$ref": "#/$defs/audio", "description": "This output's own audio treatment, replacing the job's audio object for it."]),
                             "segment_s": number(JobLimits.segment, "Segments are cut at the first keyframe at or after each multiple of this. HLS: 1 to 60 s, default 2. A file recording (.mp4, .ts, .flv): whole seconds of Unix time; the url is then the segments' name pattern, with %Y %m %d %H %M %S %j %s %% for each segment's start in UTC (a pattern without them gets -NNNNN, the segment's number, before the extension)."),
                             "retain": number(JobLimits.retain, "A recording in segments: closed segments kept; the oldest are removed first. Default: all."),
+                            "token": .object(["type": "string", "minLength": 1, "maxLength": .number(Double(JobLimits.outputToken.maxLength)), "pattern": "^[!-~]+$", "description": "WHEP outputs (whep://HOST:PORT/PATH, viewers POST their offers to http://HOST:PORT/PATH): the bearer token a viewer must send; without it, 401. A secret: sealed at rest, masked in listings."]),
                             "retain_bytes": number(JobLimits.retainBytes, "A recording in segments: bytes of closed segments kept; the oldest are removed first, the newest always stays. Default: all."),
                             "window": number(JobLimits.window, default: 0, "HLS only: segments a live playlist keeps; 0 keeps every one."),
                             "part_s": number(JobLimits.part, "HLS of a live input only: Low-Latency HLS, each segment also published in parts of this length as it is written. segment_s must be a whole number (at least 2) of parts, within 0.1 of a part."),
@@ -102,7 +103,7 @@ public enum JobSchema {
                     "channels": number(JobLimits.channels),
                 ]),
                 "inputURL": url(JobLimits.inputURL, schemes: "[Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://|[Ss][Rr][Tt]://|[Rr][Tt][Ss][Pp][Ss]?://|[Ww][Hh][Ii][Pp]://"),
-                "outputURL": url(JobLimits.outputURL, schemes: "[Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://|[Ss][Rr][Tt]://"),
+                "outputURL": url(JobLimits.outputURL, schemes: "[Ff][Ii][Ll][Ee]://|[Rr][Tt][Mm][Pp][Ss]?://|[Ss][Rr][Tt]://|[Ww][Hh][Ee][Pp]://"),
             ]),
         ])
     }

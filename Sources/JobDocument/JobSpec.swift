@@ -78,7 +78,7 @@ public struct InputSpec: Sendable, Equatable {
     /// A live URL an output can publish to, or an input read from: RTMP, RTMPS or SRT.
     static func isNetwork(_ url: String) -> Bool {
         let lower = url.lowercased()
-        return lower.hasPrefix("rtmp://") || lower.hasPrefix("rtmps://") || lower.hasPrefix("srt://")
+        return lower.hasPrefix("rtmp://") || lower.hasPrefix("rtmps://") || lower.hasPrefix("srt://") || lower.hasPrefix("whep://")
     }
 
     static func isSRT(_ url: String) -> Bool { url.lowercased().hasPrefix("srt://") }
@@ -188,7 +188,11 @@ public struct OutputSpec: Sendable, Equatable {
     public var isSegmented: Bool { format != .hls && segmentSeconds != nil }
     /// HLS of a live input: publish each segment in parts of about this many seconds (`part_s`, Low-Latency HLS).
     public var partSeconds: Double? = nil
+    /// A WHEP output's Bearer token (`token`): a viewer without it is answered 401. A secret, as a stream key is.
+    public var token: String? = nil
     public var isNetwork: Bool { InputSpec.isNetwork(url) }
+    /// A WHEP output (whep://): viewers post their WebRTC offers to the worker's shared HTTP port.
+    public var isWHEP: Bool { url.lowercased().hasPrefix("whep://") }
     /// An SRT output (MPEG-TS to a caller's peer, or to the one reader of a listener).
     public var isSRT: Bool { InputSpec.isSRT(url) }
     /// The URL with stream key and credentials masked.

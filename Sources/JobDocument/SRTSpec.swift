@@ -4,7 +4,7 @@ extension SpecValidator {
     /// The URL schemes a job may name: files, and the live protocols the relay engine speaks.
     static let inputSchemes: Set<String> = ["file", "rtmp", "rtmps", "srt", "rtsp", "rtsps", "whip"]
     /// RTSP is pulled from cameras, never published to.
-    static let outputSchemes: Set<String> = ["file", "rtmp", "rtmps", "srt"]
+    static let outputSchemes: Set<String> = ["file", "rtmp", "rtmps", "srt", "whep"]
 
     /// An SRT input pulls as a caller, or (`listen`) waits on the worker's shared SRT port for the publisher whose
     /// streamid it names; `mode=listener` on a port of the job's own is not how a job listens.

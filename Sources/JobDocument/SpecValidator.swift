@@ -104,6 +104,12 @@ struct SpecValidator {
         for (index, output) in outputs.enumerated() where output.partSeconds != nil {
             if let input, !input.isNetwork { problem("outputs[\(index)].part_s", "needs a live input (rtmp://, rtmps://, srt:// or rtsp://); a file input's HLS is VOD, which has no parts") }
         }
+        for (index, output) in outputs.enumerated() where output.isWHEP {
+            if let input, !input.isNetwork { problem("outputs[\(index)].url", "a WHEP output needs a live input (rtmp://, rtmps://, srt://, rtsp:// or whip://)") }
+            if video.mode == .encode || audio.mode == .encode {
+                problem("outputs[\(index)].url", "a WHEP output takes the job's stream as it is: video and audio copy or drop")
+            }
+        }
         if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp://, rtmps://, srt:// or whip:// URL") }
         if let input, input.isWHIP, !input.listen {
             problem("input.listen", "a whip:// input is published to the worker: give the input as {\"url\": …, \"listen\": true}")
@@ -288,6 +294,7 @@ struct SpecValidator {
             var part: Double?
             var retain: Int?
             var retainBytes: Int?
+            var token: String?
             switch item {
             case let .string(text):
                 guard checkLength(text, JobLimits.outputURL, path: "\(path).url") else { continue }
@@ -304,6 +311,7 @@ struct SpecValidator {
                 part = fields.number(JobLimits.part, into: &self)
                 retain = fields.integer(JobLimits.retain, into: &self)
                 retainBytes = fields.integer(JobLimits.retainBytes, into: &self)
+                token = fields.string("token", required: false, limit: JobLimits.outputToken, into: &self)
                 fields.reportUnknown(into: &self)
             default:
                 problem(path, "must be a URL string or an object, got \(item.typeName)")
@@ -316,11 +324,33 @@ struct SpecValidator {
             }
             let scheme = SpecValidator.scheme(of: url)
             if let scheme, !SpecValidator.outputSchemes.contains(scheme) {
-                problem("\(path).url", "protocol \(quoted(scheme + "://")) is not allowed; use a path, file://, rtmp://, rtmps:// or srt://")
+                problem("\(path).url", "protocol \(quoted(scheme + "://")) is not allowed; use a path, file://, rtmp://, rtmps://, srt:// or whep://")
                 continue
             }
             let isSRT = scheme == "srt"
-            let isNetwork = scheme == "rtmp" || scheme == "rtmps" || isSRT
+            let isWHEP = scheme == "whep"
+            let isNetwork = scheme == "rtmp" || scheme == "rtmps" || isSRT || isWHEP
+            if isWHEP {
+                do throws(WHIPURLError) { _ = try WHIPURL(parsing: url) } catch {
+                    problem("\(path).url", error.description)
+                    continue
+                }
+                // The relay sends the job's stream as it is to each viewer: no rendition of its own (yet).
+                if video != nil || audio != nil {
+                    problem(path, "a WHEP output takes the job's stream as it is; give it no video or audio object of its own")
+                    continue
+                }
+            }
+            if let token {
+                guard isWHEP else {
+                    problem("\(path).token", "is for WHEP outputs (whep://); other outputs carry their secret in the URL")
+                    continue
+                }
+                guard !token.isEmpty, token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+                    problem("\(path).token", "must be 1-\(JobLimits.outputToken.maxLength) printable ASCII characters without spaces (it is sent as a Bearer token)")
+                    continue
+                }
+            }
             if isSRT {
                 do throws(SRTAddressError) { try SpecValidator.checkSRTAddress(url) } catch {
                     problem("\(path).url", error.description)
@@ -344,6 +374,10 @@ struct SpecValidator {
             }
             if isSRT && format != .mpegts {
                 problem("\(path).format", "SRT outputs carry MPEG-TS, not \(format?.rawValue ?? "?")")
+                continue
+            }
+            if isWHEP && format != .flv {
+                problem("\(path).format", "WHEP outputs carry the job's stream over WebRTC; name no format")
                 continue
             }
             if isNetwork && !isSRT && format != .flv {
@@ -370,7 +404,7 @@ struct SpecValidator {
                 }
             }
             outputs.append(OutputSpec(url: url, format: format, video: video, audio: audio, segmentSeconds: segment, window: window,
-                                      retain: retain, retainBytes: retainBytes.map(Int64.init), partSeconds: part))
+                                      retain: retain, retainBytes: retainBytes.map(Int64.init), partSeconds: part, token: token))
         }
         return outputs
     }

@@ -120,6 +120,7 @@ public final class RelayEngine: JobEngine {
         return options.outputs.allSatisfy { output in
             switch output.target {
             case let .network(url):
+                if output.kind == .flv, let whep = try? WHIPURL(parsing: url) { return whep.scheme == .whep }
                 return output.kind == .flv ? RTMPEndpoint(parsing: url) != nil : output.kind == .mpegts && (try? SRTURL(parsing: url)) != nil
             // Every file format: FLV archives as they come, the others through their sinks on the file pool.
             case .file: return true
@@ -183,10 +184,13 @@ public final class RelayEngine: JobEngine {
         var outputs: [(Int, String, RTMPEndpoint)] = []
         var files: [(Int, OutputDescription)] = []
         var srt: [(Int, String, SRTURL)] = []
+        var whep: [(Int, String, WHIPURL, String?)] = []
         for (index, output) in options.outputs.enumerated() {
             switch output.target {
             case let .network(url):
-                if let endpoint = RTMPEndpoint(parsing: url) {
+                if let url = try? WHIPURL(parsing: url), url.scheme == .whep {
+                    whep.append((index, output.name, url, output.token))
+                } else if let endpoint = RTMPEndpoint(parsing: url) {
                     outputs.append((index, output.name, endpoint))
                 } else if let url = try? SRTURL(parsing: url) {
                     srt.append((index, output.name, url))
@@ -199,7 +203,7 @@ public final class RelayEngine: JobEngine {
                                    interrupter: interrupter, progress: progress, completion: completion)
         session.tap = tap.map(RelaySession.CodecTap.init)
         runs.add(1, ordering: .relaxed)
-        loop.execute { [self, outputs, files, srt] in
+        loop.execute { [self, outputs, files, srt, whep] in
             if case let .listen(input) = source {
                 switch ingest.register(input, session: session) {
                 case let .success(route): session.source.publisher.route = route
@@ -227,7 +231,7 @@ public final class RelayEngine: JobEngine {
                     return
                 }
             }
-            session.begin(outputs: outputs, files: files, srt: srt)
+            session.begin(outputs: outputs, files: files, srt: srt, whep: whep)
         }
         return session
     }

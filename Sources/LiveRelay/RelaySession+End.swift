@@ -22,6 +22,7 @@ extension RelaySession {
         closeSRTSource()
         closeRTSPSource()
         closeWHIPSource()
+        closeWHEPOutputs()
         var closing = closeSRTOutputs()
         for output in links.rtmp {
             output.retry?.cancel()

@@ -27,6 +27,8 @@ extension RelaySession {
                     encode(message, head, to: output, handler: handler)
                 } else if let output = srtOutput(index) {
                     encode(message, head, to: output)
+                } else if let viewer = whepViewer(coreIndex: index) {
+                    send(message, to: viewer)
                 }
             case let .archive(message, head, index):
                 guard let file = links.files.first(where: { $0.index == index }), file.failure == nil else { continue }
@@ -78,6 +80,7 @@ extension RelaySession {
     func flushOutputs(receivedAt: UInt64 = 0) {
         for file in links.files { file.flush() }
         flushSRTOutputs()
+        if !links.whep.isEmpty { flushViewers() }
         let now = measuresLatency ? RelaySession.now() : 0
         for output in links.rtmp {
             guard let pending = output.pending, let handler = output.handler else { continue }

@@ -154,9 +154,23 @@ extension RelaySession {
         promise.succeed(.deleted)
     }
 
-    /// Datagrams the media port routed here in one burst.
+    /// Datagrams the media port routed here in one burst: a viewer's go to it, the rest to the publisher.
     func webrtcDatagrams(_ datagrams: [WebRTCReceived]) {
-        guard let publisher = source.whip.publisher, !end.begun else { return }
+        guard !end.begun else { return }
+        var publisherDatagrams: [WebRTCReceived] = []
+        for datagram in datagrams {
+            if let viewer = whepViewer(for: datagram) {
+                viewerDatagram(viewer, datagram)
+            } else {
+                publisherDatagrams.append(datagram)
+            }
+        }
+        if !publisherDatagrams.isEmpty { publisherBurst(publisherDatagrams) }
+        if !links.whep.isEmpty { flushViewers() }
+    }
+
+    private func publisherBurst(_ datagrams: [WebRTCReceived]) {
+        guard let publisher = source.whip.publisher else { return }
         let now = RelaySession.now()
         let seconds = Double(now) / 1e9
         var outgoing: [(bytes: [UInt8], to: SocketAddress)] = []

@@ -93,6 +93,10 @@ final class RelaySession: @unchecked Sendable {
         var srt: [SRTOutputLink] = []
         /// SRT outputs removed while the job ran (an output edit): closed, reported with their last counters.
         var removedSRT: [SRTOutputLink] = []
+        /// WHEP outputs: each a route on the shared HTTP port and the viewers it serves.
+        var whep: [WHEPOutputLink] = []
+        /// Viewers made so far (each takes the next core index).
+        var nextViewer = 0
     }
 
     init(engine: RelayEngine, loop: any EventLoop, options: MediaJobOptions, source: Source, interrupter: Interrupter,
@@ -125,8 +129,9 @@ final class RelaySession: @unchecked Sendable {
 
     /// On `loop`: opens every output and the source, and starts the housekeeping tick.
     func begin(outputs endpoints: [(Int, String, RTMPEndpoint)], files: [(Int, OutputDescription)] = [],
-               srt srtEndpoints: [(Int, String, SRTURL)] = []) {
+               srt srtEndpoints: [(Int, String, SRTURL)] = [], whep: [(Int, String, WHIPURL, String?)] = []) {
         loop.preconditionInEventLoop()
+        links.whep = whep.map { WHEPOutputLink(index: $0.0, name: $0.1, url: $0.2, token: $0.3) }
         links.rtmp = endpoints.map { OutputLink(index: $0.0, name: $0.1, endpoint: $0.2) }
         links.srt = srtEndpoints.map { SRTOutputLink(index: $0.0, name: $0.1, url: $0.2, hasVideo: options.video != .drop, hasAudio: options.audio != .drop) }
         if !files.isEmpty { engine.startFilePool() }
@@ -145,6 +150,7 @@ final class RelaySession: @unchecked Sendable {
         for file in links.files { core.addArchive(file.index) }
         for output in links.rtmp { connect(output) }
         for output in links.srt { connect(output) }
+        if let error = registerWHEPOutputs() { return fail(error) }
         connectPull()
         armFallback()
         // Cancel, stalls and dead destinations are looked at 4 times a second, on the loop's one timer for all its sessions.
@@ -232,10 +238,13 @@ final class RelaySession: @unchecked Sendable {
     func snapshot() -> MediaJobProgress {
         var snapshot = progress
         snapshot.elapsed = Double(RelaySession.now() &- job.started) / 1e9
-        snapshot.outputs = (links.rtmp.map { ($0.index, $0.progress) } + links.files.map { ($0.index, $0.progress) }
-                            + links.srt.map { ($0.index, $0.progress) }
-                            + links.removedRTMP.map { ($0.index, $0.progress) } + links.removedSRT.map { ($0.index, $0.progress) })
-            .sorted { $0.0 < $1.0 }.map(\.1)
+        var outputs: [(Int, OutputProgress)] = links.rtmp.map { ($0.index, $0.progress) }
+        outputs += links.files.map { ($0.index, $0.progress) }
+        outputs += links.srt.map { ($0.index, $0.progress) }
+        outputs += links.whep.map { ($0.index, $0.progress(ended: end.begun)) }
+        outputs += links.removedRTMP.map { ($0.index, $0.progress) }
+        outputs += links.removedSRT.map { ($0.index, $0.progress) }
+        snapshot.outputs = outputs.sorted { $0.0 < $1.0 }.map(\.1)
         snapshot.inputReconnects = max(input.connections - 1, 0)
         if let fallback {
             snapshot.slate = SlateProgress(onSlate: fallback.onSlate, switches: fallback.switches, seconds: fallback.seconds(now: RelaySession.now()))

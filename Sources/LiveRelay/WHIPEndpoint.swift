@@ -8,18 +8,27 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// One WHIP job's claim on a shared HTTP listener: offers posted to `path` with `token` go to `session`.
-/// Immutable, so `Sendable`.
+/// One job's claim on a shared HTTP listener: offers posted to `path` with `token` go to `session`, as its publisher
+/// (WHIP) or as a viewer of one of its outputs (WHEP). Immutable, so `Sendable`.
 final class WHIPRoute: Sendable {
+    enum Kind: Sendable, Equatable {
+        /// The job's input: a publisher posts here.
+        case whip
+        /// The job's output with this index: viewers post here.
+        case whep(output: Int)
+    }
+
     let listenerKey: String
     let path: String
     let token: String?
+    let kind: Kind
     let session: RelaySession
 
-    init(listenerKey: String, path: String, token: String?, session: RelaySession) {
+    init(listenerKey: String, path: String, token: String?, kind: Kind, session: RelaySession) {
         self.listenerKey = listenerKey
         self.path = path
         self.token = token
+        self.kind = kind
         self.session = session
     }
 
@@ -29,6 +38,11 @@ final class WHIPRoute: Sendable {
         guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else { return false }
         return constantTimeEquals(String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces), token)
     }
+}
+
+/// A WHEP output's path is taken by another job.
+struct OutputRouteError: Error, Sendable, CustomStringConvertible {
+    var description: String
 }
 
 /// What a session answers to a WHIP request.
@@ -74,20 +88,22 @@ final class WHIPRegistry: @unchecked Sendable {
     /// HTTP ports listening now.
     var listeningPorts: Int { lock.withLock { listeners.values.filter { $0.channel != nil }.count } }
 
-    /// Claims `url`'s path on its host:port for `session`, binding the port if no WHIP job listens there yet.
-    func register(_ url: WHIPURL, token: String?, session: RelaySession) -> Result<WHIPRoute, MediaJobError> {
+    /// Claims `url`'s path on its host:port for `session`, binding the port if no job serves WHIP or WHEP there yet.
+    func register(_ url: WHIPURL, token: String?, kind: WHIPRoute.Kind = .whip, session: RelaySession) -> Result<WHIPRoute, MediaJobError> {
         let key = url.hostAndPort
         let (route, listener, needsBind): (WHIPRoute?, Listener, Bool) = lock.withLock {
             let listener = listeners[key] ?? Listener(key: key)
             if listener.routes[url.path] != nil { return (nil, listener, false) }
             let isNew = listeners[key] == nil
             listeners[key] = listener
-            let route = WHIPRoute(listenerKey: key, path: url.path, token: token, session: session)
+            let route = WHIPRoute(listenerKey: key, path: url.path, token: token, kind: kind, session: session)
             listener.routes[url.path] = route
             return (route, listener, isNew)
         }
         guard let route else {
-            return .failure(.liveInput(name: session.options.inputName, reason: "another job already serves WHIP at \(url.path) on \(key)"))
+            let reason = "another job already serves WHIP or WHEP at \(url.path) on \(key)"
+            guard case let .whep(index) = kind else { return .failure(.liveInput(name: session.options.inputName, reason: reason)) }
+            return .failure(.output(index: index, name: url.scheme.rawValue + "://" + key + url.path, OutputRouteError(description: reason)))
         }
         if needsBind { bind(listener, host: url.host, port: url.port) }
         return .success(route)
@@ -228,10 +244,22 @@ private final class WHIPHTTPHandler: ChannelInboundHandler, @unchecked Sendable 
                             context: context, keepAlive: request.isKeepAlive)
             }
             let offer = String(decoding: body, as: UTF8.self)
-            reply(from: route, context: context, keepAlive: request.isKeepAlive) { session, promise in session.whipOffer(offer, promise: promise) }
+            let kind = route.kind
+            reply(from: route, context: context, keepAlive: request.isKeepAlive) { session, promise in
+                switch kind {
+                case .whip: session.whipOffer(offer, promise: promise)
+                case let .whep(output): session.whepOffer(offer, output: output, promise: promise)
+                }
+            }
         case let (.DELETE, resource?):
             guard route.admits(request.headers.first(name: "Authorization")) else { return unauthorized(request, context: context) }
-            reply(from: route, context: context, keepAlive: request.isKeepAlive) { session, promise in session.whipDelete(resource, promise: promise) }
+            let kind = route.kind
+            reply(from: route, context: context, keepAlive: request.isKeepAlive) { session, promise in
+                switch kind {
+                case .whip: session.whipDelete(resource, promise: promise)
+                case .whep: session.whepDelete(resource, promise: promise)
+                }
+            }
         case (.PATCH, _?):
             // No trickle ICE or ICE restarts: our candidates are all in the answer, and a lite agent gathers no more.
             send(.methodNotAllowed, "this endpoint takes no trickle ICE or ICE restart (PATCH)\n",

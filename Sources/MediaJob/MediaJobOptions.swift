@@ -77,6 +77,8 @@ public struct OutputDescription: Sendable, Equatable {
     public var hls: HLSSettings?
     /// A segmented recording (`.mp4`, `.ts`, `.flv` with `segment_s`); nil writes one file.
     public var segments: SegmentSettings?
+    /// A WHEP output's Bearer token: a viewer that does not send it is answered 401; nil: any viewer.
+    public var token: String?
 
     public init(target: OutputTarget, kind: OutputKind, name: String,
                 video: StreamHandling<VideoEncodeSettings>? = nil, audio: StreamHandling<AudioEncodeSettings>? = nil,

@@ -90,8 +90,9 @@ public struct JobPlan: Sendable {
                               isVOD: isFileInput, partSeconds: output.partSeconds)
                 : nil
             if output.isNetwork {
-                options.outputs.append(OutputDescription(target: .network(url: output.url), kind: kind, name: output.redactedURL,
-                                                         video: video, audio: audio))
+                var description = OutputDescription(target: .network(url: output.url), kind: kind, name: output.redactedURL, video: video, audio: audio)
+                description.token = output.token
+                options.outputs.append(description)
             } else {
                 let path: String
                 do { path = try paths.resolveOutput(output.url) } catch { throw .path(error) }

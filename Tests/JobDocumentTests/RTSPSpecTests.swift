@@ -25,7 +25,7 @@ struct RTSPSpecTests {
         #expect(Self.problems(#"{"id": "c", "input": {"url": "rtsp://h/cam", "listen": true}, "outputs": ["a.flv"]}"#)
                 == ["input.listen: RTSP inputs are pulled from the camera; listen is for rtmp://, rtmps:// and srt://"])
         #expect(Self.problems(#"{"id": "c", "input": "rtsp://h/cam", "outputs": ["rtsp://h/out"]}"#)
-                == [#"outputs[0].url: protocol "rtsp://" is not allowed; use a path, file://, rtmp://, rtmps:// or srt://"#])
+                == [#"outputs[0].url: protocol "rtsp://" is not allowed; use a path, file://, rtmp://, rtmps://, srt:// or whep://"#])
         #expect(Self.problems(#"{"id": "c", "input": {"url": "rtsp://h/cam", "transport": "http"}, "outputs": ["a.flv"]}"#).count == 1)
     }
 }

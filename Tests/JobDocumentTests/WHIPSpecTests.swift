@@ -39,4 +39,22 @@ struct WHIPSpecTests {
         #expect(Self.problems(#"{"id": "w", "input": {"url": "whip://h:80/a/../b", "listen": true}, "outputs": ["a.flv"]}"#)
                 == ["input.url: invalid WHIP URL: the path needs one or more non-empty segments, none of them '.' or '..'"])
     }
+
+    @Test("a whep:// output is a live output carrying the job's stream; its token is masked; refused by name where it cannot be")
+    func whepOutputs() throws {
+        let spec = try JobSpec.parse(Data(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "whep://0.0.0.0:8080/watch/k", "token": "v13wer"}, "a.flv"]}"#.utf8))
+        #expect(spec.outputs[0].isWHEP && spec.outputs[0].isNetwork && spec.outputs[0].format == .flv)
+        #expect(spec.outputs[0].token == "v13wer")
+        #expect(!spec.redactedDocument.jsonText().contains("v13wer"))
+        #expect(Self.problems(#"{"id": "w", "input": "in.mp4", "outputs": ["whep://h:8080/x"]}"#)
+                == ["outputs[0].url: a WHEP output needs a live input (rtmp://, rtmps://, srt://, rtsp:// or whip://)"])
+        #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "video": {"mode": "encode"}, "outputs": ["whep://h:8080/x"]}"#)
+                == ["outputs[0].url: a WHEP output takes the job's stream as it is: video and audio copy or drop"])
+        #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "whep://h:8080/x", "format": "mpegts"}]}"#)
+                == ["outputs[0].format: WHEP outputs carry the job's stream over WebRTC; name no format"])
+        #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "rtmp://h/live/o", "token": "t"}]}"#)
+                == ["outputs[0].token: is for WHEP outputs (whep://); other outputs carry their secret in the URL"])
+        #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "whep://h:8080/x", "video": {"mode": "copy"}}]}"#)
+                == ["outputs[0]: a WHEP output takes the job's stream as it is; give it no video or audio object of its own"])
+    }
 }

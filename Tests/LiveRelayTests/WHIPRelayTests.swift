@@ -110,7 +110,7 @@ struct WHIPRelayTests {
         let second = RunningJob(Self.engine, Self.options(port: port, path: "/live/refusals", outputs: [], root: Live.scratch("whip-second")))
         let refused = try #require(second.wait(seconds: 10), "the second job did not end")
         guard case let .failure(error) = refused else { Issue.record("a second job took the same WHIP path"); return }
-        #expect("\(error)".contains("another job already serves WHIP at /live/refusals"), "\(error)")
+        #expect("\(error)".contains("another job already serves WHIP or WHEP at /live/refusals"), "\(error)")
         // Nothing reached the job: it ends for want of a publisher, and writes no archive.
         let ended = try #require(job.wait(seconds: 20), "the job did not end")
         guard case let .failure(timeout) = ended else { Issue.record("the job succeeded with no publisher"); return }
@@ -143,5 +143,34 @@ struct WHIPRelayTests {
         let summary = try #require(lines.withLockedValue { $0 }.first { $0.contains("the WHIP session ended after") }, "no session summary")
         let recovered = summary.split(separator: ":").last.flatMap { $0.split(separator: " ").first }.flatMap { Int($0) } ?? 0
         #expect(recovered > 0 && summary.hasSuffix("no frame was damaged"), "\(summary)")
+    }
+
+    @Test("a WHEP viewer of a WHIP job: starts at once from the GOP cache, gets every frame without a freeze, leaves by DELETE; a wrong token gets 401")
+    func whepViewer() throws {
+        let port = try Live.freePort()
+        let root = Live.scratch("whep-viewer")
+        var options = Self.options(port: port, outputs: [], root: root)
+        var whep = OutputDescription(target: .network(url: "whep://127.0.0.1:\(port)/watch/cam"), kind: .flv, name: "whep://127.0.0.1:\(port)/watch/cam")
+        whep.token = "viewer-token"
+        options.outputs.append(whep)
+        let job = RunningJob(Self.engine, options)
+        #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
+        let publisher = try Child("/usr/bin/env", ["python3", Self.script, "publish", "http://127.0.0.1:\(port)/live/cam",
+                                                   "--file", try Live.fixture(seconds: 8), "--token", Self.token, "--seconds", "8"])
+        defer { publisher.end() }
+        // The viewer comes once the stream runs (the job has made a frame).
+        let deadline = Date().addingTimeInterval(20)
+        while (job.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let refused = try Self.client(["play", "http://127.0.0.1:\(port)/watch/cam", "--token", "wrong", "--seconds", "1"])
+        #expect(refused["status"] as? Int == 401, "\(refused)")
+        let played = try Self.client(["play", "http://127.0.0.1:\(port)/watch/cam", "--token", "viewer-token", "--seconds", "4"])
+        #expect(played["status"] as? Int == 201 && played["connected"] as? Bool == true && played["delete_status"] as? Int == 200, "\(played)")
+        let frames = played["video_frames"] as? Int ?? 0
+        #expect(frames >= 90, "the viewer decoded \(frames) frames in 4 s of 30 fps")
+        #expect((played["first_video_after"] as? Double).map { $0 < 1 } == true, "the first frame came late: \(played)")
+        #expect((played["longest_video_gap"] as? Double).map { $0 < 0.5 } == true, "the picture froze: \(played)")
+        #expect(publisher.wait(seconds: 30) == 0, "publisher: \(publisher.stderr)")
+        let result = try #require(job.wait(seconds: 30), "the job did not end").get()
+        #expect(result.progress.outputs.count == 2 && (result.progress.outputs.last?.bytes ?? 0) > 100_000, "\(result.progress.outputs)")
     }
 }

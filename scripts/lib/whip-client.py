@@ -4,6 +4,7 @@ media file's video as H.264 and its audio as Opus to a WHIP endpoint.
 
     python3 scripts/lib/whip-client.py publish URL --file MEDIA [--token T] [--seconds N] [--no-delete]
                                                    [--video-codec h264|vp8] [--content-type CT]
+    python3 scripts/lib/whip-client.py play URL [--token T] [--seconds N]
     python3 scripts/lib/whip-client.py request METHOD URL [--token T] [--body TEXT] [--content-type CT]
 
 publish POSTs a sendonly offer (video offers the one codec, no rtx; audio offers Opus only) with all its ICE
@@ -15,7 +16,9 @@ and libopus from PyAV), played at 1x, once. It prints one line of JSON:
     {"status": 201, "location": URL, "connected": true, "delete_status": 200, "seconds": 5.01, "ended": WHY}
 where WHY is "seconds", "media" (the file ended first) or "disconnected" (the server went away first). Any other
 answer to the POST prints {"status": CODE, "body": ..., "www_authenticate": ..., "allow": ...} and exits 0: the
-tests judge the status. request sends one plain HTTP request and prints {"status", "headers" (lower-case names),
+tests judge the status. play is a WHEP viewer: a recvonly H.264 + Opus offer, the frames
+each track decodes counted for --seconds, then DELETE; it prints the counts, the picture sizes, when the first video
+frame came and the longest gap between two. request sends one plain HTTP request and prints {"status", "headers" (lower-case names),
 "body"}, for OPTIONS, PATCH, a DELETE of an unknown session and the like.
 
 Exit 2: the HTTP server could not be reached (or the file could not be opened; for the DELETE, the JSON line is
@@ -221,6 +224,70 @@ async def publish(args):
     return 0
 
 
+async def play(args):
+    """WHEP: a recvonly offer (H.264 and Opus), then the decoded frames of each track counted for --seconds."""
+    from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+    from aiortc.rtcrtpsender import RTCRtpSender
+
+    pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+    for kind, mime in (("video", "video/h264"), ("audio", "audio/opus")):
+        transceiver = pc.addTransceiver(kind, direction="recvonly")
+        transceiver.setCodecPreferences([codec for codec in RTCRtpSender.getCapabilities(kind).codecs
+                                         if codec.mimeType.lower() == mime])
+    counts = {"video": [], "audio": []}
+    sizes = set()
+
+    async def consume(track):
+        while True:
+            try:
+                frame = await track.recv()
+            except Exception:  # MediaStreamError once the connection closes
+                return
+            counts[track.kind].append(time.monotonic())
+            if track.kind == "video":
+                sizes.add(f"{frame.width}x{frame.height}")
+
+    readers = []
+    pc.on("track", lambda track: readers.append(asyncio.ensure_future(consume(track))))
+    await pc.setLocalDescription(await pc.createOffer())
+    await gathering_complete(pc)
+    headers = {"Content-Type": "application/sdp", **auth_headers(args.token)}
+    try:
+        status, response_headers, body = await http_in_thread("POST", args.url, pc.localDescription.sdp, headers)
+    except (OSError, http.client.HTTPException) as error:
+        await pc.close()
+        fail(2, unreachable("POST", args.url, error))
+    if status != 201:
+        await pc.close()
+        emit({"status": status, "body": body, "www_authenticate": header(response_headers, "www-authenticate")})
+        return 0
+    location = header(response_headers, "location")
+    location = urllib.parse.urljoin(args.url, location) if location else None
+    await pc.setRemoteDescription(RTCSessionDescription(sdp=body, type="answer"))
+    connected = await wait_connected(pc)
+    started = time.monotonic()
+    if connected:
+        await asyncio.sleep(args.seconds)
+    delete_status = None
+    if location:
+        try:
+            delete_status, _, _ = await http_in_thread("DELETE", location, headers=auth_headers(args.token))
+        except (OSError, http.client.HTTPException):
+            delete_status = None
+    await pc.close()
+    for reader in readers:
+        reader.cancel()
+    video = counts["video"]
+    gaps = [later - earlier for earlier, later in zip(video, video[1:])]
+    emit({"status": 201, "location": location, "connected": connected, "delete_status": delete_status,
+          "video_frames": len(video), "audio_frames": len(counts["audio"]), "sizes": sorted(sizes),
+          "first_video_after": round(video[0] - started, 3) if video else None,
+          "longest_video_gap": round(max(gaps), 3) if gaps else None})
+    if not connected:
+        fail(3, f"ICE/DTLS did not connect within {CONNECT_TIMEOUT} s")
+    return 0
+
+
 def request(args):
     headers = auth_headers(args.token)
     if args.content_type:
@@ -248,6 +315,11 @@ def main():
                             help="the one video codec offered (vp8: to test a server that wants H.264)")
     publishing.add_argument("--content-type", default="application/sdp", help="to test the 415 answer")
 
+    playing = commands.add_parser("play", help="play a WHEP endpoint: count the decoded frames of each track")
+    playing.add_argument("url")
+    playing.add_argument("--token", help="sent as Authorization: Bearer TOKEN on POST and DELETE")
+    playing.add_argument("--seconds", type=float, default=5.0, help="how long to play once connected")
+
     requesting = commands.add_parser("request", help="send one plain HTTP request")
     requesting.add_argument("method")
     requesting.add_argument("url")
@@ -258,6 +330,8 @@ def main():
     args = parser.parse_args()
     if args.command == "publish":
         return asyncio.run(publish(args))
+    if args.command == "play":
+        return asyncio.run(play(args))
     return request(args)
 
 
