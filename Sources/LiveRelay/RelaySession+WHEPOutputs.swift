@@ -122,6 +122,12 @@ extension RelaySession {
         } catch {
             return promise.succeed(.refused(.notAcceptable, "the offer cannot be answered: \(error)"))
         }
+        // A viewer that cannot decode the job's video would get a session with nothing to show: refused, saying why.
+        if core.videoHeaders[0] != nil, !answer.tracks.contains(where: { $0.kind == .video }) {
+            let reasons = answer.rejected.filter { $0.media == "video" }.map(\.reason)
+            return promise.succeed(.refused(.notAcceptable, "the offer takes no H.264 this stream can be sent as"
+                                            + (reasons.isEmpty ? " (no video m= line)" : ": " + reasons.joined(separator: "; "))))
+        }
         let viewer: WHEPViewer
         do {
             let transport = try WebRTCTransport(local: ICECredentials(ufrag: ufrag, pwd: password),

@@ -226,7 +226,7 @@ private final class WHIPHTTPHandler: ChannelInboundHandler, @unchecked Sendable 
     private func respond(to request: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = String(request.uri.prefix { $0 != "?" })
         guard let (route, resource) = registry.lookup(path, on: listenerKey) else {
-            return send(.notFound, "no WHIP endpoint at this path\n", context: context, keepAlive: request.isKeepAlive)
+            return send(.notFound, "no WHIP or WHEP endpoint at this path\n", context: context, keepAlive: request.isKeepAlive)
         }
         switch (request.method, resource) {
         case (.OPTIONS, _):

@@ -86,7 +86,8 @@ struct WHIPRelayTests {
     func refusals() throws {
         let port = try Live.freePort()
         let root = Live.scratch("whip-refusals")
-        let job = RunningJob(Self.engine, Self.options(port: port, path: "/live/refusals", outputs: [], root: root, timeout: 6))
+        // A long input timeout: the job must outlive every refused request however slowly the client starts.
+        let job = RunningJob(Self.engine, Self.options(port: port, path: "/live/refusals", outputs: [], root: root, timeout: 600))
         #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
         let endpoint = "http://127.0.0.1:\(port)/live/refusals"
         let source = try Live.fixture(seconds: 8)
@@ -111,11 +112,14 @@ struct WHIPRelayTests {
         let refused = try #require(second.wait(seconds: 10), "the second job did not end")
         guard case let .failure(error) = refused else { Issue.record("a second job took the same WHIP path"); return }
         #expect("\(error)".contains("another job already serves WHIP or WHEP at /live/refusals"), "\(error)")
-        // Nothing reached the job: it ends for want of a publisher, and writes no archive.
-        let ended = try #require(job.wait(seconds: 20), "the job did not end")
-        guard case let .failure(timeout) = ended else { Issue.record("the job succeeded with no publisher"); return }
-        #expect("\(timeout)".contains("sent no data"), "\(timeout)")
-        #expect(!FileManager.default.fileExists(atPath: root + "/out/archive.flv"))
+        // Nothing reached the job: it still waits, has taken no byte, and ends with no frame when cancelled.
+        let progress = try #require(job.latestProgress, "the job reported no progress")
+        #expect(progress.bytesIn == 0 && progress.inputReconnects == 0, "\(progress)")
+        job.interrupter.cancel()
+        let cancelled = try #require(job.wait(seconds: 20), "the job did not end when cancelled")
+        if case let .success(result) = cancelled {
+            #expect(result.progress.videoFrames == 0 && result.progress.audioFrames == 0, "\(result.progress)")
+        }
     }
 
     @Test("through 40 ms of delay and 2 % loss each way (the media port behind UDPImpairment): NACKs bring the losses back and the archive has no damaged frame")
@@ -172,5 +176,48 @@ struct WHIPRelayTests {
         #expect(publisher.wait(seconds: 30) == 0, "publisher: \(publisher.stderr)")
         let result = try #require(job.wait(seconds: 30), "the job did not end").get()
         #expect(result.progress.outputs.count == 2 && (result.progress.outputs.last?.bytes ?? 0) > 100_000, "\(result.progress.outputs)")
+    }
+
+    /// 640x360 30 fps H.264 High without B-frames (as a WebRTC sender makes), a keyframe every second, AAC, in MP4.
+    static func webrtcFixture() throws -> String {
+        let path = Live.fixtures + "/webrtc-8s.mp4"
+        if !FileManager.default.fileExists(atPath: path) {
+            let own = Live.fixtures + "/making-\(getpid())-webrtc-8s.mp4"
+            try Live.run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
+                                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "8", "-c:v", "libx264",
+                                             "-preset", "veryfast", "-g", "30", "-bf", "0", "-pix_fmt", "yuv420p", "-c:a", "aac", own])
+            guard rename(own, path) == 0 else { throw LiveTestError("could not rename \(own) to \(path)") }
+        }
+        return path
+    }
+
+    @Test("GStreamer's webrtcbin publishes the file's H.264 as it is: the archive holds its frames exactly, AAC made from its Opus; a viewer offering only Baseline gets 406, naming why")
+    func webrtcbinPublisher() throws {
+        let source = try Self.webrtcFixture()
+        let port = try Live.freePort()
+        let root = Live.scratch("whip-webrtcbin")
+        var options = Self.options(port: port, outputs: [], root: root)
+        options.outputs.append(OutputDescription(target: .network(url: "whep://127.0.0.1:\(port)/watch/gst"), kind: .flv, name: "whep://127.0.0.1:\(port)/watch/gst"))
+        let job = RunningJob(Self.engine, options)
+        #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
+        let peer = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("webrtcbin-peer.py").path
+        let publisher = try Child("/usr/bin/python3", [peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--file", source, "--token", Self.token, "--seconds", "5"])
+        defer { publisher.end() }
+        let deadline = Date().addingTimeInterval(30)
+        while (job.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        // aiortc offers Baseline only; the file is High: a session with nothing to show is refused, not answered.
+        let baseline = try Self.client(["play", "http://127.0.0.1:\(port)/watch/gst", "--seconds", "1"])
+        #expect(baseline["status"] as? Int == 406 && (baseline["body"] as? String)?.contains("H.264") == true, "\(baseline)")
+        #expect(publisher.wait(seconds: 30) == 0, "publisher: \(publisher.stderr)")
+        _ = try #require(job.wait(seconds: 30), "the job did not end").get()
+        let archive = root + "/out/archive.flv"
+        let published = try Live.frames(source, "v")
+        let archived = try Live.frames(archive, "v")
+        #expect(archived.count >= 120 && published.containsContiguous(archived), "archived \(archived.count) frames, not a run of the file's")
+        let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate", "-of", "csv=p=0", archive])
+        #expect(streams.contains("h264") && streams.contains("aac,48000"), "the archive holds \(streams)")
+        let audio = try Self.span(archive, "a")
+        let video = try Self.span(archive, "v")
+        #expect(abs(audio - video) <= 0.5, "the archive's video spans \(video) s and its audio \(audio) s")
     }
 }

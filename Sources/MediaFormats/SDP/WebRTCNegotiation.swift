@@ -66,9 +66,14 @@ public struct WebRTCNegotiation: Sendable {
                 sections.append(answerSection(for: media, track: taken.track, choice: taken.choice, carriesCandidates: index == first.index))
                 tracks.append(taken.track)
             } else {
+                // A rejected section keeps our transport attributes: aiortc and webrtcbin read ICE credentials, the
+                // fingerprint and the setup role from every m= section, a rejected one included, and refuse the answer
+                // without them (JSEP, RFC 8829 §5.3.1, leaves them optional).
                 sections.append(MediaDescription(media: media.media, port: 0, transportProtocol: media.transportProtocol,
                                                  payloadTypes: media.payloadTypes, formats: media.formats,
-                                                 connection: SDPConnection(address: "0.0.0.0"), mid: media.mid))
+                                                 connection: SDPConnection(address: "0.0.0.0"), mid: media.mid,
+                                                 transport: TransportAttributes(iceUfrag: local.iceUfrag, icePassword: local.icePassword,
+                                                                                fingerprints: [local.fingerprint], setup: .passive)))
             }
         }
         let description = SessionDescription(
