@@ -187,7 +187,8 @@ final class WHIPRegistry: @unchecked Sendable {
 }
 
 /// One HTTP connection of a WHIP listener: a request read whole (its body bounded), answered by the route's session.
-private final class WHIPHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
+/// Lives on its channel's loop; the session's answer comes back there (`NIOLoopBound`).
+private final class WHIPHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
@@ -282,17 +283,17 @@ private final class WHIPHTTPHandler: ChannelInboundHandler, @unchecked Sendable 
         let session = route.session
         session.loop.execute { body(session, promise) }
         let path = route.path
-        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        promise.futureResult.whenSuccess { [self] reply in
-            let context = bound.value
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        promise.futureResult.whenSuccess { reply in
+            let (handler, context) = bound.value
             switch reply {
             case let .created(answer, resource):
                 let headers = HTTPHeaders([("Content-Type", "application/sdp"), ("Location", "\(path)/\(resource)")])
-                send(.created, answer, headers: headers, context: context, keepAlive: keepAlive)
+                handler.send(.created, answer, headers: headers, context: context, keepAlive: keepAlive)
             case .deleted:
-                send(.ok, "", context: context, keepAlive: keepAlive)
+                handler.send(.ok, "", context: context, keepAlive: keepAlive)
             case let .refused(status, reason):
-                send(status, reason + "\n", context: context, keepAlive: keepAlive)
+                handler.send(status, reason + "\n", context: context, keepAlive: keepAlive)
             }
         }
     }

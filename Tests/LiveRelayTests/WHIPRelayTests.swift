@@ -145,8 +145,12 @@ struct WHIPRelayTests {
         let frames = try Live.frames(archive, "v")
         #expect(frames.count >= 120, "archived \(frames.count) frames of 6 s at 30 fps")
         let summary = try #require(lines.withLockedValue { $0 }.first { $0.contains("the WHIP session ended after") }, "no session summary")
-        let recovered = summary.split(separator: ":").last.flatMap { $0.split(separator: " ").first }.flatMap { Int($0) } ?? 0
-        #expect(recovered > 0 && summary.hasSuffix("no frame was damaged"), "\(summary)")
+        // "…: N packets recovered by NACK, M given up; …": most losses come back; a retransmission lost in its turn may be
+        // given up, and then its frame is dropped whole (never archived damaged: the clean decode above says so).
+        let words = (summary.split(separator: ":").last ?? "").split(separator: " ")
+        let recovered = words.first.flatMap { Int($0) } ?? 0
+        let givenUp = words.firstIndex(of: "given").flatMap { $0 > 0 ? Int(words[$0 - 1]) : nil } ?? .max
+        #expect(recovered > 0 && givenUp <= recovered, "\(summary)")
     }
 
     @Test("a WHEP viewer of a WHIP job: starts at once from the GOP cache, gets every frame without a freeze, leaves by DELETE; a wrong token gets 401")
