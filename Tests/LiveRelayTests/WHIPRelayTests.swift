@@ -24,8 +24,10 @@ struct WHIPRelayTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../scripts/lib/whip-client.py").standardizedFileURL.path
 
-    /// A WHIP job on a free port of loopback: `outputs` and an FLV archive `root`/out/archive.flv.
-    static func options(port: Int, path: String = "/live/cam", outputs: [String], root: String, timeout: Double = 4) -> MediaJobOptions {
+    /// A WHIP job on a free port of loopback: `outputs` and an FLV archive `root`/out/archive.flv. The input timeout
+    /// bounds the wait for the publisher, whose client (Python, aiortc or GStreamer, a media file opened) may take many
+    /// seconds to start on a loaded machine; the job also ends that long after the publisher leaves.
+    static func options(port: Int, path: String = "/live/cam", outputs: [String], root: String, timeout: Double = 20) -> MediaJobOptions {
         var options = Live.options(input: "whip://127.0.0.1:\(port)\(path)", listen: true, outputs: outputs, timeout: timeout)
         options.inputName = "whip://127.0.0.1:\(port)\(path)"
         options.inputToken = token
@@ -64,7 +66,7 @@ struct WHIPRelayTests {
         #expect(published["delete_status"] as? Int == 200, "\(published)")
         #expect((published["location"] as? String)?.hasPrefix("http://127.0.0.1:\(port)/live/cam/") == true, "\(published)")
         // The publisher said it ended (DELETE): the job ends cleanly once its input timeout passes with no new one.
-        let result = try #require(job.wait(seconds: 30), "the job did not end").get()
+        let result = try #require(job.wait(seconds: 60), "the job did not end").get()
         #expect(result.progress.videoFrames >= 100, "\(result.progress.videoFrames) video frames in 5 s of 30 fps")
         #expect(player.wait(seconds: 60) == 0, "player: \(player.stderr)")
         let archive = root + "/out/archive.flv"
@@ -137,7 +139,7 @@ struct WHIPRelayTests {
         #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
         let published = try Self.client(["publish", "http://127.0.0.1:\(port)/live/cam", "--file", try Live.fixture(seconds: 8), "--token", Self.token, "--seconds", "6"])
         #expect(published["status"] as? Int == 201 && published["connected"] as? Bool == true, "\(published)")
-        _ = try #require(job.wait(seconds: 30), "the job did not end").get()
+        _ = try #require(job.wait(seconds: 60), "the job did not end").get()
         #expect(path.dropped > 10, "the path lost only \(path.dropped) datagrams")
         let archive = root + "/out/archive.flv"
         let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
@@ -164,10 +166,10 @@ struct WHIPRelayTests {
         let job = RunningJob(Self.engine, options)
         #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
         let publisher = try Child("/usr/bin/env", ["python3", Self.script, "publish", "http://127.0.0.1:\(port)/live/cam",
-                                                   "--file", try Live.fixture(seconds: 8), "--token", Self.token, "--seconds", "8"])
+                                                   "--file", try Live.fixture(seconds: 20), "--token", Self.token, "--seconds", "16"])
         defer { publisher.end() }
         // The viewer comes once the stream runs (the job has made a frame).
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while (job.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
         let refused = try Self.client(["play", "http://127.0.0.1:\(port)/watch/cam", "--token", "wrong", "--seconds", "1"])
         #expect(refused["status"] as? Int == 401, "\(refused)")
@@ -175,10 +177,10 @@ struct WHIPRelayTests {
         #expect(played["status"] as? Int == 201 && played["connected"] as? Bool == true && played["delete_status"] as? Int == 200, "\(played)")
         let frames = played["video_frames"] as? Int ?? 0
         #expect(frames >= 90, "the viewer decoded \(frames) frames in 4 s of 30 fps")
-        #expect((played["first_video_after"] as? Double).map { $0 < 1 } == true, "the first frame came late: \(played)")
+        #expect((played["first_video_after"] as? Double).map { $0 < 2 } == true, "the first frame came late: \(played)")
         #expect((played["longest_video_gap"] as? Double).map { $0 < 0.5 } == true, "the picture froze: \(played)")
-        #expect(publisher.wait(seconds: 30) == 0, "publisher: \(publisher.stderr)")
-        let result = try #require(job.wait(seconds: 30), "the job did not end").get()
+        #expect(publisher.wait(seconds: 60) == 0, "publisher: \(publisher.stderr)")
+        let result = try #require(job.wait(seconds: 60), "the job did not end").get()
         #expect(result.progress.outputs.count == 2 && (result.progress.outputs.last?.bytes ?? 0) > 100_000, "\(result.progress.outputs)")
     }
 
@@ -207,13 +209,13 @@ struct WHIPRelayTests {
         let peer = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("webrtcbin-peer.py").path
         let publisher = try Child("/usr/bin/python3", [peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--file", source, "--token", Self.token, "--seconds", "5"])
         defer { publisher.end() }
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while (job.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
         // aiortc offers Baseline only; the file is High: a session with nothing to show is refused, not answered.
         let baseline = try Self.client(["play", "http://127.0.0.1:\(port)/watch/gst", "--seconds", "1"])
         #expect(baseline["status"] as? Int == 406 && (baseline["body"] as? String)?.contains("H.264") == true, "\(baseline)")
         #expect(publisher.wait(seconds: 30) == 0, "publisher: \(publisher.stderr)")
-        _ = try #require(job.wait(seconds: 30), "the job did not end").get()
+        _ = try #require(job.wait(seconds: 60), "the job did not end").get()
         let archive = root + "/out/archive.flv"
         let published = try Live.frames(source, "v")
         let archived = try Live.frames(archive, "v")
