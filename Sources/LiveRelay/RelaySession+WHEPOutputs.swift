@@ -96,22 +96,12 @@ extension RelaySession {
         guard output.viewers.count < Self.maxViewersPerOutput else {
             return promise.succeed(.refused(.serviceUnavailable, "this output has \(Self.maxViewersPerOutput) viewers, its most"))
         }
-        let offer: SessionDescription
-        do {
-            offer = try SessionDescription(parsing: text)
-        } catch {
-            return promise.succeed(.refused(.badRequest, "the offer is not SDP: \(error)"))
+        let offer: SessionDescription, certificate: DTLSCertificate, local: WebRTCLocalEndpoint
+        switch prepareAnswer(to: text) {
+        case let .success(prepared): (offer, certificate, local) = prepared
+        case let .failure(refusal): return promise.succeed(refusal.reply)
         }
-        let certificate: DTLSCertificate
-        switch engine.webrtcCertificate(on: loop) {
-        case let .success(made): certificate = made
-        case let .failure(error): return promise.succeed(.refused(.internalServerError, "this worker cannot do DTLS: \(error)"))
-        }
-        let ufrag = Self.iceText(8)
-        let password = Self.iceText(24)
-        let local = WebRTCLocalEndpoint(iceUfrag: ufrag, icePassword: password, fingerprint: certificate.fingerprint,
-                                        addresses: engine.webrtcAddresses, port: engine.settings.webrtcAnnouncedPort ?? engine.webrtcPort.port,
-                                        sessionID: UInt64.random(in: 1 ..< (1 << 62)))
+        let (ufrag, password) = (local.iceUfrag, local.icePassword)
         let stream = "sluice-\(options.jobID ?? "job")"
         let egress = WebRTCEgress(cname: Self.iceText(16), streamID: stream,
                                   video: .init(profileLevelID: currentProfileLevelID(), track: WebRTCOutgoingTrack(ssrc: UInt32.random(in: 1 ... .max), trackID: "video")),

@@ -75,6 +75,11 @@ final class OpusAudioTranscoder {
     }
 }
 
+/// A WHIP or WHEP request refused before an answer was made.
+struct WHIPRefusal: Error {
+    let reply: WHIPReply
+}
+
 extension RelaySession {
     /// How often a publisher's timers run: NACKs due again, packets whose gap was given up, PLI, receiver reports,
     /// DTLS retransmission and consent.
@@ -84,23 +89,12 @@ extension RelaySession {
     /// is closed: the token is what proves a publisher, and a browser that reloads its page posts again).
     func whipOffer(_ text: String, promise: EventLoopPromise<WHIPReply>) {
         guard !end.begun, source.whip.route != nil else { return promise.succeed(.refused(.serviceUnavailable, "the job is ending")) }
-        let offer: SessionDescription
-        do {
-            offer = try SessionDescription(parsing: text)
-        } catch {
-            return promise.succeed(.refused(.badRequest, "the offer is not SDP: \(error)"))
+        let offer: SessionDescription, certificate: DTLSCertificate, local: WebRTCLocalEndpoint
+        switch prepareAnswer(to: text) {
+        case let .success(prepared): (offer, certificate, local) = prepared
+        case let .failure(refusal): return promise.succeed(refusal.reply)
         }
-        let certificate: DTLSCertificate
-        switch engine.webrtcCertificate(on: loop) {
-        case let .success(made): certificate = made
-        case let .failure(error):
-            return promise.succeed(.refused(.internalServerError, "this worker cannot do DTLS: \(error)"))
-        }
-        let ufrag = Self.iceText(8)
-        let password = Self.iceText(24)
-        let local = WebRTCLocalEndpoint(iceUfrag: ufrag, icePassword: password, fingerprint: certificate.fingerprint,
-                                        addresses: engine.webrtcAddresses, port: engine.settings.webrtcAnnouncedPort ?? engine.webrtcPort.port,
-                                        sessionID: UInt64.random(in: 1 ..< (1 << 62)))
+        let (ufrag, password) = (local.iceUfrag, local.icePassword)
         let answer: WebRTCAnswer
         do {
             answer = try WebRTCNegotiation(role: .ingest, local: local).answer(offer)
@@ -302,6 +296,26 @@ extension RelaySession {
         whipPublisherGone(clean: input.lastEndClean, why: nil)
         if let route = source.whip.route { engine.whip.unregister(route) }
         source.whip.route = nil
+    }
+
+    /// What answering any WebRTC offer (WHIP or WHEP) starts with: the offer parsed, the loop's DTLS certificate, and our
+    /// side of the transport with fresh ICE credentials; or the reply that refuses it.
+    func prepareAnswer(to text: String) -> Result<(SessionDescription, DTLSCertificate, WebRTCLocalEndpoint), WHIPRefusal> {
+        let offer: SessionDescription
+        do {
+            offer = try SessionDescription(parsing: text)
+        } catch {
+            return .failure(WHIPRefusal(reply: .refused(.badRequest, "the offer is not SDP: \(error)")))
+        }
+        let certificate: DTLSCertificate
+        switch engine.webrtcCertificate(on: loop) {
+        case let .success(made): certificate = made
+        case let .failure(error): return .failure(WHIPRefusal(reply: .refused(.internalServerError, "this worker cannot do DTLS: \(error)")))
+        }
+        let local = WebRTCLocalEndpoint(iceUfrag: Self.iceText(8), icePassword: Self.iceText(24), fingerprint: certificate.fingerprint,
+                                        addresses: engine.webrtcAddresses, port: engine.settings.webrtcAnnouncedPort ?? engine.webrtcPort.port,
+                                        sessionID: UInt64.random(in: 1 ..< (1 << 62)))
+        return .success((offer, certificate, local))
     }
 
     /// ICE ufrags, passwords and resource ids: letters and digits (ice-char without "+" and "/", so they also fit a URL
