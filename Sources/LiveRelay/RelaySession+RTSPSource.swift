@@ -55,9 +55,12 @@ extension RelaySession {
         source.rtsp.portBlock = first
         let binds = (0..<RTSPPortBlocks.blockSize).map { slot in
             DatagramBootstrap(group: loop)
+                // 1 MiB (the kernel's rmem_max allowing): seconds of a camera's RTP wait in the kernel while the loop is
+                // busy; the default 208 KiB lost packets, and with them pictures, when a loaded loop fell a second behind.
+                .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
                 .channelInitializer { [self] channel in
                     let handler = RTSPDatagramHandler { [self] event in rtspDatagram(generation, slot: slot, event) }
-                    return channel.pipeline.addHandler(handler)
+                    return channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
                 }
                 .bind(host: "0.0.0.0", port: first + slot)
         }

@@ -48,6 +48,12 @@ final class WHEPViewer {
     var media: WebRTCEgressMedia
     var addresses: [TransportAddress: SocketAddress] = [:]
     var connected = false
+    /// In the relay core: connected with a selected pair to send to (DTLS can finish before the peer nominates one).
+    var joined = false
+    /// When DTLS came up (the engine's monotonic nanoseconds), for the line it leaves with.
+    var connectedAt: UInt64?
+    /// Packets made for it that could not be sealed or addressed (before a selected pair, a failed seal): dropped.
+    var unsealed = 0
     var tick: RepeatedTask?
     /// Datagrams made since the last flush: sent in one hop per burst.
     var pending: [(bytes: [UInt8], to: SocketAddress)] = []
@@ -62,6 +68,20 @@ final class WHEPViewer {
         self.transport = transport
         self.media = media
     }
+}
+
+/// A browser decodes no AAC: a job whose audio is AAC has it made Opus once for every viewer that takes audio, by the
+/// job's `edgeAudioEncoder` on its loop. The transcoder is made at the first frame someone hears, and dropped when no one
+/// listens (a new one starts its timeline afresh) or the AudioSpecificConfig changes; a job whose audio is Opus already
+/// (an Enhanced RTMP publisher's) goes to its viewers through the core as it came.
+struct WHEPAudio {
+    /// The latest AAC sequence header's AudioSpecificConfig.
+    var config: [UInt8]?
+    var transcoder: (any AACToOpusTranscoding)?
+    /// Why the audio cannot be made, named once; the viewers go on with the picture alone.
+    var failure: String?
+    /// Opus frames made.
+    var frames = 0
 }
 
 extension RelaySession {
@@ -130,14 +150,16 @@ extension RelaySession {
         } catch {
             return promise.succeed(.refused(.internalServerError, "the session cannot be set up: \(error)"))
         }
+        let bound = NIOLoopBound(viewer, eventLoop: loop)
         engine.webrtcPort.open().hop(to: loop).whenComplete { [self] result in
             switch result {
             case .success:
+                let viewer = bound.value
                 guard !end.begun, let output = whepOutput(index) else { return promise.succeed(.refused(.serviceUnavailable, "the job is ending")) }
                 output.viewers.append(viewer)
                 output.viewersServed += 1
                 engine.webrtcPort.claim(ufrag: viewer.ufrag, for: self)
-                viewer.tick = loop.scheduleRepeatedTask(initialDelay: Self.whipTick, delay: Self.whipTick) { [self] _ in whepTick(viewer) }
+                viewer.tick = loop.scheduleRepeatedTask(initialDelay: Self.whipTick, delay: Self.whipTick) { [self] _ in whepTick(bound.value) }
                 promise.succeed(.created(answer: answer.description.render(), resource: viewer.resource))
             case let .failure(error):
                 promise.succeed(.refused(.serviceUnavailable, "the WebRTC media port \(engine.webrtcPort.port) cannot be had: \(describeNetworkError(error))"))
@@ -188,14 +210,13 @@ extension RelaySession {
         }
         for event in output.events {
             switch event {
-            case .selected, .rtp: break
+            case .rtp: break
+            case .selected: join(viewer)
             case .connected:
                 guard !viewer.connected else { continue }
                 viewer.connected = true
-                core.addOutput(viewer.coreIndex)
-                // The GOP cache's keyframe at once; without one, the next (asked of a WHIP publisher now).
-                apply(core.outputReady(viewer.coreIndex))
-                if source.whip.publisher != nil { source.whip.publisher?.media.requestKeyframe() }
+                viewer.connectedAt = RelaySession.now()
+                join(viewer)
             case let .rtcp(compound):
                 for packet in viewer.media.receiveRTCP(compound) { seal(packet, for: viewer) }
                 if viewer.media.wantsKeyframe { source.whip.publisher?.media.requestKeyframe() }
@@ -209,9 +230,64 @@ extension RelaySession {
         }
     }
 
+    /// The viewer joins the core once DTLS is up and a pair is selected: the GOP cache's keyframe at once; without one,
+    /// the next (asked of a WHIP publisher now).
+    private func join(_ viewer: WHEPViewer) {
+        guard viewer.connected, !viewer.joined, viewer.transport.selectedAddress != nil else { return }
+        viewer.joined = true
+        core.addOutput(viewer.coreIndex)
+        if let output = whepOutput(viewer.output) {
+            engine.report("\(jobLabel)output \(output.name): a WHEP viewer is connected (DTLS-SRTP; \(output.viewers.count) watching)")
+        }
+        apply(core.outputReady(viewer.coreIndex))
+        source.whip.publisher?.media.requestKeyframe()
+    }
+
+    /// One audio tag of the job: an AAC frame made Opus for every joined viewer that takes audio.
+    func whepAudio(_ message: Message) {
+        guard let data = try? FLVAudioData(parsing: message.payload), let track = data.tracks.first, track.codec.fourCC == .mp4a else { return }
+        if data.isSequenceStart {
+            let config = Array(track.payload)
+            if links.whepAudio.config != config {
+                links.whepAudio.config = config
+                links.whepAudio.transcoder = nil
+                links.whepAudio.failure = nil
+            }
+            return
+        }
+        let listeners = links.whep.flatMap { $0.viewers.filter { $0.joined && $0.media.carriesAudio } }
+        guard !listeners.isEmpty else {
+            links.whepAudio.transcoder = nil
+            return
+        }
+        guard links.whepAudio.failure == nil, let config = links.whepAudio.config, !track.payload.isEmpty else { return }
+        do {
+            let transcoder: any AACToOpusTranscoding
+            if let made = links.whepAudio.transcoder {
+                transcoder = made
+            } else {
+                guard let maker = options.edgeAudioEncoder else { throw EncodeError.unsupportedSetting("this worker has no audio encoder") }
+                transcoder = try maker.makeAACToOpus(audioSpecificConfig: config)
+                links.whepAudio.transcoder = transcoder
+            }
+            let frames = try transcoder.transcode(Array(track.payload), milliseconds: Int64(message.timestamp))
+            links.whepAudio.frames += frames.count
+            let now = Int64(RelaySession.now() / 1_000_000)
+            for frame in frames {
+                for viewer in listeners {
+                    for packet in viewer.media.sendOpus(frame.frame, milliseconds: frame.milliseconds, now: now) { seal(packet, for: viewer) }
+                }
+            }
+        } catch {
+            links.whepAudio.transcoder = nil
+            links.whepAudio.failure = "\(error)"
+            engine.report("\(jobLabel)the AAC audio cannot be made Opus for WHEP viewers (\(error)); they get the picture alone")
+        }
+    }
+
     /// One message the core sends a viewer: its RTP, sealed, waiting for the burst's flush.
     func send(_ message: Message, to viewer: WHEPViewer) {
-        guard viewer.connected, let type = FLVTagType(rawValue: message.typeID) else { return }
+        guard viewer.joined, let type = FLVTagType(rawValue: message.typeID) else { return }
         let now = Int64(RelaySession.now() / 1_000_000)
         for packet in viewer.media.send(FLVStreamTag(type: type, timestamp: Int64(message.timestamp), data: message.payload), now: now) {
             seal(packet, for: viewer)
@@ -219,7 +295,10 @@ extension RelaySession {
     }
 
     private func seal(_ packet: [UInt8], for viewer: WHEPViewer) {
-        guard let sealed = try? viewer.transport.protectRTP(packet), let address = viewer.addresses[sealed.destination] else { return }
+        guard let sealed = try? viewer.transport.protectRTP(packet), let address = viewer.addresses[sealed.destination] else {
+            viewer.unsealed += 1
+            return
+        }
         whepOutput(viewer.output)?.bytesSent += Int64(sealed.bytes.count)
         viewer.pending.append((sealed.bytes, address))
     }
@@ -254,12 +333,18 @@ extension RelaySession {
         guard let output = whepOutput(viewer.output), let position = output.viewers.firstIndex(where: { $0 === viewer }) else { return }
         output.viewers.remove(at: position)
         viewer.tick?.cancel()
-        if viewer.connected { core.removeOutput(viewer.coreIndex) }
+        if viewer.joined { core.removeOutput(viewer.coreIndex) }
         apply(viewer.transport.close(), to: viewer)
         engine.webrtcPort.send(viewer.pending)
         viewer.pending = []
         engine.webrtcPort.release(ufrag: viewer.ufrag, addresses: Array(viewer.addresses.values))
         if let why { engine.report("\(jobLabel)output \(output.name): a WHEP viewer's session ended: \(why)") }
+        if let since = viewer.connectedAt {
+            let seconds = Double(RelaySession.now() - since) / 1e9, sent = viewer.media.statistics
+            engine.report("\(jobLabel)output \(output.name): a WHEP viewer left after \(String(format: "%.1f", seconds)) s: "
+                          + "\(sent.packetsSent) packets sent, \(sent.retransmitted) again for NACKs, \(sent.keyframeRequests) keyframe requests, "
+                          + "\(sent.framesBeforeKeyframe) video frames before its first keyframe, \(viewer.unsealed) packets not sealed")
+        }
     }
 
     /// The job ends: every viewer's session closed, the routes given back.

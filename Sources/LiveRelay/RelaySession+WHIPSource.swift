@@ -117,13 +117,14 @@ extension RelaySession {
         } catch {
             return promise.succeed(.refused(.internalServerError, "the session cannot be set up: \(error)"))
         }
+        let bound = NIOLoopBound(publisher, eventLoop: loop)
         engine.webrtcPort.open().hop(to: loop).whenComplete { [self] result in
             switch result {
             case .success:
                 guard !end.begun else { return promise.succeed(.refused(.serviceUnavailable, "the job is ending")) }
                 if source.whip.publisher != nil { whipPublisherGone(clean: true, why: nil) }
-                attach(publisher)
-                promise.succeed(.created(answer: answer.description.render(), resource: publisher.resource))
+                attach(bound.value)
+                promise.succeed(.created(answer: answer.description.render(), resource: bound.value.resource))
             case let .failure(error):
                 promise.succeed(.refused(.serviceUnavailable, "the WebRTC media port \(engine.webrtcPort.port) cannot be had: \(describeNetworkError(error))"))
             }
@@ -135,7 +136,8 @@ extension RelaySession {
         engine.webrtcPort.claim(ufrag: publisher.ufrag, for: self)
         input.connections += 1
         timeline.beginSegment()
-        publisher.tick = loop.scheduleRepeatedTask(initialDelay: Self.whipTick, delay: Self.whipTick) { [self] _ in whipTick(publisher) }
+        let bound = NIOLoopBound(publisher, eventLoop: loop)
+        publisher.tick = loop.scheduleRepeatedTask(initialDelay: Self.whipTick, delay: Self.whipTick) { [self] _ in whipTick(bound.value) }
         engine.report("\(jobLabel)input \(options.inputName): a WHIP publisher offered \(publisher.summary); answered, waiting for ICE and DTLS")
     }
 

@@ -97,6 +97,8 @@ final class RelaySession: @unchecked Sendable {
         var whep: [WHEPOutputLink] = []
         /// Viewers made so far (each takes the next core index).
         var nextViewer = 0
+        /// The job's AAC made Opus for the WHEP viewers that take audio.
+        var whepAudio = WHEPAudio()
     }
 
     init(engine: RelayEngine, loop: any EventLoop, options: MediaJobOptions, source: Source, interrupter: Interrupter,
@@ -382,6 +384,7 @@ final class RelaySession: @unchecked Sendable {
             }
             if kind.isFrame { progress.mediaTime = Double(time) / 1000 }
             relay(message, kind)
+            if !links.whep.isEmpty, kind.role == .audioFrame || kind.role == .audioHeader { whepAudio(message) }
             if fallback != nil { observeForFallback(message, kind) }
         }
         flushOutputs(receivedAt: receivedAt)

@@ -140,8 +140,9 @@ final class WHIPRegistry: @unchecked Sendable {
             .childChannelInitializer { [self] channel in
                 guard admit(listener) else { return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed) }
                 channel.closeFuture.whenComplete { [self] _ in lock.withLock { listener.connections -= 1 } }
-                return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                    channel.pipeline.addHandler(WHIPHTTPHandler(registry: self, listenerKey: listener.key))
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(WHIPHTTPHandler(registry: self, listenerKey: listener.key))
                 }
             }
         let bound = (try? SocketAddress(ipAddress: host, port: port)).map { bootstrap.bind(to: $0) } ?? bootstrap.bind(host: host, port: port)
@@ -309,8 +310,11 @@ private final class WHIPHTTPHandler: ChannelInboundHandler {
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         if !text.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil) }
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-            if !keepAlive { context.close(promise: nil) }
+        if keepAlive {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        } else {
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(promise: nil) }
         }
     }
 }

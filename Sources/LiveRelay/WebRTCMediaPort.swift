@@ -37,7 +37,9 @@ final class WebRTCMediaPort: @unchecked Sendable {
                 .channelOption(.socketOption(.so_reuseaddr), value: 1)
                 // 4 MiB: a burst of many sessions' keyframes waits in the kernel while the loop works.
                 .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-                .channelInitializer { [self] channel in channel.pipeline.addHandler(WebRTCDatagramHandler(port: self)) }
+                .channelInitializer { [self] channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(WebRTCDatagramHandler(port: self)) }
+                }
                 .bind(host: "0.0.0.0", port: port)
             binding = made
             return (made, true)

@@ -162,7 +162,7 @@ public struct WebRTCEgressMedia: Sendable {
     }
 
     private mutating func sendAudio(_ tag: FLVStreamTag, now: Int64) -> [[UInt8]] {
-        guard var sender = audio else { return [] }
+        guard audio != nil else { return [] }
         let data: FLVAudioData
         do { data = try FLVAudioData(parsing: tag.data) } catch {
             statistics.malformedTags += 1
@@ -174,8 +174,18 @@ public struct WebRTCEgressMedia: Sendable {
         }
         // The OpusHead says nothing RTP carries (RFC 7587 §4: the SDP does); empty frames are RTMP's silence.
         guard data.packetType == .codedFrames, !track.payload.isEmpty else { return [] }
+        return sendOpus(Array(track.payload), milliseconds: tag.timestamp, now: now)
+    }
+
+    /// Whether the viewer takes audio (it offered Opus).
+    public var carriesAudio: Bool { audio != nil }
+
+    /// The RTP packet of one Opus frame at `milliseconds` on the job's timeline: what the job's Opus tags become, and
+    /// what a job whose audio is AAC sends its viewers once the session has made the AAC Opus.
+    public mutating func sendOpus(_ frame: [UInt8], milliseconds: Int64, now: Int64) -> [[UInt8]] {
+        guard var sender = audio, !frame.isEmpty else { return [] }
         let packet = RTPPacket(marker: false, payloadType: sender.payloadType, sequenceNumber: sender.sequenceNumber,
-                               timestamp: sender.rtpTime(milliseconds: tag.timestamp), ssrc: sender.ssrc, payload: track.payload)
+                               timestamp: sender.rtpTime(milliseconds: milliseconds), ssrc: sender.ssrc, payload: frame[...])
         let bytes = packet.serialized
         sender.sent(packet, bytes: bytes, now: now)
         sender.sequenceNumber &+= 1

@@ -177,7 +177,9 @@ struct SRTRelayTests {
         let attackers = try hostile.map { mode in
             try Child("/usr/bin/python3", [Self.hostileScript, "--port", String(port), "--key", mode, "--ts", ts, "--seconds", "6", mode])
         } + [try Child("/usr/bin/python3", [Self.hostileScript, "--port", String(port), "--key", "nobody", "--seconds", "3", "handshakes"])]
-        let honest = try Self.publishSRT(source, to: Self.srtURL(port: port, streamID: "publish:live/honest", passphrase: nil))
+        // The honest publisher waits up to 20 s for its handshake (libsrt's default is 3 s), as a publisher that retries
+        // would: under ThreadSanitizer in CI, beside the flood of a thousand handshakes a second, its connect timed out.
+        let honest = try Self.publishSRT(source, to: Self.srtURL(port: port, streamID: "publish:live/honest", passphrase: nil) + "&connect_timeout=20000")
         #expect(honest.wait(seconds: 40) == 0, "the honest publisher: \(honest.stderr)")
         for attacker in attackers { #expect(attacker.wait(seconds: 60) == 0, "an attacker failed: \(attacker.stderr)") }
         let said = attackers.map(\.stderr).joined()

@@ -155,7 +155,7 @@ struct WHIPRelayTests {
         #expect(recovered > 0 && givenUp <= recovered, "\(summary)")
     }
 
-    @Test("a WHEP viewer of a WHIP job: starts at once from the GOP cache, gets every frame without a freeze, leaves by DELETE; a wrong token gets 401")
+    @Test("a WHEP viewer of a WHIP job: starts at once from the GOP cache, gets every frame without a freeze and the sound as Opus, leaves by DELETE; a wrong token gets 401")
     func whepViewer() throws {
         let port = try Live.freePort()
         let root = Live.scratch("whep-viewer")
@@ -176,8 +176,12 @@ struct WHIPRelayTests {
         let played = try Self.client(["play", "http://127.0.0.1:\(port)/watch/cam", "--token", "viewer-token", "--seconds", "4"])
         #expect(played["status"] as? Int == 201 && played["connected"] as? Bool == true && played["delete_status"] as? Int == 200, "\(played)")
         let frames = played["video_frames"] as? Int ?? 0
-        #expect(frames >= 90, "the viewer decoded \(frames) frames in 4 s of 30 fps")
+        let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(20).joined(separator: "\n")
+        #expect(frames >= 90, "the viewer decoded \(frames) frames in 4 s of 30 fps; the job's lines:\n\(log)")
         #expect((played["first_video_after"] as? Double).map { $0 < 2 } == true, "the first frame came late: \(played)")
+        // The job's AAC (the publisher's Opus made AAC at the edge) made Opus again for the viewer: 20 ms frames, most of 4 s.
+        let audio = played["audio_frames"] as? Int ?? 0
+        #expect(audio >= 100, "the viewer decoded \(audio) Opus frames of 20 ms in 4 s; the job's lines:\n\(log)")
         #expect((played["longest_video_gap"] as? Double).map { $0 < 0.5 } == true, "the picture froze: \(played)")
         // The publisher streams until the viewer is done, however slowly the clients started; then the job is stopped.
         publisher.end()

@@ -159,4 +159,8 @@ public struct EdgeAACEncoderMaker: EdgeAudioEncoderMaking {
     public func makeOpusTranscoder(channels: Int) throws(EncodeError) -> any OpusAudioTranscoding {
         try OpusToAACTranscoder(channels: channels)
     }
+
+    public func makeAACToOpus(audioSpecificConfig: [UInt8]) throws(EncodeError) -> any AACToOpusTranscoding {
+        try AACToOpusTranscoder(audioSpecificConfig: audioSpecificConfig)
+    }
 }

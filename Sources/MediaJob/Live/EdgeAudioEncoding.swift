@@ -21,11 +21,22 @@ public protocol OpusAudioTranscoding: AnyObject {
     func transcode(_ packet: [UInt8], milliseconds: Int64) throws(EncodeError) -> [(milliseconds: Int64, frame: [UInt8])]
 }
 
-/// Makes the edge's audio encoders: `PCMAudioEncoding`s and `OpusAudioTranscoding`s. Sendable: one maker serves every
+/// Makes a job's AAC Opus for its WebRTC viewers, whose browsers decode no AAC: one transcoder per job and AAC
+/// configuration, shared by every viewer, on the job's event loop. One AAC frame in, the 20 ms Opus frames it completes out.
+public protocol AACToOpusTranscoding: AnyObject {
+    /// Channels of the Opus it makes (1 or 2: more AAC channels are mixed down).
+    var channels: Int { get }
+    /// One raw AAC frame at `milliseconds` on the job's timeline; the Opus frames completed, each with its time, in order.
+    func transcode(_ frame: [UInt8], milliseconds: Int64) throws(EncodeError) -> [(milliseconds: Int64, frame: [UInt8])]
+}
+
+/// Makes the edge's audio encoders: `PCMAudioEncoding`s, `OpusAudioTranscoding`s and `AACToOpusTranscoding`s. Sendable: one maker serves every
 /// job of a worker (the codec engine's, handed down in the options so the relay does not load libav itself).
 public protocol EdgeAudioEncoderMaking: Sendable {
     /// An encoder for samples at `sampleRate` with `channels` interleaved.
     func makeEncoder(sampleRate: Int, channels: Int) throws(EncodeError) -> any PCMAudioEncoding
     /// A transcoder for Opus packets of `channels` channels (48 kHz, as every Opus stream decodes).
     func makeOpusTranscoder(channels: Int) throws(EncodeError) -> any OpusAudioTranscoding
+    /// A transcoder for the AAC described by `audioSpecificConfig` (an FLV sequence header's payload).
+    func makeAACToOpus(audioSpecificConfig: [UInt8]) throws(EncodeError) -> any AACToOpusTranscoding
 }
