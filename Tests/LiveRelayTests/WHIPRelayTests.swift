@@ -232,4 +232,48 @@ struct WHIPRelayTests {
         let video = try Self.span(archive, "v")
         #expect(abs(audio - video) <= 0.5, "the archive's video spans \(video) s and its audio \(audio) s")
     }
+
+    /// Chromium, the browser most viewers and studios use, and under ThreadSanitizer only a load (its renderer beside
+    /// the sanitized tests on two cores): the engine's concurrency it would exercise is the aiortc tests' own.
+    static let chromiumRuns = FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+        && ProcessInfo.processInfo.environment["SLUICE_TEST_TSAN"] == nil
+
+    @Test("Chromium publishes its camera by WHIP (H.264 and Opus) and a second Chromium plays it by WHEP in a <video>: the picture from the GOP cache without a freeze, the sound not silent; the archive decodes",
+          .enabled(if: chromiumRuns, "needs /usr/bin/chromium (scripts/bootstrap), and does not run under ThreadSanitizer"))
+    func chromiumPublishesAndPlays() throws {
+        let port = try Live.freePort()
+        let root = Live.scratch("whip-chromium")
+        var options = Self.options(port: port, outputs: [], root: root)
+        var whep = OutputDescription(target: .network(url: "whep://127.0.0.1:\(port)/watch/studio"), kind: .flv, name: "whep://127.0.0.1:\(port)/watch/studio")
+        whep.token = "viewer-token"
+        options.outputs.append(whep)
+        let job = RunningJob(Self.engine, options)
+        #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
+        let peer = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("chromium-peer.py").path
+        // The publisher sends until the viewer is done (20 s at most), however slowly either browser started.
+        let publisher = try Child("/usr/bin/python3", [peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--token", Self.token, "--seconds", "20"])
+        defer { publisher.end() }
+        let deadline = Date().addingTimeInterval(60)
+        while (job.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let line = try Live.run("/usr/bin/python3", [peer, "play", "http://127.0.0.1:\(port)/watch/studio", "--token", "viewer-token", "--seconds", "4"])
+        let played = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+        let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(20).joined(separator: "\n")
+        #expect(played["status"] as? Int == 201 && played["connected"] as? Bool == true && played["delete_status"] as? Int == 200,
+                "\(played)\n\(log)")
+        #expect((played["frames_decoded"] as? Int ?? 0) >= 60, "the <video> decoded too few frames in 4 s: \(played)\n\(log)")
+        #expect((played["first_frame_after"] as? Double).map { $0 < 2 } == true, "the first frame came late: \(played)")
+        #expect(played["freeze_count"] as? Int == 0, "the picture froze: \(played)")
+        #expect(played["video_width"] as? Int == 640 && played["video_height"] as? Int == 360, "\(played)")
+        #expect((played["audio_packets"] as? Int ?? 0) >= 100 && (played["audio_energy"] as? Double ?? 0) > 0,
+                "the sound did not play (Opus packets, energy): \(played)")
+        publisher.end()
+        job.interrupter.cancel()
+        let result = try #require(job.wait(seconds: 60), "the job did not end").get()
+        #expect(result.progress.videoFrames >= 60, "\(result.progress)")
+        let archive = root + "/out/archive.flv"
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate", "-of", "csv=p=0", archive])
+        #expect(streams.contains("h264") && streams.contains("aac,48000"), "the archive holds \(streams)")
+    }
 }

@@ -19,6 +19,11 @@ final class AudioEncodeChain {
     /// The next block's first sample on the job's timeline, in output samples; set by the first decoded frame.
     private var nextSample: Int64?
     private var lastDTS: Int64?
+    /// A live edge's chain (a camera's G.711, a WHIP publisher's Opus): its first packet, the encoder's priming, would
+    /// fall before the run's first sample, and before the job's start when that is where the run begins. It is
+    /// dropped there rather than squeezed to 0 and the next frame to 1 ms, two frames 20 ms apart in time a player
+    /// would overlap; the decoder starts at the run's first frame.
+    var dropsBeforeZero = false
     private static let microseconds = AVRational(num: 1, den: 1_000_000)
 
     init(rendition: Int, stream: StreamInfo, settings: AudioEncodeSettings) throws(EncodeError) {
@@ -93,6 +98,7 @@ final class AudioEncodeChain {
         let nopts = sluice_nopts_value()
         let raw = packet.pointee.pts != nopts ? packet.pointee.pts : packet.pointee.dts
         var dts = raw == nopts ? (lastDTS ?? 0) + 1 : av_rescale_q(raw, encoder.timeBase, AudioEncodeChain.microseconds)
+        if dropsBeforeZero, dts < 0 { return }
         // The timeline was shifted by the priming; this keeps timestamps ≥ 0 and increasing regardless.
         dts = max(dts, 0)
         if let last = lastDTS, dts <= last { dts = last + 1 }

@@ -30,6 +30,7 @@ final class PCMToAACEncoder: PCMAudioEncoding {
                                 timeBaseDenominator: Int32(sampleRate), width: 0, height: 0, sampleRate: sampleRate, channels: channels,
                                 averageFrameRate: nil, isAttachedPicture: false)
         chain = try AudioEncodeChain(rendition: 0, stream: stream, settings: settings)
+        chain.dropsBeforeZero = true
         do { frame = try RawFrame() } catch { throw .ffmpeg(stage: "allocating the PCM frame", error) }
         self.sampleRate = Int32(sampleRate)
         self.channels = Int32(channels)
@@ -104,6 +105,7 @@ final class OpusToAACTranscoder: OpusAudioTranscoding {
                                 width: 0, height: 0, sampleRate: PCMToAACEncoder.outputSampleRate, channels: channels,
                                 averageFrameRate: nil, isAttachedPicture: false)
         chain = try AudioEncodeChain(rendition: 0, stream: stream, settings: settings)
+        chain.dropsBeforeZero = true
         audioSpecificConfig = chain.configuration.audioSpecificConfig.bytes
     }
 

@@ -62,6 +62,31 @@ struct AACToOpusTranscoderTests {
         #expect(decoded >= 85, "\(decoded) AAC frames (1,024 samples at 48 kHz) from 2 s of Opus")
     }
 
+    @Test("an edge run that starts at the job's 0 ms: its AAC frames are 1,024 samples apart from the first, none squeezed before it (G.711 and Opus in)")
+    func edgeRunAtZero() throws {
+        // A camera's G.711 decoded: 8 kHz mono, 20 ms blocks, the run at 0 ms.
+        let pcm = try PCMToAACEncoder(sampleRate: 8_000, channels: 1)
+        var fromPCM: [Int64] = []
+        for block in 0..<50 {
+            let samples = (0..<160).map { Int16(8_000 * sin(Double(block * 160 + $0) * 2 * .pi * 440 / 8_000)) }
+            fromPCM += try pcm.encode(samples, milliseconds: Int64(block * 20)).map(\.milliseconds)
+        }
+        // A WHIP publisher's Opus (here: AAC made Opus), its first packet at 0 ms.
+        let (config, frames) = try Self.aac(seconds: 1, rate: 48_000, channels: 2)
+        let opus = try AACToOpusTranscoder(audioSpecificConfig: config)
+        var packets: [(milliseconds: Int64, frame: [UInt8])] = []
+        for (index, frame) in frames.enumerated() { packets += try opus.transcode(frame, milliseconds: Int64(index) * 1024 * 1000 / 48_000) }
+        let first = packets.first?.milliseconds ?? 0
+        let back = try OpusToAACTranscoder(channels: 2)
+        var fromOpus: [Int64] = []
+        for packet in packets { fromOpus += try back.transcode(packet.frame, milliseconds: packet.milliseconds - first).map(\.milliseconds) }
+        for (name, times) in [("G.711", fromPCM), ("Opus", fromOpus)] {
+            #expect(times.count > 20 && (times.first ?? -1) >= 0, "\(name): \(times.prefix(4))")
+            let steps = Set(zip(times, times.dropFirst()).map { $1 - $0 })
+            #expect(steps.isSubset(of: [21, 22]), "\(name): AAC frames \(steps.sorted()) ms apart: \(times.prefix(4))")
+        }
+    }
+
     @Test("an AudioSpecificConfig that does not read is refused, naming it")
     func refusesBadConfig() {
         #expect {
