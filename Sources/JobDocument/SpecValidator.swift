@@ -104,16 +104,8 @@ struct SpecValidator {
         for (index, output) in outputs.enumerated() where output.partSeconds != nil {
             if let input, !input.isNetwork { problem("outputs[\(index)].part_s", "needs a live input (rtmp://, rtmps://, srt:// or rtsp://); a file input's HLS is VOD, which has no parts") }
         }
-        for (index, output) in outputs.enumerated() where output.isWHEP {
-            if let input, !input.isNetwork { problem("outputs[\(index)].url", "a WHEP output needs a live input (rtmp://, rtmps://, srt://, rtsp:// or whip://)") }
-            if video.mode == .encode || audio.mode == .encode {
-                problem("outputs[\(index)].url", "a WHEP output takes the job's stream as it is: video and audio copy or drop")
-            }
-        }
+        checkWebRTC(input: input, outputs: outputs, encodes: video.mode == .encode || audio.mode == .encode)
         if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp://, rtmps://, srt:// or whip:// URL") }
-        if let input, input.isWHIP, !input.listen {
-            problem("input.listen", "a whip:// input is published to the worker: give the input as {\"url\": …, \"listen\": true}")
-        }
         if let input, input.isSRT {
             checkSRTInput(input)
         } else if let input, input.listen, input.isNetwork, !input.isRTSP, !input.isWHIP {
@@ -153,10 +145,7 @@ struct SpecValidator {
             let spec = InputSpec(url: url, listen: listen, timeoutSeconds: timeout, fps: fps, realtime: realtime,
                                  videoTrack: videoTrack, audioTrack: audioTrack, rtspTransport: transport, token: token)
             if transport != nil, !spec.isRTSP { problem("input.transport", "is for RTSP inputs (rtsp:// or rtsps://)") }
-            if token != nil, !spec.isWHIP { problem("input.token", "is for WHIP inputs (whip://); other inputs carry their secret in the URL") }
-            if let token, token.isEmpty || !token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) {
-                problem("input.token", "must be 1-\(JobLimits.inputToken.maxLength) printable ASCII characters without spaces (it is sent as a Bearer token)")
-            }
+            if let token { checkInputToken(token, of: spec) }
             if listen, spec.isRTSP { problem("input.listen", "RTSP inputs are pulled from the camera; listen is for rtmp://, rtmps:// and srt://") }
             // A file's streams are libavformat's; tracks are Enhanced RTMP's.
             for (track, key) in [(videoTrack, "video_track"), (audioTrack, "audio_track")] where track != nil && (!spec.isNetwork || spec.isSRT || spec.isRTSP) {
@@ -179,12 +168,7 @@ struct SpecValidator {
             problem(path, "protocol \(quoted(scheme + "://")) is not allowed; use a file path, file://, rtmp://, rtmps://, srt://, rtsp://, rtsps:// or whip://")
             return false
         }
-        if scheme == "whip" {
-            do throws(WHIPURLError) { _ = try WHIPURL(parsing: url) } catch {
-                problem(path, error.description)
-                return false
-            }
-        }
+        if scheme == "whip", !checkWHIPURL(url, path: path) { return false }
         if scheme == "srt" {
             do throws(SRTAddressError) { try SpecValidator.checkSRTAddress(url) } catch {
                 problem(path, error.description)
@@ -330,27 +314,8 @@ struct SpecValidator {
             let isSRT = scheme == "srt"
             let isWHEP = scheme == "whep"
             let isNetwork = scheme == "rtmp" || scheme == "rtmps" || isSRT || isWHEP
-            if isWHEP {
-                do throws(WHIPURLError) { _ = try WHIPURL(parsing: url) } catch {
-                    problem("\(path).url", error.description)
-                    continue
-                }
-                // The relay sends the job's stream as it is to each viewer: no rendition of its own (yet).
-                if video != nil || audio != nil {
-                    problem(path, "a WHEP output takes the job's stream as it is; give it no video or audio object of its own")
-                    continue
-                }
-            }
-            if let token {
-                guard isWHEP else {
-                    problem("\(path).token", "is for WHEP outputs (whep://); other outputs carry their secret in the URL")
-                    continue
-                }
-                guard !token.isEmpty, token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-                    problem("\(path).token", "must be 1-\(JobLimits.outputToken.maxLength) printable ASCII characters without spaces (it is sent as a Bearer token)")
-                    continue
-                }
-            }
+            if isWHEP, !checkWHEPOutput(url, path: path, ownStreams: video != nil || audio != nil) { continue }
+            if let token, !checkOutputToken(token, isWHEP: isWHEP, path: path) { continue }
             if isSRT {
                 do throws(SRTAddressError) { try SpecValidator.checkSRTAddress(url) } catch {
                     problem("\(path).url", error.description)
