@@ -113,7 +113,9 @@ def changed_pmt(packet, version, drop_audio_pid):
 
 def publish(args, data, rate):
     """Sends `data` to the job through srt-live-transmit at `rate` bytes a second."""
-    url = f"srt://127.0.0.1:{args.port}?streamid=publish:live/{args.key}&latency=200"
+    # 20 s for the handshake (libsrt's default is 3): beside the flood of handshakes, on a loaded machine (CI's
+    # ThreadSanitizer stage), the cut-PES and changing-PMT publishers timed out connecting and their jobs heard nothing.
+    url = f"srt://127.0.0.1:{args.port}?streamid=publish:live/{args.key}&latency=200&conntimeo=20000"
     child = subprocess.Popen(["srt-live-transmit", "-q", "-a", "no", "-chunk", str(CHUNK), "file://con", url],
                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     started = time.monotonic()
