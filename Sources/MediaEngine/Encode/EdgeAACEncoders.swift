@@ -113,31 +113,8 @@ final class OpusToAACTranscoder: OpusAudioTranscoding {
         guard !opus.isEmpty else { return [] }
         var packets: [MediaPacket] = []
         do {
-            let pointer = packet.pointer
-            av_packet_unref(pointer)
-            try check(av_new_packet(pointer, Int32(clamping: opus.count)), "av_new_packet")
-            if let destination = pointer.pointee.data {
-                opus.withUnsafeBufferPointer { if let base = $0.baseAddress { destination.update(from: base, count: opus.count) } }
-            }
-            pointer.pointee.pts = milliseconds
-            pointer.pointee.dts = milliseconds
-            let status = avcodec_send_packet(decoder.pointer, pointer)
-            av_packet_unref(pointer)
-            if status == sluice_averror_invaliddata() {
-                corruptPackets += 1
-                return []
-            }
-            try check(status, "avcodec_send_packet")
-            while true {
-                let received = avcodec_receive_frame(decoder.pointer, decoded.pointer)
-                if received == sluice_averror_eagain() || received == sluice_averror_eof() { break }
-                if received == sluice_averror_invaliddata() {
-                    corruptPackets += 1
-                    continue
-                }
-                try check(received, "avcodec_receive_frame")
-                defer { av_frame_unref(decoded.pointer) }
-                try chain.take(decoded.pointer, time: milliseconds * 1000, into: &packets)
+            corruptPackets += try decoder.decodeSkippingDamage(opus, milliseconds: milliseconds, packet: packet, frame: decoded) { frame in
+                try chain.take(frame, time: milliseconds * 1000, into: &packets)
             }
         } catch let error as EncodeError {
             throw error
@@ -147,6 +124,39 @@ final class OpusToAACTranscoder: OpusAudioTranscoding {
             throw .unsupportedSetting("transcoding Opus to AAC failed: \(error)")
         }
         return packets.map { ($0.dts / 1000, $0.data) }
+    }
+}
+
+extension CodecContext {
+    /// One packet of a live edge's audio decoded, `body` given each frame. A packet or frame the decoder calls invalid
+    /// data is skipped, as a player would skip it; the result counts them.
+    func decodeSkippingDamage(_ bytes: [UInt8], milliseconds: Int64, packet: CodedPacket, frame: RawFrame,
+                              _ body: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws -> Int {
+        let pointer = packet.pointer
+        av_packet_unref(pointer)
+        try check(av_new_packet(pointer, Int32(clamping: bytes.count)), "av_new_packet")
+        if let destination = pointer.pointee.data {
+            bytes.withUnsafeBufferPointer { if let base = $0.baseAddress { destination.update(from: base, count: bytes.count) } }
+        }
+        pointer.pointee.pts = milliseconds
+        pointer.pointee.dts = milliseconds
+        let status = avcodec_send_packet(self.pointer, pointer)
+        av_packet_unref(pointer)
+        if status == sluice_averror_invaliddata() { return 1 }
+        try check(status, "avcodec_send_packet")
+        var damaged = 0
+        while true {
+            let received = avcodec_receive_frame(self.pointer, frame.pointer)
+            if received == sluice_averror_eagain() || received == sluice_averror_eof() { break }
+            if received == sluice_averror_invaliddata() {
+                damaged += 1
+                continue
+            }
+            try check(received, "avcodec_receive_frame")
+            defer { av_frame_unref(frame.pointer) }
+            try body(frame.pointer)
+        }
+        return damaged
     }
 }
 

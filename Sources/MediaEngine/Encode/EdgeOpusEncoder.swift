@@ -82,36 +82,13 @@ final class AACToOpusTranscoder: AACToOpusTranscoding {
         guard !aac.isEmpty else { return [] }
         var out: [(milliseconds: Int64, frame: [UInt8])] = []
         do {
-            let pointer = packet.pointer
-            av_packet_unref(pointer)
-            try check(av_new_packet(pointer, Int32(clamping: aac.count)), "av_new_packet")
-            if let destination = pointer.pointee.data {
-                aac.withUnsafeBufferPointer { if let base = $0.baseAddress { destination.update(from: base, count: aac.count) } }
-            }
-            pointer.pointee.pts = milliseconds
-            pointer.pointee.dts = milliseconds
-            let status = avcodec_send_packet(decoder.pointer, pointer)
-            av_packet_unref(pointer)
-            if status == sluice_averror_invaliddata() {
-                corruptFrames += 1
-                return []
-            }
-            try check(status, "avcodec_send_packet")
-            while true {
-                let received = avcodec_receive_frame(decoder.pointer, decoded.pointer)
-                if received == sluice_averror_eagain() || received == sluice_averror_eof() { break }
-                if received == sluice_averror_invaliddata() {
-                    corruptFrames += 1
-                    continue
-                }
-                try check(received, "avcodec_receive_frame")
-                defer { av_frame_unref(decoded.pointer) }
+            corruptFrames += try decoder.decodeSkippingDamage(aac, milliseconds: milliseconds, packet: packet, frame: decoded) { frame in
                 if nextSample == nil { nextSample = milliseconds * Int64(Self.sampleRate) / 1000 }
-                if let current = resampler, !current.accepts(decoded.pointer) { resampler = nil }
+                if let current = resampler, !current.accepts(frame) { resampler = nil }
                 let resampler = try resampler
-                    ?? AudioResampler(from: decoded.pointer, to: encoder.pointer.pointee.ch_layout, format: AV_SAMPLE_FMT_FLT, rate: Self.sampleRate)
+                    ?? AudioResampler(from: frame, to: encoder.pointer.pointee.ch_layout, format: AV_SAMPLE_FMT_FLT, rate: Self.sampleRate)
                 self.resampler = resampler
-                try fifo.write(converted, samples: try resampler.convert(decoded.pointer, into: converted))
+                try fifo.write(converted, samples: try resampler.convert(frame, into: converted))
                 try encodeBlocks(into: &out)
             }
         } catch let error as FFmpegError {
