@@ -271,8 +271,18 @@ struct WHIPRelayTests {
         let result = try #require(job.wait(seconds: 60), "the job did not end").get()
         #expect(result.progress.videoFrames >= 60, "\(result.progress)")
         let archive = root + "/out/archive.flv"
-        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        // Chromium's fake camera runs at a variable rate (about 20 fps, frames 20–70 ms apart): ffmpeg decodes at the
+        // archive's own millisecond times, not at 1/20 s ticks where two frames 30 ms apart would collide in its null
+        // muxer ("non monotonically increasing dts", said of the referee's output, not of the archive).
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-enc_time_base:v", "-1", "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        // What the archive itself must hold: each stream's times strictly increasing.
+        for kind in ["v", "a"] {
+            let times = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", kind, "-show_entries", "packet=dts", "-of", "csv=p=0", archive])
+                .split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let back = zip(times, times.dropFirst()).filter { $1 <= $0 }
+            #expect(times.count > 50 && back.isEmpty, "\(kind): \(times.count) packets, times not increasing at \(back.prefix(5))")
+        }
         let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate", "-of", "csv=p=0", archive])
         #expect(streams.contains("h264") && streams.contains("aac,48000"), "the archive holds \(streams)")
     }
