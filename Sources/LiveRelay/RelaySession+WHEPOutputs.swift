@@ -342,7 +342,8 @@ extension RelaySession {
         if let since = viewer.connectedAt {
             let seconds = Double(RelaySession.now() - since) / 1e9, sent = viewer.media.statistics
             engine.report("\(jobLabel)output \(output.name): a WHEP viewer left after \(String(format: "%.1f", seconds)) s: "
-                          + "\(sent.packetsSent) packets sent, \(sent.retransmitted) again for NACKs, \(sent.keyframeRequests) keyframe requests, "
+                          + "\(sent.videoFramesSent) video frames and \(sent.audioFramesSent) Opus frames sent (\(sent.packetsSent) packets), "
+                          + "\(sent.retransmitted) again for NACKs, \(sent.keyframeRequests) keyframe requests, "
                           + "\(sent.framesBeforeKeyframe) video frames before its first keyframe, \(viewer.unsealed) packets not sealed")
         }
     }

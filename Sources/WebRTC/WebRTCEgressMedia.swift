@@ -18,6 +18,9 @@ public struct WebRTCEgressMedia: Sendable {
     public struct Statistics: Sendable, Equatable {
         public var packetsSent = 0
         public var octetsSent = 0
+        /// Video frames (access units) and Opus frames sent.
+        public var videoFramesSent = 0
+        public var audioFramesSent = 0
         /// Packets sent again for a NACK, and NACKed packets no longer in the history.
         public var retransmitted = 0
         public var notInHistory = 0
@@ -141,6 +144,7 @@ public struct WebRTCEgressMedia: Sendable {
             return []
         }
         startedVideo = true
+        statistics.videoFramesSent += 1
         if keyframe {
             wantsKeyframe = false
             // In-band copies first, as a browser decodes an IDR only after its SPS and PPS.
@@ -190,6 +194,7 @@ public struct WebRTCEgressMedia: Sendable {
         sender.sent(packet, bytes: bytes, now: now)
         sender.sequenceNumber &+= 1
         audio = sender
+        statistics.audioFramesSent += 1
         statistics.packetsSent += 1
         statistics.octetsSent += bytes.count
         return [bytes]

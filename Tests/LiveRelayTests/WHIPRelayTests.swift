@@ -51,7 +51,7 @@ struct WHIPRelayTests {
         return last - first
     }
 
-    @Test("aiortc publishes H.264 and Opus by WHIP: nginx-rtmp plays it, the archive decodes with AAC as long as the video, DELETE ends it cleanly")
+    @Test("aiortc publishes H.264 and Opus by WHIP: nginx-rtmp plays it, the archive decodes with each track as long as what was sent (AAC made from the Opus), DELETE ends it cleanly")
     func aiortcToRTMPAndArchive() throws {
         let source = try Live.fixture(seconds: 8)
         let port = try Live.freePort()
@@ -67,18 +67,26 @@ struct WHIPRelayTests {
         #expect((published["location"] as? String)?.hasPrefix("http://127.0.0.1:\(port)/live/cam/") == true, "\(published)")
         // The publisher said it ended (DELETE): the job ends cleanly once its input timeout passes with no new one.
         let result = try #require(job.wait(seconds: 60), "the job did not end").get()
-        #expect(result.progress.videoFrames >= 100, "\(result.progress.videoFrames) video frames in 5 s of 30 fps")
+        // What aiortc's senders took is the measure, not the file: on a loaded machine its Python encoder sends fewer
+        // frames than 5 s at 30 fps, and its player may run ahead of the clock (CI: 6.4 s of video, 7.9 s of audio in 5 s).
+        let sent = try #require(published["sent"] as? [String: [String: Any]], "the publisher said nothing of what it sent: \(published)")
+        let sentVideo = sent["video"]?["frames"] as? Int ?? 0
+        #expect(sentVideo >= 30 && result.progress.videoFrames >= sentVideo - 3, "\(result.progress.videoFrames) video frames of the \(sentVideo) sent")
         #expect(player.wait(seconds: 60) == 0, "player: \(player.stderr)")
         let archive = root + "/out/archive.flv"
         let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate", "-of", "csv=p=0", archive])
         #expect(streams.contains("h264") && streams.contains("aac,48000"), "the archive holds \(streams)")
         let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        // Each track spans what was sent of it (the AAC made from the Opus included), give or take what was in flight
+        // when DELETE came: 0.3 s of audio once, beside a CI run.
         let video = try Self.span(archive, "v")
         let audio = try Self.span(archive, "a")
-        #expect(video >= 4 && abs(audio - video) <= 0.5, "the archive's video spans \(video) s and its audio \(audio) s")
+        let sentSpans = (sent["video"]?["span"] as? Double ?? 0, sent["audio"]?["span"] as? Double ?? 0)
+        #expect(video >= 1 && abs(video - sentSpans.0) <= 0.6 && abs(audio - sentSpans.1) <= 0.6,
+                "the archive's video spans \(video) s and its audio \(audio) s; the publisher sent \(sentSpans.0) s and \(sentSpans.1) s")
         let played = try Live.frames(root + "/played.flv", "v")
-        #expect(played.count >= 90, "nginx-rtmp's player got \(played.count) frames")
+        #expect(played.count >= result.progress.videoFrames * 9 / 10, "nginx-rtmp's player got \(played.count) frames of \(result.progress.videoFrames)")
         let lines = Self.reports.withLockedValue { $0 }
         #expect(lines.contains { $0.contains("the WHIP publisher is connected (DTLS-SRTP") }, "\(lines)")
         #expect(!lines.joined().contains(Self.token), "a log line holds the token")
@@ -177,11 +185,16 @@ struct WHIPRelayTests {
         #expect(played["status"] as? Int == 201 && played["connected"] as? Bool == true && played["delete_status"] as? Int == 200, "\(played)")
         let frames = played["video_frames"] as? Int ?? 0
         let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(20).joined(separator: "\n")
-        #expect(frames >= 90, "the viewer decoded \(frames) frames in 4 s of 30 fps; the job's lines:\n\(log)")
+        // What the viewer was sent is the measure (its line when it left): aiortc's publisher, encoding in Python,
+        // sends fewer than 30 frames a second on a loaded machine (69 in 4 s in CI).
+        let left = try #require(log.firstMatch(of: /a WHEP viewer left after [0-9.]+ s: ([0-9]+) video frames and ([0-9]+) Opus frames sent/),
+                                "no line of the viewer leaving:\n\(log)")
+        let (sentVideo, sentAudio) = (Int(left.1) ?? 0, Int(left.2) ?? 0)
+        #expect(sentVideo >= 30 && frames >= sentVideo * 8 / 10, "the viewer decoded \(frames) of the \(sentVideo) frames it was sent; the job's lines:\n\(log)")
         #expect((played["first_video_after"] as? Double).map { $0 < 2 } == true, "the first frame came late: \(played)")
         // The job's AAC (the publisher's Opus made AAC at the edge) made Opus again for the viewer: 20 ms frames, most of 4 s.
         let audio = played["audio_frames"] as? Int ?? 0
-        #expect(audio >= 100, "the viewer decoded \(audio) Opus frames of 20 ms in 4 s; the job's lines:\n\(log)")
+        #expect(sentAudio >= 50 && audio >= sentAudio * 8 / 10, "the viewer decoded \(audio) of the \(sentAudio) Opus frames it was sent; the job's lines:\n\(log)")
         #expect((played["longest_video_gap"] as? Double).map { $0 < 0.5 } == true, "the picture froze: \(played)")
         // The publisher streams until the viewer is done, however slowly the clients started; then the job is stopped.
         publisher.end()

@@ -13,7 +13,8 @@ leaves out 127.0.0.1 and ::1, so the host needs another address (a server's 127.
 it sets the answer, waits for ICE and DTLS to connect, streams for --seconds (default 5) or until the file ends,
 DELETEs the session's Location (not with --no-delete) and closes. The file is decoded and encoded again (libx264
 and libopus from PyAV), played at 1x, once. It prints one line of JSON:
-    {"status": 201, "location": URL, "connected": true, "delete_status": 200, "seconds": 5.01, "ended": WHY}
+    {"status": 201, "location": URL, "connected": true, "delete_status": 200, "seconds": 5.01, "ended": WHY,
+     "sent": {"video": {"frames": N, "span": S}, "audio": {...}}}
 where WHY is "seconds", "media" (the file ended first) or "disconnected" (the server went away first). Any other
 answer to the POST prints {"status": CODE, "body": ..., "www_authenticate": ..., "allow": ...} and exits 0: the
 tests judge the status. play is a WHEP viewer: a recvonly H.264 + Opus offer, the frames
@@ -83,16 +84,46 @@ def auth_headers(token):
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
-def add_senders(pc, player, video_codec):
+def counted(source, sent):
+    """`source` as a track that notes each frame it hands the sender (how many, the first and last media time), so
+    the caller can compare what was archived with what was sent: on a loaded machine aiortc's Python encoder sends
+    fewer frames than the file has, and its player may run ahead, so the file is not the measure."""
+    from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+
+    class Counted(MediaStreamTrack):
+        kind = source.kind
+
+        async def recv(self):
+            try:
+                frame = await source.recv()
+            except MediaStreamError:
+                self.stop()
+                raise
+            if frame.pts is not None and frame.time_base is not None:
+                at = float(frame.pts * frame.time_base)
+                note = sent.setdefault(self.kind, {"frames": 0, "first": at, "last": at})
+                note["frames"] += 1
+                note["first"], note["last"] = min(note["first"], at), max(note["last"], at)
+            return frame
+
+        def stop(self):
+            super().stop()
+            source.stop()
+
+    return Counted()
+
+
+def add_senders(pc, player, video_codec, sent):
     """A sendonly transceiver for each of the file's tracks, each offering one codec only: the tests are about
     the server's answer to a browser-like H.264 + Opus offer, and rtx is left out since nothing here resends."""
     from aiortc.rtcrtpsender import RTCRtpSender
 
     wanted = {"video": f"video/{video_codec}", "audio": "audio/opus"}
     tracks = []
-    for track in (player.video, player.audio):
-        if track is None:
+    for source in (player.video, player.audio):
+        if source is None:
             continue
+        track = counted(source, sent)
         transceiver = pc.addTransceiver(track, direction="sendonly")
         transceiver.setCodecPreferences([codec for codec in RTCRtpSender.getCapabilities(track.kind).codecs
                                          if codec.mimeType.lower() == wanted[track.kind]])
@@ -169,7 +200,8 @@ async def publish(args):
     # No ICE servers: aiortc would otherwise ask Google's STUN server, making the tests depend on the internet
     # and slower; host candidates are all a local server needs.
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
-    tracks = add_senders(pc, player, args.video_codec)
+    sent = {}
+    tracks = add_senders(pc, player, args.video_codec, sent)
     if not tracks:
         fail(2, f"{args.file} has neither video nor audio")
 
@@ -218,6 +250,9 @@ async def publish(args):
             if problem is None:  # else the first failure is the one that matters
                 problem, code = unreachable("DELETE", location, error), 2
     await close()
+    # What the senders took, per track: frames and the media time from the first to the last (the last few may still
+    # have been on their way when DELETE came).
+    result["sent"] = {kind: {"frames": note["frames"], "span": round(note["last"] - note["first"], 3)} for kind, note in sent.items()}
     emit(result)
     if problem:
         fail(code, problem)
