@@ -167,7 +167,9 @@ struct WHIPRelayTests {
     func whepViewer() throws {
         let port = try Live.freePort()
         let root = Live.scratch("whep-viewer")
-        var options = Self.options(port: port, outputs: [], root: root)
+        // The job waits 60 s for its publisher (the job is cancelled once the viewer is done): in CI, beside the other
+        // suites, aiortc's publisher took more than 20 s to connect, the job gave up, and the viewer found no port.
+        var options = Self.options(port: port, outputs: [], root: root, timeout: 60)
         var whep = OutputDescription(target: .network(url: "whep://127.0.0.1:\(port)/watch/cam"), kind: .flv, name: "whep://127.0.0.1:\(port)/watch/cam")
         whep.token = "viewer-token"
         options.outputs.append(whep)
@@ -256,7 +258,7 @@ struct WHIPRelayTests {
     func chromiumPublishesAndPlays() throws {
         let port = try Live.freePort()
         let root = Live.scratch("whip-chromium")
-        var options = Self.options(port: port, outputs: [], root: root)
+        var options = Self.options(port: port, outputs: [], root: root, timeout: 60)
         var whep = OutputDescription(target: .network(url: "whep://127.0.0.1:\(port)/watch/studio"), kind: .flv, name: "whep://127.0.0.1:\(port)/watch/studio")
         whep.token = "viewer-token"
         options.outputs.append(whep)

@@ -95,8 +95,11 @@ struct OneRTMPStackTests {
         let input = base + "/" + Self.key("ladder-src")
         let copy = base + "/" + Self.key("ladder-copy")
         let rung = base + "/" + Self.key("ladder-180")
-        let copyPlayer = try TestRTMP.play(copy, into: harness.path("copy.flv"))
-        let rungPlayer = try TestRTMP.play(rung, into: harness.path("180.flv"))
+        // Attached before the job starts, so they must wait out its start (libav loaded, x264 opened): in CI, beside
+        // the other suites, the 180p rung's first frame came more than the default 3 s after the play, and its player
+        // gave up (EIO) with nothing written.
+        let copyPlayer = try TestRTMP.play(copy, into: harness.path("copy.flv"), idle: 12)
+        let rungPlayer = try TestRTMP.play(rung, into: harness.path("180.flv"), idle: 12)
         #expect(RTMPServerStatistics.waitForPlayer(copy) && RTMPServerStatistics.waitForPlayer(rung), "a player never attached")
         let publisher = try TestRTMP.publish(source, to: input)
         defer { _ = publisher.wait(seconds: 10) }
