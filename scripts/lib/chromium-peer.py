@@ -15,14 +15,35 @@ Exit 0 when the page reported (whatever it reported: the caller judges), 2 when 
 --seconds + 60 s. The page's origin is this script's server, so the WHIP/WHEP endpoint is a cross-origin fetch: its
 CORS answers (OPTIONS, Access-Control-*) are part of what is tried."""
 import argparse
+import ctypes
 import http.server
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+
+
+def die_with_parent():
+    """In the browser's process, before exec: SIGKILL when this script dies, however it dies (prctl PR_SET_PDEATHSIG)."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+
+
+def stop_browser(browser):
+    """The browser and every process it started (its own session): SIGTERM, then SIGKILL after 5 s."""
+    for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(browser.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            browser.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 PAGE = r"""<!doctype html>
 <html><body><video id="v" autoplay playsinline></video><script>
@@ -93,6 +114,7 @@ async function play() {
   result.frames_decoded = v.framesDecoded || 0;
   result.frames_dropped = v.framesDropped || 0;
   result.freeze_count = v.freezeCount || 0;
+  result.freezes_seconds = v.totalFreezesDuration || 0;
   result.video_width = video.videoWidth;
   result.video_height = video.videoHeight;
   result.audio_packets = a.packetsReceived || 0;
@@ -140,6 +162,9 @@ def main():
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--codec", default="h264")
     args = parser.parse_args()
+    # A test ends this script with SIGTERM: it must still take its browser with it (the finally below), or a Chromium
+    # publishing to nowhere loads every test after it.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:
         print("chromium-peer: no chromium on PATH (apt-get install chromium)", file=sys.stderr)
@@ -177,22 +202,19 @@ def main():
                f"--user-data-dir={profile}", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
                "--autoplay-policy=no-user-gesture-required", "--disable-features=WebRtcHideLocalIpsWithMdns",
                f"http://127.0.0.1:{server.server_address[1]}/"]
-    browser = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    log = open(os.path.join(profile, "chromium.log"), "w+")
+    browser = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, preexec_fn=die_with_parent)
     try:
         if not done.wait(args.seconds + 60):
-            browser.kill()
-            _, stderr = browser.communicate(timeout=10)
-            print(json.dumps({"error": "the page never reported", "chromium": stderr[-2000:]}))
+            stop_browser(browser)
+            log.seek(0)
+            print(json.dumps({"error": "the page never reported", "chromium": log.read()[-2000:]}))
             return 2
         print(json.dumps(reported))
         return 0
     finally:
-        if browser.poll() is None:
-            browser.terminate()
-            try:
-                browser.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                browser.kill()
+        stop_browser(browser)
+        log.close()
         server.shutdown()
         shutil.rmtree(profile, ignore_errors=True)
 
