@@ -82,25 +82,6 @@ final class RelaySession: @unchecked Sendable {
         var whip = WHIPSource()
     }
 
-    struct Links {
-        /// RTMP (and RTMPS) outputs.
-        var rtmp: [OutputLink] = []
-        /// RTMP outputs removed while the job ran (an output edit): closed, reported with their last counters.
-        var removedRTMP: [OutputLink] = []
-        /// FLV archives and every other file format (its sink on the file pool).
-        var files: [any LiveFileOutput] = []
-        /// SRT outputs: MPEG-TS made at the edge, on SRT connections.
-        var srt: [SRTOutputLink] = []
-        /// SRT outputs removed while the job ran (an output edit): closed, reported with their last counters.
-        var removedSRT: [SRTOutputLink] = []
-        /// WHEP outputs: each a route on the shared HTTP port and the viewers it serves.
-        var whep: [WHEPOutputLink] = []
-        /// Viewers made so far (each takes the next core index).
-        var nextViewer = 0
-        /// The job's AAC made Opus for the WHEP viewers that take audio.
-        var whepAudio = WHEPAudio()
-    }
-
     init(engine: RelayEngine, loop: any EventLoop, options: MediaJobOptions, source: Source, interrupter: Interrupter,
          progress: @escaping @Sendable (MediaJobProgress) -> Void,
          completion: @escaping @Sendable (Result<MediaJobResult, MediaJobError>) -> Void) {
