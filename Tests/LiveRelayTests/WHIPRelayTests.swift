@@ -228,7 +228,8 @@ struct WHIPRelayTests {
         let job = RunningJob(Self.engine, options)
         #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
         let peer = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("webrtcbin-peer.py").path
-        let publisher = try Child("/usr/bin/python3", [peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--file", source, "--token", Self.token, "--seconds", "5"])
+        let publisher = try Child("/usr/bin/python3", [peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--file", source, "--token", Self.token, "--seconds", "5"],
+                                  keepingOutput: true)
         defer { publisher.end() }
         let deadline = Date().addingTimeInterval(60)
         while (job.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
@@ -240,7 +241,13 @@ struct WHIPRelayTests {
         let archive = root + "/out/archive.flv"
         let published = try Live.frames(source, "v")
         let archived = try Live.frames(archive, "v")
-        #expect(archived.count >= 120 && published.containsContiguous(archived), "archived \(archived.count) frames, not a run of the file's")
+        // Judged by what the publisher handed webrtcbin in its 5 s (a loaded machine's GStreamer sends fewer frames than
+        // the file has in that time): every frame of it but the last few (in flight at its DELETE), in the file's order.
+        let said = try #require(JSONSerialization.jsonObject(with: Data(publisher.stdout.utf8)) as? [String: Any], "publisher: \(publisher.stdout)")
+        let sent = (said["sent"] as? [String: Any])?["video_frames"] as? Int ?? 0
+        let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(20).joined(separator: "\n")
+        #expect(sent >= 30 && archived.count >= sent - 5 && published.containsContiguous(archived),
+                "archived \(archived.count) of the \(sent) frames sent (a run of the file's: \(published.containsContiguous(archived))); the publisher: \(said); the job's lines:\n\(log)")
         let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate", "-of", "csv=p=0", archive])
         #expect(streams.contains("h264") && streams.contains("aac,48000"), "the archive holds \(streams)")
         let audio = try Self.span(archive, "a")

@@ -6,11 +6,12 @@ public final class BackgroundProcess: @unchecked Sendable {
     // Reason: `process` is set up before `run()` and then only read; `errorFile` never changes.
     public let process = Process()
     private let errorFile: String
+    private let outputFile: String?
 
     /// Starts `executable` (a bare name is looked up in /usr/bin) with `arguments` and this process's environment
     /// plus `environment`; standard error is kept in a file of its own under `SLUICE_TEST_WORK` (or the temporary
-    /// folder).
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// folder). With `keepingOutput`, standard output is kept beside it (`stdout`); else it is discarded.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], keepingOutput: Bool = false) throws {
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
         process.arguments = arguments
         if !environment.isEmpty {
@@ -26,6 +27,16 @@ public final class BackgroundProcess: @unchecked Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: errorFile])
         }
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        if keepingOutput {
+            let path = folder + "/stdout.txt"
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            outputFile = path
+        } else {
+            outputFile = nil
+        }
         try process.run()
     }
 
@@ -52,6 +63,9 @@ public final class BackgroundProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         while process.isRunning { usleep(20_000) }
     }
+
+    /// What the process wrote to standard output so far, if it was kept (`keepingOutput`).
+    public var stdout: String { outputFile.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }
 
     /// What the process wrote to standard error so far.
     public var stderr: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }

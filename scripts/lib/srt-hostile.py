@@ -16,10 +16,12 @@ The media modes publish through `srt-live-transmit` (srt-tools) reading stdin, p
 import argparse
 import os
 import random
+import signal
 import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 TS = 188
@@ -112,12 +114,32 @@ def changed_pmt(packet, version, drop_audio_pid):
 
 
 def publish(args, data, rate):
-    """Sends `data` to the job through srt-live-transmit at `rate` bytes a second."""
+    """Sends `data` to the job through srt-live-transmit at `rate` bytes a second, once it is connected."""
     # 20 s for the handshake (libsrt's default is 3): beside the flood of handshakes, on a loaded machine (CI's
-    # ThreadSanitizer stage), the cut-PES and changing-PMT publishers timed out connecting and their jobs heard nothing.
+    # ThreadSanitizer stage), the cut-PES and changing-PMT publishers took longer than that to connect.
     url = f"srt://127.0.0.1:{args.port}?streamid=publish:live/{args.key}&latency=200&conntimeo=20000"
-    child = subprocess.Popen(["srt-live-transmit", "-q", "-a", "no", "-chunk", str(CHUNK), "file://con", url],
+    child = subprocess.Popen(["srt-live-transmit", "-a", "no", "-chunk", str(CHUNK), "file://con", url],
                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # srt-live-transmit reads its input while it connects and throws away what it read: a publisher that is slow to
+    # connect would send only the tail of the file (or nothing). Nothing is written until it says it is connected.
+    connected = threading.Event()
+    said = []
+
+    def watch():
+        for raw in child.stderr:
+            line = raw.decode(errors="replace").strip()
+            said.append(line)
+            if "connected" in line:
+                connected.set()
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    waited = time.monotonic()
+    if not connected.wait(timeout=30):
+        child.kill()
+        child.wait()
+        return 0, time.monotonic() - waited, f"srt-live-transmit never connected in 30 s: {' / '.join(said)}"
+    took_to_connect = time.monotonic() - waited
     started = time.monotonic()
     sent = 0
     try:
@@ -129,18 +151,21 @@ def publish(args, data, rate):
             child.stdin.write(data[i:i + CHUNK])
             child.stdin.flush()
             sent += len(data[i:i + CHUNK])
-        time.sleep(0.5)
         child.stdin.close()
     except BrokenPipeError:
         pass
+    # It does not exit at the end of its input: a second for what it holds to go out, then SIGINT, which it takes as
+    # the end (it closes the connection); killed only if that does not end it.
+    time.sleep(1)
+    child.send_signal(signal.SIGINT)
     try:
         child.wait(timeout=10)
-        ended = f"srt-live-transmit exited {child.returncode}"
+        ended = f"srt-live-transmit exited {child.returncode} on SIGINT"
     except subprocess.TimeoutExpired:
         child.kill()
         child.wait()
-        ended = "srt-live-transmit killed after 10 s"
-    return sent, time.monotonic() - started, ended
+        ended = "srt-live-transmit killed 10 s after SIGINT"
+    return sent, time.monotonic() - started, f"connected in {took_to_connect:.1f} s; {ended}"
 
 
 def media(args):
@@ -266,6 +291,9 @@ def main():
     parser.add_argument("--seconds", type=float, default=4, help="the TS's duration; for handshakes, how long to send")
     parser.add_argument("mode")
     args = parser.parse_args()
+    # A test process under ThreadSanitizer hands its children a mask that blocks most signals, and srt-live-transmit
+    # would inherit it: the SIGINT that ends its connection cleanly would never arrive.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     if args.mode == "handshakes":
         handshakes(args)
     elif args.ts is None:

@@ -16,9 +16,11 @@ server's 127.0.0.1 candidate is fine). On 201 the body is set as the answer; onc
 connected the file starts (from its beginning: nothing is sent while ICE and DTLS come up) and streams for
 --seconds (default 5) or until the file ends; then the Location is DELETEd. It prints one line of JSON:
     {"status": 201, "location": URL, "connected": true, "delete_status": 200, "seconds": 5.0, "rejected": [],
-     "ended": WHY}
-where rejected names the streams whose m= line the answer rejected (port 0; not sent) and WHY is "seconds",
-"media" (the file ended first) or "disconnected" (the connection failed or closed first).
+     "ended": WHY, "sent": {"video_frames": 150, "audio_frames": 250, "packets": 1400}}
+where rejected names the streams whose m= line the answer rejected (port 0; not sent), WHY is "seconds", "media"
+(the file ended first) or "disconnected" (the connection failed or closed first), and sent counts what the
+payloaders handed to webrtcbin once connected (frames: RTP packets with the marker bit): a loaded machine may send
+fewer frames in the seconds than the file has.
 
 play is a WHEP viewer: recvonly transceivers for H.264 (packetization-mode 1 in four profiles, pt 102-108) and
 Opus (pt 111); each track webrtcbin gives is decoded (decodebin ! fakesink) and its frames counted for --seconds,
@@ -278,6 +280,8 @@ class Sender:
         self.transceivers = {}  # kind -> its webrtcbin transceiver
         self.held = set()  # kinds whose first packet is waiting
         self.ended = set()  # kinds whose EOS went past the payloader
+        self.sent = {"video": 0, "audio": 0}  # RTP packets with the marker bit handed to webrtcbin (video: frames)
+        self.packets = 0
         self.ignored = []
         self.all_pads = False
         source = Gst.ElementFactory.make("filesrc")
@@ -308,6 +312,8 @@ class Sender:
         hold = payloader.add_probe(Gst.PadProbeType.BLOCK | Gst.PadProbeType.BUFFER,
                                    lambda _pad, _info: self.first_packet(kind))
         payloader.add_probe(Gst.PadProbeType.EVENT_DOWNSTREAM, lambda _pad, info: self.event(kind, info))
+        payloader.add_probe(Gst.PadProbeType.BUFFER | Gst.PadProbeType.BUFFER_LIST,
+                            lambda _pad, info: self.count(kind, info))
         with self.lock:
             self.holds[kind] = (payloader, hold)
         sink = self.webrtc.request_pad_simple("sink_%u")
@@ -328,6 +334,22 @@ class Sender:
         with self.lock:
             self.held.add(kind)
         return Gst.PadProbeReturn.OK  # stays blocked until release() removes the probe
+
+    def count(self, kind, info):
+        """Counts what passes the payloader (after the hold): each RTP packet, and those with the marker bit (the
+        last packet of a video frame; every Opus packet has it), so the tests judge by what was sent."""
+        buffers = info.get_buffer_list() if info.type & Gst.PadProbeType.BUFFER_LIST else None
+        packets = [buffers.get(i) for i in range(buffers.length())] if buffers is not None else [info.get_buffer()]
+        marked = sum(1 for packet in packets if packet is not None and packet.get_size() >= 2
+                     and packet.extract_dup(1, 1)[0] & 0x80)
+        with self.lock:
+            self.sent[kind] += marked
+            self.packets += len(packets)
+        return Gst.PadProbeReturn.OK
+
+    def counted(self):
+        with self.lock:
+            return {"video_frames": self.sent["video"], "audio_frames": self.sent["audio"], "packets": self.packets}
 
     def event(self, kind, info):
         if info.get_event().type == Gst.EventType.EOS:
@@ -403,6 +425,7 @@ def publish(args):
             sender.release()
             result["ended"] = stream(pipeline, webrtc, sender, args.seconds)
             result["seconds"] = round(time.monotonic() - started, 3)
+            result["sent"] = sender.counted()
     except PipelineError as error:
         problem, code = str(error), 1
         if not result["location"]:  # before the POST: nothing to report but the error

@@ -117,8 +117,9 @@ struct OneRTMPStackTests {
         // A player of nginx-rtmp fails when the stream ends before it has probed it (a loaded machine once left the
         // 3 s job's encoded rung too short for that): the job runs 6 s, and a failure shows what each output sent.
         let rows = try harness.store.outputs(jobID: "live-ladder").map { "\($0.state) \($0.bytes) bytes \($0.lastError ?? "")" }
-        #expect(copyPlayer.wait(seconds: 15) == 0, "copy player: \(copyPlayer.stderr); outputs: \(rows)")
-        #expect(rungPlayer.wait(seconds: 15) == 0, "180p player: \(rungPlayer.stderr); outputs: \(rows)")
+        // A player of nginx-rtmp ends when its 12 s without data run out (an unpublish does not end it): 30 s bounds that.
+        #expect(copyPlayer.wait(seconds: 30) == 0, "copy player: \(copyPlayer.stderr); outputs: \(rows)")
+        #expect(rungPlayer.wait(seconds: 30) == 0, "180p player: \(rungPlayer.stderr); outputs: \(rows)")
         for (file, width, height) in [("copy.flv", 320, 240), ("180.flv", 240, 180), ("120.flv", 160, 120)] {
             let video = try Probe.streams(harness.path(file), "v")
             #expect(video.count == 1 && video.first?.width == width && video.first?.height == height, "\(file): \(video)")
