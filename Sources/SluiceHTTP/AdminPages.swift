@@ -5,7 +5,8 @@ import JobStore
 import Sluice
 import JobDocument
 
-/// The frame every admin page shares: styles inline, no scripts, no external assets.
+/// The frame every admin page shares: styles inline, no external assets, and no scripts but the watch page's (its
+/// player is the browser's WebRTC).
 enum PageLayout {
     static func page(title: String, refreshSeconds: Int?, body: String) -> String {
         let refresh = refreshSeconds.map { "<meta http-equiv=\"refresh\" content=\"\($0)\">" } ?? ""
@@ -175,7 +176,10 @@ struct JobDetailPage {
 
                 """
             for output in outputs {
-                body += "<tr><td class=\"num\">\(output.index)</td><td>\(HTML.escape(output.url))</td><td>\(HTML.escape(output.format ?? ""))</td>"
+                // A running job's WHEP output is played on a page of its own.
+                let watch = WatchPage.offered(for: output, of: job)
+                    ? " <a class=\"watch\" href=\"\(HTML.escape(WatchPage.path(job: job.id, index: output.index)))\">watch</a>" : ""
+                body += "<tr><td class=\"num\">\(output.index)</td><td>\(HTML.escape(output.url))\(watch)</td><td>\(HTML.escape(output.format ?? ""))</td>"
                 body += "<td>\(PageLayout.state(output.state.rawValue))</td><td class=\"num\" title=\"\(output.bytes) bytes\">\(HTML.bytes(output.bytes))</td>"
                 body += "<td class=\"num\">\(output.frames)</td><td class=\"num\">\(output.drops)</td><td class=\"num\">\(output.reconnects)</td>"
                 if showsLinks { body += "<td class=\"srt-link\">\(HTML.escape(output.srt?.summary ?? ""))</td>" }
@@ -217,10 +221,15 @@ struct JobDetailPage {
     }
 }
 
-/// `/jobs/ID` for an id the store does not know.
+/// `/jobs/ID` for an id the store does not know, and `/jobs/ID/watch/N` for an output that is not a WHEP output.
 enum NotFoundPage {
     static func html(id: String) -> String {
         PageLayout.page(title: "No such job", refreshSeconds: nil,
                         body: "<h1>No job with id <code>\(HTML.escape(id))</code></h1><p><a href=\"/\">All jobs</a></p>")
+    }
+
+    static func html(id: String, output index: Int) -> String {
+        PageLayout.page(title: "No WHEP output", refreshSeconds: nil,
+                        body: "<h1>Job <code>\(HTML.escape(id))</code> has no WHEP output \(index)</h1><p>\(PageLayout.jobLink(id))</p>")
     }
 }

@@ -1,4 +1,5 @@
-// The worker's HTTP server — /metrics, /healthz, the admin page at / and /jobs/ID, live HLS at /hls/ (LiveHLSRoutes).
+// The worker's HTTP server — /metrics, /healthz, the admin page at / and /jobs/ID (a WHEP output played at
+// /jobs/ID/watch/N), live HLS at /hls/ (LiveHLSRoutes).
 // Handlers run on Swift's cooperative pool, so store reads hop to a serial queue of their own and the write
 // probe to its own thread: nothing here blocks a pool thread or runs media work.
 import Foundation
@@ -139,6 +140,16 @@ public final class AdminServer: @unchecked Sendable {
                                      samples: try store.progress(jobID: id, maxPoints: Self.maxChartPoints), now: now()).html()
             } notFound: {
                 NotFoundPage.html(id: id)
+            }
+        }
+        router.get("/jobs/:id/watch/:index") { [self] _, context in
+            let id = context.parameters.get("id") ?? ""
+            let index = context.parameters.get("index").flatMap { Int($0) } ?? -1
+            return try await page { [store] () throws(JobStoreError) -> String? in
+                guard let job = try store.job(id: id) else { return nil }
+                return WatchPage(job: job, outputs: try store.outputs(jobID: id), index: index)?.html()
+            } notFound: {
+                NotFoundPage.html(id: id, output: index)
             }
         }
         if let livePlaylists { LiveHLSRoutes(registry: livePlaylists).add(to: router) }

@@ -152,8 +152,11 @@ struct WHIPRelayTests {
         let archive = root + "/out/archive.flv"
         let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        // Judged by what aiortc sent in its 6 s (a starved aiortc, encoding in Python, sends fewer than 30 a second):
+        // two thirds of it, a GOP or two lost to a retransmission lost in its turn at most.
         let frames = try Live.frames(archive, "v")
-        #expect(frames.count >= 120, "archived \(frames.count) frames of 6 s at 30 fps")
+        let sent = ((published["sent"] as? [String: Any])?["video"] as? [String: Any])?["frames"] as? Int ?? 0
+        #expect(sent >= 60 && frames.count >= sent * 2 / 3, "archived \(frames.count) of the \(sent) frames aiortc sent: \(published)")
         let summary = try #require(lines.withLockedValue { $0 }.first { $0.contains("the WHIP session ended after") }, "no session summary")
         // "…: N packets recovered by NACK, M given up; …": most losses come back; a retransmission lost in its turn may be
         // given up, and then its frame is dropped whole (never archived damaged: the clean decode above says so).
@@ -176,7 +179,8 @@ struct WHIPRelayTests {
         let job = RunningJob(Self.engine, options)
         #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
         let publisher = try Child("/usr/bin/env", ["python3", Self.script, "publish", "http://127.0.0.1:\(port)/live/cam",
-                                                   "--file", try Live.fixture(seconds: 60), "--token", Self.token, "--seconds", "60"])
+                                                   "--file", try Live.fixture(seconds: 60), "--token", Self.token, "--seconds", "60"],
+                                  keepingOutput: true)
         defer { publisher.end() }
         // The viewer comes once the stream runs (the job has made a frame).
         let deadline = Date().addingTimeInterval(60)
@@ -187,6 +191,7 @@ struct WHIPRelayTests {
         #expect(played["status"] as? Int == 201 && played["connected"] as? Bool == true && played["delete_status"] as? Int == 200, "\(played)")
         let frames = played["video_frames"] as? Int ?? 0
         let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(20).joined(separator: "\n")
+            + "\nthe publisher, so far: \(publisher.stdout) \(publisher.stderr.suffix(1000))"
         // What the viewer was sent is the measure (its line when it left): aiortc's publisher, encoding in Python,
         // sends fewer than 30 frames a second on a loaded machine (69 in 4 s in CI).
         let left = try #require(log.firstMatch(of: /a WHEP viewer left after [0-9.]+ s: ([0-9]+) video frames and ([0-9]+) Opus frames sent/),

@@ -220,6 +220,37 @@ struct SRTListenerTests {
         }
     }
 
+    @Test("the accepted side hears a caller that vanished without a word (srt-live-transmit killed): broken, after the peer idle timeout")
+    func peerVanishes() async throws {
+        let ingest = try Ingest()
+        defer { ingest.closeAll() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/srt-live-transmit")
+        process.arguments = ["-q", "-a", "no", "-chunk", String(SRTConnection.messageSize), "file://con",
+                             "srt://127.0.0.1:\(ingest.listener.boundPort)?streamid=publish:\(Self.resource)&passphrase=\(Self.passphrase)"]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        #expect(await eventually(timeout: .seconds(15)) { ingest.accepted.count == 1 }, "srt-live-transmit never connected")
+        // It throws away what it reads before it is connected: the bytes are written once it is.
+        for _ in 0..<25 {
+            input.fileHandleForWriting.write(Data(repeating: 0x47, count: SRTConnection.messageSize))
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await eventually(timeout: .seconds(10)) { ingest.received.count > 0 }, "nothing arrived")
+        // Gone without a shutdown: only the silence says so (libsrt's peer idle timeout, 5 s by default).
+        kill(process.processIdentifier, SIGKILL)
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(await eventually(timeout: .seconds(30)) { ingest.closed.count == 1 }, "the vanished caller was never noticed")
+        guard case .broken? = ingest.closed.all.first else {
+            Issue.record("closed with \(ingest.closed.all)")
+            return
+        }
+    }
+
     @Test("a call nobody answers fails with the timeout; a bad URL fails without a socket")
     func connectFailures() async throws {
         let port = try SRTTestPeers.freeUDPPort()

@@ -118,6 +118,39 @@ struct AdminServerTests {
         #expect(missing.body.contains("no-such-job"))
     }
 
+    @Test("a running job's WHEP output is watched at /jobs/ID/watch/N: a link on the job's page, a page that posts to the output (its own host for 0.0.0.0) and never holds the token; any other output or job is 404")
+    func watchPage() async throws {
+        let running = try await Running()
+        defer { Task { await running.server.stop() } }
+        let job = try await running.get("/jobs/live-0099").body
+        // Only the WHEP output (1) has the link; the FLV archive (0) has none.
+        #expect(job.matches(of: /class="watch"/).count == 1)
+        #expect(job.contains("whep://0.0.0.0:8088/watch/live-0099 <a class=\"watch\" href=\"/jobs/live-0099/watch/1\">watch</a>"), "\(job)")
+
+        let page = try await running.get("/jobs/live-0099/watch/1")
+        #expect(page.status == 200 && page.contentType.hasPrefix("text/html"))
+        // The endpoint as the script takes it: 0.0.0.0 binds every interface, so the page posts to its own host.
+        #expect(page.body.contains(#"const config = {"host": "0.0.0.0", "port": "8088", "path": "/watch/live-0099", "anyHost": true};"#), "\(page.body)")
+        #expect(page.body.contains("new RTCPeerConnection()") && page.body.contains(#"method: "POST""#) && page.body.contains(#"method: "DELETE""#))
+        // A live player is not reloaded under the viewer, as the job's own page is every 5 s.
+        #expect(!page.body.contains("http-equiv=\"refresh\"") && job.contains("http-equiv=\"refresh\""))
+        for secret in SeededStore.secrets { #expect(!page.body.contains(secret) && !job.contains(secret), "\(secret) leaked") }
+
+        for path in ["/jobs/live-0099/watch/0", "/jobs/live-0099/watch/2", "/jobs/live-0099/watch/x", "/jobs/cam42-restream/watch/0", "/jobs/nope/watch/1"] {
+            let missing = try await running.get(path)
+            #expect(missing.status == 404 && !missing.body.contains("RTCPeerConnection"), "\(path): \(missing.status)")
+        }
+        // A job that is not running offers no player.
+        try running.seeded.store.transition(id: "live-0099", to: .succeeded, message: "done")
+        #expect(!(try await running.get("/jobs/live-0099").body.contains("class=\"watch\"")))
+    }
+
+    @Test("the watch page's endpoint is a script literal nothing can break out of: quotes, backslashes, </script>, line separators")
+    func watchScriptLiteral() {
+        #expect(WatchPage.scriptString("/a\"b\\c</script><!--&\u{2028}\n") == #""/a\"b\\c\u003c/script\u003e\u003c!--\u0026\u2028\u000a""#)
+        #expect(WatchPage.scriptString("/watch/cam-1") == #""/watch/cam-1""#)
+    }
+
     @Test("the chart series are per-interval rates, and the y axis rounds up to 1, 2 or 5 × 10ⁿ")
     func chartSeries() throws {
         let seeded = try SeededStore()

@@ -23,7 +23,7 @@ final class TestClock: @unchecked Sendable {
 struct SeededStore {
     static let start = Date(timeIntervalSince1970: 1_795_000_000)
     /// Strings that must never reach a page: the stream keys and credentials of the specs.
-    static let secrets = ["SECRETKEY1", "SECRETKEY2", "hunter2", "tok=abc123"]
+    static let secrets = ["SECRETKEY1", "SECRETKEY2", "hunter2", "tok=abc123", "VIEWERTOKEN9"]
     /// Markup in an error, which a page must escape.
     static let markupError = "<script>alert(1)</script> & \"quoted\""
 
@@ -83,8 +83,11 @@ struct SeededStore {
         _ = try runner.run(document: Data(#"{"id": "bad-spec-7", "input": "a.mp4", "outputs": [], "colour": "red"}"#.utf8))
         clock.advance(5)
 
-        // One running now, started 90 s ago.
-        try receive(runner, #"{"id": "live-0099", "input": "rtmp://ingest.local/live/SECRETKEY1", "outputs": [{"url": "live.flv"}]}"#)
+        // One running now, started 90 s ago, with a WHEP output its viewers need a token for.
+        try receive(runner, """
+            {"id": "live-0099", "input": "rtmp://ingest.local/live/SECRETKEY1",
+             "outputs": [{"url": "live.flv"}, {"url": "whep://0.0.0.0:8088/watch/live-0099", "token": "VIEWERTOKEN9"}]}
+            """)
         try store.startAttempt(id: "live-0099", workerID: "worker-7")
         clock.advance(90)
     }

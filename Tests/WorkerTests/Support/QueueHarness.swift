@@ -130,10 +130,10 @@ final class QueueHarness: @unchecked Sendable {
         events.stop()
     }
 
-    /// Starts `sluice worker` on this vhost; `extra` adds or overrides options.
-    func startWorker(id: String, _ extra: [String] = []) throws -> WorkerProcess {
+    /// Starts `sluice worker` on this vhost; `extra` adds or overrides options, `environment` adds variables.
+    func startWorker(id: String, _ extra: [String] = [], environment: [String: String] = [:]) throws -> WorkerProcess {
         let log = (folder as NSString).appendingPathComponent("worker-\(id)-\(lock.withLock { workers.count }).log")
-        let worker = try WorkerProcess(environment: QueueHarness.secretsEnvironment, arguments: [
+        let worker = try WorkerProcess(environment: QueueHarness.secretsEnvironment.merging(environment) { $1 }, arguments: [
             "worker", "--amqp-url", url, "--db", database, "--input-root", Media.inputRoot,
             "--output-root", outputRoot, "--worker-id", id, "--retry-delay-s", "0.2", "--progress-s", "1",
             // Take-overs within seconds, so the tests of dead workers stay short.
