@@ -68,6 +68,8 @@ checked_test() {
     command=(swift test --skip-build "$@")
   else
     command=("$runner" --testing-library swift-testing --filter "$1")
+    # The sanitized runs leave out what scripts/test names in tsan_skip (tests that would judge its slowness).
+    if [ "${SLUICE_TEST_TSAN:-}" = 1 ] && [ -n "${tsan_skip:-}" ]; then command+=(--skip "$tsan_skip"); fi
   fi
   if [ "${SLUICE_TEST_TSAN:-}" = 1 ]; then
     tsan_reports="$work/tsan-reports/$name"
