@@ -22,7 +22,7 @@ struct WatchPage {
 
     /// Whether `output` gets a "watch" link on the job's page: a WHEP output of a job that is running.
     static func offered(for output: OutputRecord, of job: JobRecord) -> Bool {
-        job.state == .running && output.url.lowercased().hasPrefix("whep://")
+        job.state == .running && (try? WHIPURL(parsing: output.url))?.scheme == .whep
     }
 
     static func path(job: String, index: Int) -> String {

@@ -23,21 +23,18 @@ public final class BackgroundProcess: @unchecked Sendable {
         let folder = (base as NSString).appendingPathComponent("stderr-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         errorFile = folder + "/stderr.txt"
-        guard FileManager.default.createFile(atPath: errorFile, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: errorFile])
-        }
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-        if keepingOutput {
-            let path = folder + "/stdout.txt"
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-            }
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-            outputFile = path
-        } else {
-            outputFile = nil
-        }
+        process.standardError = try Self.newFile(errorFile)
+        outputFile = keepingOutput ? folder + "/stdout.txt" : nil
+        if let outputFile { process.standardOutput = try Self.newFile(outputFile) }
         try process.run()
+    }
+
+    /// An empty file at `path`, open for writing.
+    private static func newFile(_ path: String) throws -> FileHandle {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+        return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     }
 
     /// Waits up to `seconds` for the exit; returns the status, or nil (and kills the process) on timeout.
