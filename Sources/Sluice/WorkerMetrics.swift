@@ -148,11 +148,12 @@ public final class WorkerMetrics: Sendable {
         }
         switch job.state {
         case .succeeded, .failed, .cancelled, .rejected:
-            Counter(label: Name.jobs, dimensions: [("state", job.state.rawValue)], factory: factory).increment()
+            // The duration first: a scrape that sees the job counted sees its duration too.
             if let duration = job.duration {
                 CoreMetrics.Timer(label: Name.duration, dimensions: [("state", job.state.rawValue)], factory: factory)
                     .recordNanoseconds(ClockConversion.clamped((max(duration, 0) * 1e9).rounded(), as: Int64.self))
             }
+            Counter(label: Name.jobs, dimensions: [("state", job.state.rawValue)], factory: factory).increment()
         case .retrying:
             retries.increment()
         case .received, .running:

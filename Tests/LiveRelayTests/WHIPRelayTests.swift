@@ -288,9 +288,11 @@ struct WHIPRelayTests {
                 "\(played)\n\(log)")
         #expect((played["frames_decoded"] as? Int ?? 0) >= 60, "the <video> decoded too few frames in 4 s: \(played)\n\(log)")
         #expect((played["first_frame_after"] as? Double).map { $0 < 2 } == true, "the first frame came late: \(played)")
-        // Chromium counts a freeze at three frame intervals or 150 ms over the mean; one short one came beside a CI run
-        // (its own fake camera on a starved core is as likely a cause): what must not happen is a picture stopped for long.
-        #expect((played["freezes_seconds"] as? Double ?? 1) < 0.5, "the picture froze: \(played)")
+        // No stop in the picture that the relay made: judged per shown frame by its arrival against its media time, so
+        // a stall of the publisher's own fake camera (which Chromium's freeze count also counts: one of 0.78 s beside a
+        // CI run, 84 frames in 4 s) is the camera's, while frames held back on the way are ours.
+        #expect((played["timed_frames"] as? Int ?? 0) >= 30, "the <video> timed too few frames: \(played)")
+        #expect((played["longest_added_gap"] as? Double ?? 1) < 0.5, "the picture stopped on the way: \(played)\n\(log)")
         #expect(played["video_width"] as? Int == 640 && played["video_height"] as? Int == 360, "\(played)")
         #expect((played["audio_packets"] as? Int ?? 0) >= 100 && (played["audio_energy"] as? Double ?? 0) > 0,
                 "the sound did not play (Opus packets, energy): \(played)")

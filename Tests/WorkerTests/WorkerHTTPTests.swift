@@ -30,7 +30,7 @@ struct WorkerHTTPTests {
         _ = try await eventually(timeout: .seconds(10)) {
             metrics = samples(try await get(http + "/metrics").body)
             return metrics["sluice_jobs_running"] == 0 && metrics["sluice_jobs_total{state=\"succeeded\"}"] == 1
-                && worker.log.contains("\"succeeded\"")
+                && metrics["sluice_job_duration_seconds_count{state=\"succeeded\"}"] != nil && worker.log.contains("\"succeeded\"")
         }
         // Counters agree with what the store recorded for the job's outputs.
         #expect(metrics["sluice_jobs_total{state=\"succeeded\"}"] == 1)

@@ -6,7 +6,9 @@ posts what it saw back here; this script prints it as one JSON line and exits.
     chromium-peer.py play URL --token T --seconds S
         a recvonly offer (what the browser offers: every codec it has), the answer, a <video> playing the stream for S
         seconds, then DELETE. Prints {"status", "connected", "delete_status", "frames_decoded", "frames_dropped",
-        "video_width", "video_height", "audio_packets", "audio_energy", "first_frame_after", "codecs", "error"}.
+        "video_width", "video_height", "audio_packets", "audio_energy", "first_frame_after", "codecs", "error",
+        "freeze_count", "freezes_seconds" (Chromium's own count), "timed_frames", "longest_arrival_gap" and
+        "longest_added_gap" (the longest wait between two shown frames beyond their media times' distance, seconds)}.
     chromium-peer.py publish URL --token T --seconds S [--codec h264]
         Chromium's fake camera and microphone (a test pattern and a beep), sent with CODEC and Opus for S seconds, then
         DELETE. Prints {"status", "connected", "delete_status", "frames_encoded", "packets_sent", "codecs", "error"}.
@@ -106,8 +108,25 @@ async function play() {
   result.connected = await waitConnected(pc);
   if (!result.connected) { await remove(location); return; }
   const connectedAt = performance.now();
-  video.requestVideoFrameCallback(() => { result.first_frame_after = (performance.now() - connectedAt) / 1000; });
+  // Each shown frame's arrival (receiveTime, ms) and media time (rtpTimestamp, 90 kHz): a stop in the picture that
+  // the media times also have was made before the frame reached the server (the camera); the rest was added on the way.
+  const timed = [];
+  const onFrame = (now, m) => {
+    if (result.first_frame_after === undefined) result.first_frame_after = (performance.now() - connectedAt) / 1000;
+    if (m.receiveTime !== undefined && m.rtpTimestamp !== undefined) timed.push([m.receiveTime, m.rtpTimestamp]);
+    video.requestVideoFrameCallback(onFrame);
+  };
+  video.requestVideoFrameCallback(onFrame);
   await sleep(config.seconds * 1000);
+  result.timed_frames = timed.length;
+  result.longest_arrival_gap = 0;
+  result.longest_added_gap = 0;
+  for (let i = 1; i < timed.length; i++) {
+    const arrival = (timed[i][0] - timed[i - 1][0]) / 1000;
+    const media = ((timed[i][1] - timed[i - 1][1]) >>> 0) / 90000;
+    result.longest_arrival_gap = Math.max(result.longest_arrival_gap, arrival);
+    result.longest_added_gap = Math.max(result.longest_added_gap, arrival - media);
+  }
   const all = await stats(pc);
   const v = all.find(s => s.type === "inbound-rtp" && s.kind === "video") || {};
   const a = all.find(s => s.type === "inbound-rtp" && s.kind === "audio") || {};
