@@ -50,17 +50,44 @@ final class WHIPPublisher {
 
 /// The AAC tags of one Opus track: a transcoder from the job's `edgeAudioEncoder`, the sequence header before the
 /// first frame.
+///
+/// The AAC has the channels the publisher sends. WebRTC's rtpmap always says `opus/48000/2` (RFC 7587 §7), whatever is
+/// sent; a browser sends mono unless told it may send stereo. So unless the offer's fmtp says stereo (`sprop-stereo=1`
+/// or `stereo=1`), the first packet's TOC byte (RFC 6716 §3.1, its `s` bit) decides, before anything was encoded: a
+/// mono publisher's sound is not made a stereo AAC of twice the bits (and twice the encoder's work).
 final class OpusAudioTranscoder {
-    let transcoder: any OpusAudioTranscoding
+    private(set) var transcoder: any OpusAudioTranscoding
+    private(set) var channels: Int
+    /// What makes a mono transcoder if the first packet is mono; nil once the channels are settled.
+    private var remake: ((Int) throws(EncodeError) -> any OpusAudioTranscoding)?
     var sentConfiguration = false
 
-    init(_ transcoder: any OpusAudioTranscoding) {
-        self.transcoder = transcoder
+    /// - Parameters:
+    ///   - channels: the negotiated channels (the rtpmap's, 1 or 2).
+    ///   - signalledStereo: the offer's fmtp says the publisher sends stereo: the first packet does not decide.
+    ///   - make: makes a transcoder for a channel count (the job's edge maker).
+    init(channels: Int, signalledStereo: Bool, make: @escaping (Int) throws(EncodeError) -> any OpusAudioTranscoding) throws(EncodeError) {
+        self.channels = channels
+        transcoder = try make(channels)
+        remake = signalledStereo || channels == 1 ? nil : make
+    }
+
+    /// Whether an Opus fmtp says the sender sends stereo (RFC 7587 §6.1: `sprop-stereo`, and `stereo`, which some
+    /// publishers write of themselves).
+    static func signalsStereo(_ formatParameters: [String: String]) -> Bool {
+        formatParameters["sprop-stereo"] == "1" || formatParameters["stereo"] == "1"
     }
 
     /// The AAC tags an Opus tag completes; other tags (video, an OpusHead) are the caller's.
     func tags(for tag: FLVStreamTag) throws(EncodeError) -> [FLVStreamTag] {
         guard let data = try? FLVAudioData(parsing: tag.data), data.packetType == .codedFrames, let track = data.tracks.first else { return [] }
+        if let make = remake, let toc = track.payload.first {
+            remake = nil
+            if toc & 0x04 == 0 {
+                transcoder = try make(1)
+                channels = 1
+            }
+        }
         let frames = try transcoder.transcode(Array(track.payload), milliseconds: tag.timestamp)
         guard let first = frames.first else { return [] }
         var tags: [FLVStreamTag] = []
@@ -112,7 +139,9 @@ extension RelaySession {
             publisher = WHIPPublisher(resource: Self.iceText(32), ufrag: ufrag, transport: transport, media: media,
                                       summary: carried + (refused.isEmpty ? "" : "; not carried: " + refused.joined(separator: "; ")))
             if let opus = answer.tracks.first(where: { $0.codec == .opus }), let maker = options.edgeAudioEncoder {
-                publisher.audio = OpusAudioTranscoder(try maker.makeOpusTranscoder(channels: opus.channels ?? 2))
+                publisher.audio = try OpusAudioTranscoder(channels: opus.channels ?? 2, signalledStereo: OpusAudioTranscoder.signalsStereo(opus.formatParameters)) {
+                    (channels: Int) throws(EncodeError) in try maker.makeOpusTranscoder(channels: channels)
+                }
             }
         } catch {
             return promise.succeed(.refused(.internalServerError, "the session cannot be set up: \(error)"))

@@ -6,7 +6,7 @@ webrtcbin and libnice from Python, publishing over WHIP (RFC 9725) and viewing o
     /usr/bin/python3 scripts/lib/webrtcbin-peer.py play URL [--token T] [--seconds N]
 
 publish reads MEDIA (an MP4 or MOV with H.264 video and optionally audio) and sends its H.264 as it is, not
-encoded again, and its audio as Opus:
+encoded again, and its audio as Opus (Opus audio as it is, through opusparse; other audio encoded):
     qtdemux ! queue ! h264parse ! rtph264pay config-interval=-1 pt=102 ! webrtcbin
     qtdemux ! queue ! decodebin ! audioconvert ! audioresample ! opusenc ! rtpopuspay pt=111 ! webrtcbin
 played at 1x, once. The offer (bundle-policy max-bundle, each m= line sendonly) is POSTed only once ICE gathering
@@ -19,7 +19,8 @@ connected the file starts (from its beginning: nothing is sent while ICE and DTL
      "ended": WHY, "sent": {"video_frames": 150, "audio_frames": 250, "packets": 1400}}
 where rejected names the streams whose m= line the answer rejected (port 0; not sent), WHY is "seconds", "media"
 (the file ended first) or "disconnected" (the connection failed or closed first), and sent counts what the
-payloaders handed to webrtcbin once connected (frames: RTP packets with the marker bit): a loaded machine may send
+payloaders handed to webrtcbin once connected (video frames: RTP packets with the marker bit; Opus frames: RTP
+packets): a loaded machine may send
 fewer frames in the seconds than the file has.
 
 play is a WHEP viewer: recvonly transceivers for H.264 (packetization-mode 1 in four profiles, pt 102-108) and
@@ -74,6 +75,8 @@ RECV_CAPS = {
 SEND_BRANCHES = {
     "video": f"queue name=in ! h264parse ! rtph264pay name=out config-interval=-1 pt={VIDEO_PT}",
     "audio": f"queue name=in ! decodebin ! audioconvert ! audioresample ! opusenc ! rtpopuspay name=out pt={AUDIO_PT}",
+    # A file whose audio is Opus already (scripts/bench webrtc's): sent as it is, so a publisher costs no encode.
+    "opus": f"queue name=in ! opusparse ! rtpopuspay name=out pt={AUDIO_PT}",
 }
 
 
@@ -306,7 +309,8 @@ class Sender:
                 self.ignored.append(caps.get_structure(0).get_name())
                 return
             self.holds[kind] = None  # claimed: a second stream of this kind is ignored
-        branch = branch_bin(SEND_BRANCHES[kind])
+        opus = kind == "audio" and caps.get_structure(0).get_name() == "audio/x-opus"
+        branch = branch_bin(SEND_BRANCHES["opus" if opus else kind])
         self.pipeline.add(branch)
         payloader = branch.get_by_name("out").get_static_pad("src")
         hold = payloader.add_probe(Gst.PadProbeType.BLOCK | Gst.PadProbeType.BUFFER,
@@ -336,14 +340,15 @@ class Sender:
         return Gst.PadProbeReturn.OK  # stays blocked until release() removes the probe
 
     def count(self, kind, info):
-        """Counts what passes the payloader (after the hold): each RTP packet, and those with the marker bit (the
-        last packet of a video frame; every Opus packet has it), so the tests judge by what was sent."""
+        """Counts what passes the payloader (after the hold): each RTP packet, video frames by the marker bit (the
+        last packet of a frame) and Opus frames by packet (one each; rtpopuspay marks only a talkspurt's first), so
+        the tests judge by what was sent."""
         buffers = info.get_buffer_list() if info.type & Gst.PadProbeType.BUFFER_LIST else None
         packets = [buffers.get(i) for i in range(buffers.length())] if buffers is not None else [info.get_buffer()]
         marked = sum(1 for packet in packets if packet is not None and packet.get_size() >= 2
                      and packet.extract_dup(1, 1)[0] & 0x80)
         with self.lock:
-            self.sent[kind] += marked
+            self.sent[kind] += marked if kind == "video" else len(packets)
             self.packets += len(packets)
         return Gst.PadProbeReturn.OK
 
