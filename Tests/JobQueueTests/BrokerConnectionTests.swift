@@ -32,7 +32,7 @@ struct BrokerConnectionTests {
         defer { first.close(); second.close() }
         #expect(second.generation == 1)
 
-        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "jq-topology", "--quiet", "--no-table-headers",
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", PrivateBroker.vhost("jq-topology"), "--quiet", "--no-table-headers",
                                          "name", "durable", "arguments"])
         let jobs = try #require(queues.split(separator: "\n").first { $0.hasPrefix("sluice.jobs\t") })
         #expect(jobs.contains("true"))
@@ -44,7 +44,7 @@ struct BrokerConnectionTests {
         // One exclusive control queue per live connection.
         #expect(queues.split(separator: "\n").filter { $0.hasPrefix("amq.gen-") }.count == 2)
 
-        let exchanges = try await PrivateBroker.ctl(["list_exchanges", "-p", "jq-topology", "--quiet", "--no-table-headers",
+        let exchanges = try await PrivateBroker.ctl(["list_exchanges", "-p", PrivateBroker.vhost("jq-topology"), "--quiet", "--no-table-headers",
                                             "name", "type", "durable"])
         for expected in ["sluice.jobs\tdirect\ttrue", "sluice.dlx\tfanout\ttrue", "sluice.events\ttopic\ttrue",
                          "sluice.control\tfanout\ttrue"] {
@@ -64,9 +64,9 @@ struct BrokerConnectionTests {
         #expect(delivery.generation == 1)
         #expect(delivery.priority == 5)
         #expect(!delivery.redelivered)
-        #expect(try await PrivateBroker.messageCounts(vhost: "jq-ack")["sluice.jobs"] == 1)  // unacked still counts
+        #expect(try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-ack"))["sluice.jobs"] == 1)  // unacked still counts
         worker.ack(delivery)
-        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: "jq-ack")["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-ack"))["sluice.jobs"] == 0 })
     }
 
     @Test("higher priorities are delivered first")
@@ -93,7 +93,7 @@ struct BrokerConnectionTests {
         let delivery = try #require(await received.wait(for: 1).first)
         try await worker.deadLetter(delivery, reason: "invalid JSON at byte 0")
         #expect(try await eventually {
-            let counts = try await PrivateBroker.messageCounts(vhost: "jq-dead")
+            let counts = try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-dead"))
             return counts["sluice.jobs"] == 0 && counts["sluice.jobs.dead"] == 1
         })
         let dead = try await RawQueueReader(configuration).get(queue: Topology.deadQueue)
@@ -119,7 +119,7 @@ struct BrokerConnectionTests {
         #expect(again[1].priority == 3)
         worker.ack(again[1])
         #expect(try await eventually {
-            let counts = try await PrivateBroker.messageCounts(vhost: "jq-retry")
+            let counts = try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-retry"))
             return counts["sluice.jobs"] == 0 && counts["sluice.jobs.retry"] == 0
         })
     }
@@ -147,7 +147,7 @@ struct BrokerConnectionTests {
         try await worker.publishJob(Array("job".utf8))
         let old = try #require(await received.wait(for: 1).first)
 
-        try await PrivateBroker.ctl(["close_all_connections", "-p", "jq-stale", "test: forced reconnect"])
+        try await PrivateBroker.ctl(["close_all_connections", "-p", PrivateBroker.vhost("jq-stale"), "test: forced reconnect"])
         let redelivered = await received.wait(for: 2)
         try #require(redelivered.count == 2, "no redelivery: \(log.all)")
         let new = redelivered[1]
@@ -161,12 +161,12 @@ struct BrokerConnectionTests {
             try await worker.deadLetter(old, reason: "x")
         }
         try await Task.sleep(for: .milliseconds(300))
-        #expect(try await PrivateBroker.messageCounts(vhost: "jq-stale")["sluice.jobs"] == 1)
+        #expect(try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-stale"))["sluice.jobs"] == 1)
         #expect(worker.generation == 2 && worker.isConnected)
         #expect(log.all.contains { $0.contains("dropped ack of delivery tag") })
 
         worker.ack(new)
-        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: "jq-stale")["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-stale"))["sluice.jobs"] == 0 })
     }
 
     @Test("reconnects within 10 s after the broker closes every connection, and consumes again")
@@ -176,7 +176,7 @@ struct BrokerConnectionTests {
         defer { worker.close() }
         let received = Collector(worker.deliveries)
         // Timed from when rabbitmqctl has closed them: the CLI itself takes seconds to start on a loaded machine.
-        try await PrivateBroker.ctl(["close_all_connections", "-p", "jq-reconnect", "test: broker hiccup"])
+        try await PrivateBroker.ctl(["close_all_connections", "-p", PrivateBroker.vhost("jq-reconnect"), "test: broker hiccup"])
         let closedAt = ContinuousClock.now
         #expect(await eventually(timeout: .seconds(10)) { worker.generation == 2 && worker.isConnected })
         #expect(ContinuousClock.now - closedAt < .seconds(10))
@@ -194,7 +194,9 @@ struct BrokerConnectionTests {
         defer { worker.close() }
         // list_connections has no vhost filter: select our connection's row by its vhost column.
         let rows = try await PrivateBroker.ctl(["list_connections", "--quiet", "--no-table-headers", "vhost", "timeout"])
-        #expect(rows.split(separator: "\n").filter { $0.hasPrefix("jq-heartbeat\t") } == ["jq-heartbeat\t2"])
+        let vhost: String = PrivateBroker.vhost("jq-heartbeat")
+        let ours: [String] = rows.split(separator: "\n").map(String.init).filter { $0.hasPrefix(vhost + "\t") }
+        #expect(ours == [vhost + "\t2"])
         try await Task.sleep(for: .seconds(20))
         #expect(worker.isConnected)
         #expect(worker.generation == 1, "reconnected: \(log.all)")
@@ -218,7 +220,7 @@ struct BrokerConnectionTests {
         try await worker.publishJob(Array("queued".utf8))
         worker.ack(running)  // the running job still settles on the kept connection
         #expect(try await eventually {
-            try await PrivateBroker.messageCounts(vhost: "jq-stop")["sluice.jobs"] == 1
+            try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-stop"))["sluice.jobs"] == 1
         })
         #expect(received.all.count == 1)
     }

@@ -43,7 +43,7 @@ struct JobClassQueueTests {
         for delivery in intake {
             try await worker.triage(delivery, to: Self.text(delivery).hasPrefix("live") ? .live : .batch)
         }
-        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: "jq-classes")["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-classes"))["sluice.jobs"] == 0 })
 
         // Prefetch per class: two live and one batch unacked, and no more.
         let classed: @Sendable () -> [Delivery] = { received.all.filter { $0.jobClass != nil } }
@@ -63,7 +63,7 @@ struct JobClassQueueTests {
         #expect(await eventually { classed().filter { $0.jobClass == .live }.count == 3 })
         try await Task.sleep(for: .milliseconds(500))
         #expect(classed().filter { $0.jobClass == .batch }.count == 1, "a paused class must get nothing")
-        #expect(try await PrivateBroker.messageCounts(vhost: "jq-classes")["sluice.jobs.batch"] == 2)
+        #expect(try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-classes"))["sluice.jobs.batch"] == 2)
 
         // The reverse: live paused, batch resumed and flowing.
         worker.pauseConsuming(true, jobClass: .live)
@@ -74,7 +74,7 @@ struct JobClassQueueTests {
         #expect(await eventually { classed().filter { $0.jobClass == .batch }.count == 3 })
         for delivery in classed().suffix(from: first.count) { worker.ack(delivery) }
         #expect(try await eventually {
-            let counts = try await PrivateBroker.messageCounts(vhost: "jq-classes")
+            let counts = try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-classes"))
             return counts["sluice.jobs.live"] == 0 && counts["sluice.jobs.batch"] == 0 && counts["sluice.jobs"] == 0
         })
     }
@@ -100,7 +100,7 @@ struct JobClassQueueTests {
         #expect(copy.headers[Topology.redeliveredHeader] == "1")
         worker.ack(copy)
 
-        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "jq-classes-redelivery", "--quiet", "--no-table-headers",
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", PrivateBroker.vhost("jq-classes-redelivery"), "--quiet", "--no-table-headers",
                                          "name", "durable", "arguments"])
         for name in [Topology.liveQueue, Topology.batchQueue] {
             let line = try #require(queues.split(separator: "\n").first { $0.hasPrefix("\(name)\t") }, "\(queues)")

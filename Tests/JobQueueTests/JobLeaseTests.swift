@@ -59,7 +59,7 @@ struct JobLeaseTests {
         await b.releaseLease(jobID: "j1")
         try await Task.sleep(for: .seconds(4))
         #expect(jobs.all.isEmpty, "a released lease left a claim behind")
-        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "jq-lease-x", "--quiet", "--no-table-headers", "name"])
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", PrivateBroker.vhost("jq-lease-x"), "--quiet", "--no-table-headers", "name"])
         #expect(!queues.contains(JobLease.queueName(jobID: "j1")), "\(queues)")
     }
 
@@ -96,7 +96,7 @@ struct JobLeaseTests {
         defer { holder.close() }
         let lost = LogLines()
         #expect(await holder.acquireLease(request("j3", holder: "h"), onLost: lost.logger) == .acquired)
-        try await PrivateBroker.ctl(["close_all_connections", "-p", "jq-lease-reconnect", "test: hiccup"])
+        try await PrivateBroker.ctl(["close_all_connections", "-p", PrivateBroker.vhost("jq-lease-reconnect"), "test: hiccup"])
         #expect(await eventually(timeout: .seconds(10)) { holder.generation == 2 && holder.isConnected })
         try await Task.sleep(for: .seconds(4))
         #expect(lost.all.isEmpty, "lost after a hiccup: \(lost.all) \(log.all)")
@@ -122,7 +122,7 @@ struct JobLeaseTests {
             return
         }
         #expect(reason.contains("403"), "\(reason)")
-        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "jq-lease-encode", "--quiet", "--no-table-headers", "name", "messages", "consumers"])
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", PrivateBroker.vhost("jq-lease-encode"), "--quiet", "--no-table-headers", "name", "messages", "consumers"])
         let rows = Dictionary(uniqueKeysWithValues: queues.split(separator: "\n").compactMap { line -> (String, [Int])? in
             let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
             guard fields.count == 3, let messages = Int(fields[1]), let consumers = Int(fields[2]) else { return nil }
@@ -143,7 +143,7 @@ struct JobLeaseTests {
         await b.releaseLease(jobID: "e1")
         #expect(await a.acquireLease(request("e1", holder: "a", jobClass: .encode), onLost: { _ in }) == .acquired)
         await a.releaseLease(jobID: "e1")
-        let after = try await PrivateBroker.ctl(["list_queues", "-p", "jq-lease-encode", "--quiet", "--no-table-headers", "name"])
+        let after = try await PrivateBroker.ctl(["list_queues", "-p", PrivateBroker.vhost("jq-lease-encode"), "--quiet", "--no-table-headers", "name"])
         #expect(!after.contains("sluice.encode-lease.e1") && !after.contains("sluice.lease.e1"), "\(after)")
     }
 }

@@ -37,7 +37,7 @@ struct QuorumQueueTests {
         configuration.jobsQueueType = .quorum(deliveryLimit: 3)
         let worker = try await connected(configuration)
         defer { worker.close() }
-        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "jq-quorum", "--quiet", "--no-table-headers",
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", PrivateBroker.vhost("jq-quorum"), "--quiet", "--no-table-headers",
                                          "name", "type", "arguments"])
         let jobs = try #require(queues.split(separator: "\n").first { $0.hasPrefix("sluice.jobs\t") })
         #expect(jobs.contains("quorum"), "\(jobs)")
@@ -49,7 +49,7 @@ struct QuorumQueueTests {
         let delivery = try #require(await received.wait(for: 1).first)
         #expect(delivery.body == Array(#"{"id":"q-1"}"#.utf8))
         worker.ack(delivery)
-        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: "jq-quorum")["sluice.jobs"] == 0 })
+        #expect(try await eventually { try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-quorum"))["sluice.jobs"] == 0 })
     }
 
     @Test("a message returned more often than the delivery limit goes to sluice.jobs.dead, counted in x-delivery-count")
@@ -67,7 +67,7 @@ struct QuorumQueueTests {
             worker.requeue(deliveries[index - 1])
         }
         #expect(try await eventually {
-            let counts = try await PrivateBroker.messageCounts(vhost: "jq-quorum-poison")
+            let counts = try await PrivateBroker.messageCounts(vhost: PrivateBroker.vhost("jq-quorum-poison"))
             return counts["sluice.jobs"] == 0 && counts["sluice.jobs.dead"] == 1
         })
         let all = received.all

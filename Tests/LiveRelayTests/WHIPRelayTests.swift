@@ -210,6 +210,76 @@ struct WHIPRelayTests {
         #expect(result.progress.outputs.count == 2 && (result.progress.outputs.last?.bytes ?? 0) > 100_000, "\(result.progress.outputs)")
     }
 
+    @Test("take-over: the worker that had the job closes the publisher's and the viewer's sessions (close_notify); each POSTs the same URL again and the job's new worker takes it, and answers the old Locations 404")
+    func takeOver() throws {
+        let source = try Live.fixture(seconds: 8)
+        let port = try Live.freePort()
+        let path = "/live/moving"
+        let (rootA, rootB) = (Live.scratch("whip-takeover-a"), Live.scratch("whip-takeover-b"))
+        // The job's next worker: an engine of its own, with its own media port, as another pod would have.
+        let next = RelayEngine(RelaySettings(threads: 2, webrtcUDPPort: try Live.freePort()),
+                               report: { line in WHIPRelayTests.reports.withLockedValue { $0.append(line) } })
+        defer { next.shutdown() }
+        // Each worker's job: the WHIP input, an archive, and viewers by WHEP on the same port.
+        func options(_ root: String) -> MediaJobOptions {
+            var options = Self.options(port: port, path: path, outputs: [], root: root, timeout: 60)
+            options.outputs.append(OutputDescription(target: .network(url: "whep://127.0.0.1:\(port)/watch/moving"), kind: .flv,
+                                                     name: "whep://127.0.0.1:\(port)/watch/moving"))
+            return options
+        }
+        let first = RunningJob(Self.engine, options(rootA))
+        #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
+        let url = "http://127.0.0.1:\(port)\(path)"
+        // A session streams the file (8 s) once connected; one the server ends is followed by POSTs for up to 90 s.
+        let publisher = try Child("/usr/bin/env", ["python3", Self.script, "publish", url, "--file", source, "--token", Self.token,
+                                                   "--seconds", "30", "--come-back", "90"], keepingOutput: true)
+        defer { publisher.end() }
+        let deadline = Date().addingTimeInterval(60)
+        while (first.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        // A viewer on the first worker, which comes back as the publisher does.
+        let viewer = try Child("/usr/bin/env", ["python3", Self.script, "play", "http://127.0.0.1:\(port)/watch/moving",
+                                                "--seconds", "10", "--come-back", "90"], keepingOutput: true)
+        defer { viewer.end() }
+        while (first.latestProgress?.outputs.last?.bytes ?? 0) < 50_000, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let framesBefore = first.latestProgress?.videoFrames ?? 0
+        #expect(framesBefore >= 15, "the first worker never had the publisher's frames: \(publisher.stderr)")
+        #expect((first.latestProgress?.outputs.last?.bytes ?? 0) >= 50_000, "the viewer never had the first worker's stream: \(viewer.stderr)")
+        // The first worker lets the job go (as a drain hands a live job over): its session is closed, its port too.
+        first.interrupter.cancel()
+        _ = try #require(first.wait(seconds: 30), "the first worker's job did not end")
+        let second = RunningJob(next, options(rootB))
+        #expect(publisher.wait(seconds: 120) == 0, "publisher: \(publisher.stderr)")
+        let said = try #require(JSONSerialization.jsonObject(with: Data(publisher.stdout.utf8)) as? [String: Any], "publisher: \(publisher.stdout)")
+        #expect(said["ended"] as? String == "disconnected", "the first session did not end by the server: \(said)")
+        let back = try #require(said["came_back"] as? [String: Any], "the publisher did not come back: \(said)")
+        #expect(back["status"] as? Int == 201 && back["connected"] as? Bool == true && back["delete_status"] as? Int == 200, "\(back)")
+        let oldLocation = try #require(said["location"] as? String, "\(said)")
+        let newLocation = back["location"] as? String ?? ""
+        #expect(newLocation.hasPrefix(url + "/") && newLocation != oldLocation, "\(newLocation) after \(oldLocation)")
+        // The new worker never had the first session: its Location is unknown there.
+        let stale = try Self.client(["request", "DELETE", oldLocation, "--token", Self.token])
+        #expect(stale["status"] as? Int == 404, "the old Location on the new worker: \(stale)")
+        // The viewer was let go by the first worker too, came back to the second, and saw the stream there.
+        #expect(viewer.wait(seconds: 120) == 0, "viewer: \(viewer.stderr)")
+        let watched = try #require(JSONSerialization.jsonObject(with: Data(viewer.stdout.utf8)) as? [String: Any], "viewer: \(viewer.stdout)")
+        #expect(watched["ended"] as? String == "disconnected", "the viewer's first session did not end by the server: \(watched)")
+        let rewatched = try #require(watched["came_back"] as? [String: Any], "the viewer did not come back: \(watched)")
+        #expect(rewatched["status"] as? Int == 201 && rewatched["connected"] as? Bool == true && (rewatched["video_frames"] as? Int ?? 0) >= 30,
+                "the viewer on the second worker: \(rewatched)")
+        let staleViewer = try Self.client(["request", "DELETE", watched["location"] as? String ?? ""])
+        #expect(staleViewer["status"] as? Int == 404, "the viewer's old Location on the new worker: \(staleViewer)")
+        second.interrupter.cancel()
+        let result = try #require(second.wait(seconds: 30), "the second worker's job did not end").get()
+        // What the second session sent reached the new worker, and each archive decodes.
+        let sentAgain = ((back["sent"] as? [String: Any])?["video"] as? [String: Any])?["frames"] as? Int ?? 0
+        #expect(sentAgain >= 30 && result.progress.videoFrames >= sentAgain - 3, "\(result.progress.videoFrames) frames of the \(sentAgain) sent again")
+        for root in [rootA, rootB] {
+            let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", root + "/out/archive.flv", "-f", "null", "-"])
+            #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "\(root): \(decode.stderr)")
+        }
+        #expect(try Live.frames(rootA + "/out/archive.flv", "v").count >= framesBefore, "the first worker's archive lost frames")
+    }
+
     /// 640x360 30 fps H.264 High without B-frames (as a WebRTC sender makes), a keyframe every second, AAC, in MP4.
     static func webrtcFixture() throws -> String {
         let path = Live.fixtures + "/webrtc-8s.mp4"

@@ -12,6 +12,12 @@ public enum PrivateBroker {
     public static let unavailableReason: Comment =
         "SLUICE_TEST_AMQP_URL and SLUICE_TEST_RABBITMQCTL are unset: scripts/test sets them after starting a broker"
 
+    /// This test process's name for a test's vhost: `name` and the process id. The broker outlives a test process
+    /// (CI's ThreadSanitizer stage runs the suites again on the broker its tests stage used), and a vhost deleted and
+    /// made again at once can stay "down" for good (`vhost 'jq-priority' is down`: its old message store was still
+    /// stopping as the new one started). A run's own names are never an earlier run's.
+    public static func vhost(_ name: String) -> String { "\(name)-p\(getpid())" }
+
     /// Runs the node's rabbitmqctl; throws with its output when it fails.
     @discardableResult
     public static func ctl(_ arguments: [String]) async throws -> String {

@@ -18,7 +18,7 @@ struct QuorumWorkerTests {
         #expect(enqueued.status == 0, "\(enqueued.output)")
         let done = try await eventually(timeout: .seconds(40)) { try harness.job("quorum-1")?.state == .succeeded }
         try #require(done, "worker log: \(worker.log.suffix(3000))")
-        let queues = try await PrivateBroker.ctl(["list_queues", "-p", "wk-quorum", "--quiet", "--no-table-headers", "name", "type"])
+        let queues = try await PrivateBroker.ctl(["list_queues", "-p", harness.vhost, "--quiet", "--no-table-headers", "name", "type"])
         #expect(queues.split(separator: "\n").contains { $0.hasPrefix("sluice.jobs\t") && $0.contains("quorum") }, "\(queues)")
         #expect(try await harness.queued() == 0)
 

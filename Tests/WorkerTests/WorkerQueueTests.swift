@@ -212,7 +212,7 @@ struct WorkerQueueTests {
         try await harness.enqueue(Self.job("long", input: #"{"url": "\#(clip)", "realtime": true}"#, outputs: ["l.flv"]))
         try #require(try await eventually { try harness.job("long")?.state == .running }, "\(worker.log)")
         let rows = try await PrivateBroker.ctl(["list_connections", "--quiet", "--no-table-headers", "vhost", "timeout", "client_properties"])
-        #expect(rows.split(separator: "\n").contains { $0.hasPrefix("wk-heartbeat\t5\t") && $0.contains("sluice-worker w-heartbeat") })
+        #expect(rows.split(separator: "\n").contains { $0.hasPrefix(harness.vhost + "\t5\t") && $0.contains("sluice-worker w-heartbeat") })
         let done = try await eventually(timeout: .seconds(100)) { try harness.job("long")?.state == .succeeded }
         try #require(done, "\(worker.log.suffix(3000))")
         #expect(try harness.job("long")?.attempts == 1)

@@ -3,8 +3,8 @@
 media file's video as H.264 and its audio as Opus to a WHIP endpoint.
 
     python3 scripts/lib/whip-client.py publish URL --file MEDIA [--token T] [--seconds N] [--no-delete]
-                                                   [--video-codec h264|vp8] [--content-type CT]
-    python3 scripts/lib/whip-client.py play URL [--token T] [--seconds N]
+                                                   [--video-codec h264|vp8] [--content-type CT] [--come-back S]
+    python3 scripts/lib/whip-client.py play URL [--token T] [--seconds N] [--come-back S]
     python3 scripts/lib/whip-client.py request METHOD URL [--token T] [--body TEXT] [--content-type CT]
 
 publish POSTs a sendonly offer (video offers the one codec, no rtx; audio offers Opus only) with all its ICE
@@ -15,11 +15,14 @@ DELETEs the session's Location (not with --no-delete) and closes. The file is de
 and libopus from PyAV), played at 1x, once. It prints one line of JSON:
     {"status": 201, "location": URL, "connected": true, "delete_status": 200, "seconds": 5.01, "ended": WHY,
      "sent": {"video": {"frames": N, "span": S}, "audio": {...}}}
-where WHY is "seconds", "media" (the file ended first) or "disconnected" (the server went away first). Any other
+where WHY is "seconds", "media" (the file ended first) or "disconnected" (the server went away first). With
+--come-back S, a session the server ended is followed by POSTs to the same URL until one is answered 201 (for up to S
+seconds), and that session's own result is "came_back" (as a browser page comes back to a job's new worker). Any other
 answer to the POST prints {"status": CODE, "body": ..., "www_authenticate": ..., "allow": ...} and exits 0: the
 tests judge the status. play is a WHEP viewer: a recvonly H.264 + Opus offer, the frames
-each track decodes counted for --seconds, then DELETE; it prints the counts, the picture sizes, when the first video
-frame came and the longest gap between two. request sends one plain HTTP request and prints {"status", "headers" (lower-case names),
+each track decodes counted for --seconds (or until the server ends the session), then DELETE; it prints the counts,
+the picture sizes, when the first video frame came, the longest gap between two, and how it "ended"; --come-back as
+for publish. request sends one plain HTTP request and prints {"status", "headers" (lower-case names),
 "body"}, for OPTIONS, PATCH, a DELETE of an unknown session and the like.
 
 Exit 2: the HTTP server could not be reached (or the file could not be opened; for the DELETE, the JSON line is
@@ -190,6 +193,38 @@ async def stream(pc, tracks, seconds):
 
 
 async def publish(args):
+    result, problem, code = await publish_once(args)
+    if result.get("status") is None:
+        fail(code, problem)
+    if args.come_back and result.get("ended") == "disconnected":
+        result["came_back"] = await come_back(args)
+    emit(result)
+    if problem:
+        fail(code, problem)
+    return 0
+
+
+async def come_back(args):
+    """The server went away mid-stream (its close_notify: a worker handing its job over ends its sessions so): POST
+    again to the same URL, as a browser page would, every 0.5 s until a server answers 201 or --come-back seconds
+    pass; then stream again as the first time. The second session's result (its own "sent"), with "problem" if it
+    did not connect; or {"status": the last answer (null: unreachable), "gave_up_after": seconds}."""
+    give_up = time.monotonic() + args.come_back
+    attempts = 0
+    while True:
+        attempts += 1
+        again, problem, _ = await publish_once(args)
+        if again.get("status") == 201:
+            again.update({"problem": problem, "attempts": attempts})
+            return again
+        if time.monotonic() >= give_up:
+            return {"status": again.get("status"), "gave_up_after": args.come_back, "attempts": attempts}
+        await asyncio.sleep(0.5)
+
+
+async def publish_once(args):
+    """One session: (result, problem, exit code). A POST that reaches no server gives {"status": None}; any answer
+    but 201 gives its status, body and headers, with no problem (the tests judge the status)."""
     from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
     from aiortc.contrib.media import MediaPlayer
 
@@ -217,12 +252,11 @@ async def publish(args):
         status, response_headers, body = await http_in_thread("POST", args.url, pc.localDescription.sdp, headers)
     except (OSError, http.client.HTTPException) as error:
         await close()
-        fail(2, unreachable("POST", args.url, error))
+        return {"status": None}, unreachable("POST", args.url, error), 2
     if status != 201:
         await close()
-        emit({"status": status, "body": body, "www_authenticate": header(response_headers, "www-authenticate"),
-              "allow": header(response_headers, "allow")})
-        return 0
+        return ({"status": status, "body": body, "www_authenticate": header(response_headers, "www-authenticate"),
+                 "allow": header(response_headers, "allow")}, None, 0)
 
     location = header(response_headers, "location")
     location = urllib.parse.urljoin(args.url, location) if location else None
@@ -242,8 +276,10 @@ async def publish(args):
         result["ended"] = await stream(pc, tracks, args.seconds)
         result["seconds"] = round(time.monotonic() - started, 3)
 
-    # Delete even a session that never connected, so a failed test does not leave it behind on the server.
-    if location and not args.no_delete:
+    # Delete even a session that never connected, so a failed test does not leave it behind on the server; not one
+    # the server ended when coming back (its worker may be gone: the caller asks the new one about it).
+    server_ended = args.come_back and result.get("ended") == "disconnected"
+    if location and not args.no_delete and not server_ended:
         try:
             result["delete_status"], _, _ = await http_in_thread("DELETE", location, headers=auth_headers(args.token))
         except (OSError, http.client.HTTPException) as error:
@@ -253,14 +289,33 @@ async def publish(args):
     # What the senders took, per track: frames and the media time from the first to the last (the last few may still
     # have been on their way when DELETE came).
     result["sent"] = {kind: {"frames": note["frames"], "span": round(note["last"] - note["first"], 3)} for kind, note in sent.items()}
+    return result, problem, code
+
+
+async def play(args):
+    result, problem, code = await play_once(args)
+    if result.get("status") is None:
+        fail(code, problem)
+    if args.come_back and result.get("ended") == "disconnected":
+        give_up = time.monotonic() + args.come_back
+        attempts = 0
+        while True:  # as publish's come_back: POST again until a server answers 201 or the seconds pass
+            attempts += 1
+            again, again_problem, _ = await play_once(args)
+            if again.get("status") == 201 or time.monotonic() >= give_up:
+                again.update({"problem": again_problem, "attempts": attempts})
+                result["came_back"] = again
+                break
+            await asyncio.sleep(0.5)
     emit(result)
     if problem:
         fail(code, problem)
     return 0
 
 
-async def play(args):
-    """WHEP: a recvonly offer (H.264 and Opus), then the decoded frames of each track counted for --seconds."""
+async def play_once(args):
+    """WHEP: a recvonly offer (H.264 and Opus), then the decoded frames of each track counted for --seconds or until
+    the server ends the session. (result, problem, exit code), as publish_once."""
     from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
     from aiortc.rtcrtpsender import RTCRtpSender
 
@@ -291,20 +346,24 @@ async def play(args):
         status, response_headers, body = await http_in_thread("POST", args.url, pc.localDescription.sdp, headers)
     except (OSError, http.client.HTTPException) as error:
         await pc.close()
-        fail(2, unreachable("POST", args.url, error))
+        return {"status": None}, unreachable("POST", args.url, error), 2
     if status != 201:
         await pc.close()
-        emit({"status": status, "body": body, "www_authenticate": header(response_headers, "www-authenticate")})
-        return 0
+        return {"status": status, "body": body, "www_authenticate": header(response_headers, "www-authenticate")}, None, 0
     location = header(response_headers, "location")
     location = urllib.parse.urljoin(args.url, location) if location else None
     await pc.setRemoteDescription(RTCSessionDescription(sdp=body, type="answer"))
     connected = await wait_connected(pc)
     started = time.monotonic()
+    ended = None
     if connected:
-        await asyncio.sleep(args.seconds)
+        dropped = asyncio.ensure_future(state_reached(pc, ("failed", "closed")))
+        done, _ = await asyncio.wait([dropped], timeout=args.seconds)
+        dropped.cancel()
+        ended = "disconnected" if dropped in done else "seconds"
     delete_status = None
-    if location:
+    # Not a session the server ended when coming back: its worker may be gone, and the caller asks the new one.
+    if location and not (args.come_back and ended == "disconnected"):
         try:
             delete_status, _, _ = await http_in_thread("DELETE", location, headers=auth_headers(args.token))
         except (OSError, http.client.HTTPException):
@@ -314,13 +373,11 @@ async def play(args):
         reader.cancel()
     video = counts["video"]
     gaps = [later - earlier for earlier, later in zip(video, video[1:])]
-    emit({"status": 201, "location": location, "connected": connected, "delete_status": delete_status,
-          "video_frames": len(video), "audio_frames": len(counts["audio"]), "sizes": sorted(sizes),
-          "first_video_after": round(video[0] - started, 3) if video else None,
-          "longest_video_gap": round(max(gaps), 3) if gaps else None})
-    if not connected:
-        fail(3, f"ICE/DTLS did not connect within {CONNECT_TIMEOUT} s")
-    return 0
+    result = {"status": 201, "location": location, "connected": connected, "delete_status": delete_status, "ended": ended,
+              "video_frames": len(video), "audio_frames": len(counts["audio"]), "sizes": sorted(sizes),
+              "first_video_after": round(video[0] - started, 3) if video else None,
+              "longest_video_gap": round(max(gaps), 3) if gaps else None}
+    return result, None if connected else f"ICE/DTLS did not connect within {CONNECT_TIMEOUT} s", 3
 
 
 def request(args):
@@ -360,11 +417,15 @@ def main():
     publishing.add_argument("--video-codec", choices=("h264", "vp8"), default="h264",
                             help="the one video codec offered (vp8: to test a server that wants H.264)")
     publishing.add_argument("--content-type", default="application/sdp", help="to test the 415 answer")
+    publishing.add_argument("--come-back", type=float, default=0, metavar="SECONDS",
+                            help="when the server ends the session, POST again for up to SECONDS and stream once more")
 
     playing = commands.add_parser("play", help="play a WHEP endpoint: count the decoded frames of each track")
     playing.add_argument("url")
     playing.add_argument("--token", help="sent as Authorization: Bearer TOKEN on POST and DELETE")
     playing.add_argument("--seconds", type=float, default=5.0, help="how long to play once connected")
+    playing.add_argument("--come-back", type=float, default=0, metavar="SECONDS",
+                         help="when the server ends the session, POST again for up to SECONDS and play once more")
 
     requesting = commands.add_parser("request", help="send one plain HTTP request")
     requesting.add_argument("method")

@@ -10,6 +10,9 @@ enum TestBroker {
     /// already: making it again would close every connection the test has in it.
     static func configuration(vhost: String, prefetch: UInt16 = 10, heartbeatSeconds: Int = 30,
                               creatingVhost: Bool = true) async throws -> BrokerConfiguration {
+        // This process's own name for the vhost (`PrivateBroker.vhost`: never one an earlier run left, deleted and
+        // made again at once).
+        let vhost = PrivateBroker.vhost(vhost)
         let base = try BrokerURL(parsing: try #require(PrivateBroker.url))
         if creatingVhost { try await PrivateBroker.ctl(["eval", """
             _ = (catch rabbit_vhost:delete(<<"\(vhost)">>, <<"tests">>)), \

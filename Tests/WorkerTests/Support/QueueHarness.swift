@@ -92,9 +92,13 @@ final class QueueHarness: @unchecked Sendable {
     }
 
     /// - Parameters:
-    ///   - vhost: the test's vhost, created afresh.
+    ///   - name: the test's vhost (this process's own, `PrivateBroker.vhost`), created afresh.
     ///   - jobsQueueType: how the harness's publisher declares `sluice.jobs` (workers must agree).
-    init(_ vhost: String, jobsQueueType: JobsQueueType = .classic) async throws {
+    init(_ name: String, jobsQueueType: JobsQueueType = .classic) async throws {
+        // This process's own name for it: a vhost of the same name that an earlier run on this broker left (CI's
+        // tests stage, before its ThreadSanitizer stage) is never deleted and made again at once, which RabbitMQ
+        // can leave "down" for good (its old message store still stopping as the new one starts).
+        let vhost = PrivateBroker.vhost(name)
         self.vhost = vhost
         let base = try BrokerURL(parsing: try #require(PrivateBroker.url))
         try await PrivateBroker.ctl(["eval", """
