@@ -193,33 +193,36 @@ async def stream(pc, tracks, seconds):
 
 
 async def publish(args):
-    result, problem, code = await publish_once(args)
+    return await with_come_back(args, publish_once)
+
+
+async def with_come_back(args, once):
+    """One session (once(args): publish_once or play_once), printed as JSON; exit 2 if no server was reached. With
+    --come-back, a session the server ended (its close_notify: a worker handing its job over ends its sessions so) is
+    followed by POSTs to the same URL, as a browser page would, every 0.5 s until a server answers 201 or the seconds
+    pass; that session's result (its own counts) is "came_back", with "problem" if it did not connect, or
+    {"status": the last answer (null: unreachable), "gave_up_after": seconds}."""
+    result, problem, code = await once(args)
     if result.get("status") is None:
         fail(code, problem)
     if args.come_back and result.get("ended") == "disconnected":
-        result["came_back"] = await come_back(args)
+        give_up = time.monotonic() + args.come_back
+        attempts = 0
+        while True:
+            attempts += 1
+            again, again_problem, _ = await once(args)
+            if again.get("status") == 201:
+                again.update({"problem": again_problem, "attempts": attempts})
+                result["came_back"] = again
+                break
+            if time.monotonic() >= give_up:
+                result["came_back"] = {"status": again.get("status"), "gave_up_after": args.come_back, "attempts": attempts}
+                break
+            await asyncio.sleep(0.5)
     emit(result)
     if problem:
         fail(code, problem)
     return 0
-
-
-async def come_back(args):
-    """The server went away mid-stream (its close_notify: a worker handing its job over ends its sessions so): POST
-    again to the same URL, as a browser page would, every 0.5 s until a server answers 201 or --come-back seconds
-    pass; then stream again as the first time. The second session's result (its own "sent"), with "problem" if it
-    did not connect; or {"status": the last answer (null: unreachable), "gave_up_after": seconds}."""
-    give_up = time.monotonic() + args.come_back
-    attempts = 0
-    while True:
-        attempts += 1
-        again, problem, _ = await publish_once(args)
-        if again.get("status") == 201:
-            again.update({"problem": problem, "attempts": attempts})
-            return again
-        if time.monotonic() >= give_up:
-            return {"status": again.get("status"), "gave_up_after": args.come_back, "attempts": attempts}
-        await asyncio.sleep(0.5)
 
 
 async def publish_once(args):
@@ -293,24 +296,7 @@ async def publish_once(args):
 
 
 async def play(args):
-    result, problem, code = await play_once(args)
-    if result.get("status") is None:
-        fail(code, problem)
-    if args.come_back and result.get("ended") == "disconnected":
-        give_up = time.monotonic() + args.come_back
-        attempts = 0
-        while True:  # as publish's come_back: POST again until a server answers 201 or the seconds pass
-            attempts += 1
-            again, again_problem, _ = await play_once(args)
-            if again.get("status") == 201 or time.monotonic() >= give_up:
-                again.update({"problem": again_problem, "attempts": attempts})
-                result["came_back"] = again
-                break
-            await asyncio.sleep(0.5)
-    emit(result)
-    if problem:
-        fail(code, problem)
-    return 0
+    return await with_come_back(args, play_once)
 
 
 async def play_once(args):
