@@ -1,19 +1,19 @@
 import Foundation
 import MediaJob
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RTMP
 import Synchronization
 
 /// One listen job's claim on a shared listener: publishers asking for `app` and `streamKey` go to `session`.
-/// `@unchecked Sendable`: `busy` is guarded by the registry's lock; the rest is immutable.
-final class IngestRoute: @unchecked Sendable {
+final class IngestRoute: Sendable {
     let listenerKey: String
     let app: String
     let streamKey: String
     let session: RelaySession
-    /// A publisher holds the route (guarded by `IngestRegistry.lock`).
-    var busy = false
+    /// A publisher holds the route (set and cleared under the registry's lock).
+    let busy = Atomic<Bool>(false)
 
     init(listenerKey: String, app: String, streamKey: String, session: RelaySession) {
         self.listenerKey = listenerKey
@@ -23,26 +23,11 @@ final class IngestRoute: @unchecked Sendable {
     }
 }
 
-/// One bound ingest port and the jobs listening on it. Mutable state is guarded by `IngestRegistry.lock`.
-final class IngestListener: @unchecked Sendable {
-    let key: String
-    /// rtmps://: every connection starts with a TLS handshake under the worker's certificate.
-    let secure: Bool
-    var routes: [IngestRoute] = []
-    var channel: (any Channel)?
-    var closed = false
-    var connections = 0
-    var unauthenticated = 0
-
-    init(key: String, secure: Bool) {
-        self.key = key
-        self.secure = secure
-    }
-}
-
 /// Every ingest listener of an engine: all listen jobs naming one host:port share one listener, bound when
-/// the first starts and closed when the last ends. Routing happens once per publisher, under a lock.
-final class IngestRegistry: @unchecked Sendable {
+/// the first starts and closed when the last ends. Routing happens once per publisher, under a lock. A listener is a
+/// value in one locked table; a bind and a connection name it by its key and generation, so one that closed and
+/// came back on the same port is never taken for the old.
+final class IngestRegistry: Sendable {
     /// Connections on one listener, publishing or not.
     static let maxConnections = 1000
     /// Connections that have not been accepted as a publisher yet; beyond this, a new one is closed at accept.
@@ -52,9 +37,29 @@ final class IngestRegistry: @unchecked Sendable {
     /// Seconds without a byte before a publish was accepted.
     static let prePublishIdleTimeout: Int64 = 30
 
-    private let lock = NSLock()
-    private var listeners: [String: IngestListener] = [:]
-    private var nextToken = 0
+    /// One bound ingest port and the jobs listening on it.
+    private struct Listener {
+        let generation: Int
+        /// rtmps://: every connection starts with a TLS handshake under the worker's certificate.
+        let secure: Bool
+        var routes: [IngestRoute] = []
+        var channel: (any Channel)?
+        var connections = 0
+        var unauthenticated = 0
+    }
+
+    private struct Table {
+        var listeners: [String: Listener] = [:]
+        var generations = 0
+        var nextToken = 0
+
+        /// The listener under `key` if it is still generation `generation`.
+        func listener(_ key: String, _ generation: Int) -> Listener? {
+            listeners[key].flatMap { $0.generation == generation ? $0 : nil }
+        }
+    }
+
+    private let table = NIOLockedValueBox(Table())
     private let group: any EventLoopGroup
     /// The certificate rtmps:// listeners serve, checked for a renewal on every new connection.
     let certificate: IngestCertificateReloader
@@ -70,7 +75,7 @@ final class IngestRegistry: @unchecked Sendable {
     }
 
     /// Ports listening now.
-    var listeningPorts: Int { lock.withLock { listeners.values.filter { $0.channel != nil }.count } }
+    var listeningPorts: Int { table.withLockedValue { $0.listeners.values.filter { $0.channel != nil }.count } }
 
     /// Claims `endpoint`'s application and key for `session`, binding the port if no job listens on it yet.
     func register(_ endpoint: RTMPEndpoint, session: RelaySession) -> Result<IngestRoute, MediaJobError> {
@@ -79,21 +84,26 @@ final class IngestRegistry: @unchecked Sendable {
         if endpoint.secure, case let .failure(error) = certificate.context() {
             return .failure(.liveInput(name: session.options.inputName, reason: error.description))
         }
-        let (claim, listener, needsBind): (Result<IngestRoute, IngestConflict>, IngestListener, Bool) = lock.withLock {
-            let listener = listeners[key] ?? IngestListener(key: key, secure: endpoint.secure)
-            if listener.secure != endpoint.secure { return (.failure(.scheme(listening: listener.secure)), listener, false) }
-            if listener.routes.contains(where: { $0.app == endpoint.app && constantTimeEquals($0.streamKey, endpoint.streamKey) }) {
-                return (.failure(.sameKey), listener, false)
+        let claim: Result<(route: IngestRoute, bind: Int?), IngestConflict> = table.withLockedValue { table in
+            if let listener = table.listeners[key] {
+                if listener.secure != endpoint.secure { return .failure(.scheme(listening: listener.secure)) }
+                if listener.routes.contains(where: { $0.app == endpoint.app && constantTimeEquals($0.streamKey, endpoint.streamKey) }) {
+                    return .failure(.sameKey)
+                }
             }
-            let isNew = listeners[key] == nil
-            listeners[key] = listener
+            var isNew = false
+            if table.listeners[key] == nil {
+                table.generations += 1
+                table.listeners[key] = Listener(generation: table.generations, secure: endpoint.secure)
+                isNew = true
+            }
             let route = IngestRoute(listenerKey: key, app: endpoint.app, streamKey: endpoint.streamKey, session: session)
-            listener.routes.append(route)
-            return (.success(route), listener, isNew)
+            table.listeners[key]?.routes.append(route)
+            return .success((route, isNew ? table.generations : nil))
         }
         switch claim {
-        case let .success(route):
-            if needsBind { bind(listener, host: endpoint.host, port: endpoint.port) }
+        case let .success((route, generation)):
+            if let generation { bind(key, generation, secure: endpoint.secure, host: endpoint.host, port: endpoint.port) }
             return .success(route)
         case .failure(.sameKey):
             return .failure(.liveInput(name: session.options.inputName,
@@ -112,16 +122,17 @@ final class IngestRegistry: @unchecked Sendable {
         case scheme(listening: Bool)
     }
 
-    private func bind(_ listener: IngestListener, host: String, port: Int) {
+    private func bind(_ key: String, _ generation: Int, secure: Bool, host: String, port: Int) {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 64 << 10, high: 256 << 10))
             .childChannelInitializer { [self] channel in
+                let listener = IngestHandler.Listener(key: key, generation: generation)
                 guard admit(listener) else { return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed) }
                 do {
-                    if listener.secure { try addTLS(to: channel) }
+                    if secure { try addTLS(to: channel) }
                     try channel.pipeline.syncOperations.addHandler(IngestHandler(registry: self, listener: listener))
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
@@ -134,19 +145,19 @@ final class IngestRegistry: @unchecked Sendable {
         bound.whenComplete { [self] result in
             switch result {
             case let .success(channel):
-                let stale = lock.withLock {
-                    if listener.closed { return true }
-                    listener.channel = channel
-                    return false
+                let current = table.withLockedValue { table in
+                    guard table.listener(key, generation) != nil else { return false }
+                    table.listeners[key]?.channel = channel
+                    return true
                 }
-                if stale { channel.close(promise: nil) }
+                if !current { channel.close(promise: nil) }
             case let .failure(error):
-                let routes: [IngestRoute] = lock.withLock {
-                    if listeners[listener.key] === listener { listeners[listener.key] = nil }
-                    listener.closed = true
+                let routes: [IngestRoute] = table.withLockedValue { table in
+                    guard let listener = table.listener(key, generation) else { return [] }
+                    table.listeners[key] = nil
                     return listener.routes
                 }
-                let reason = "cannot listen on \(listener.key): \(describeNetworkError(error))"
+                let reason = "cannot listen on \(key): \(describeNetworkError(error))"
                 for route in routes { route.session.loop.execute { route.session.failToListen(reason) } }
             }
         }
@@ -154,12 +165,14 @@ final class IngestRegistry: @unchecked Sendable {
 
     /// Removes a job's route; the last one closes the listener.
     func unregister(_ route: IngestRoute) {
-        let channel: (any Channel)? = lock.withLock {
-            guard let listener = listeners[route.listenerKey] else { return nil }
+        let channel: (any Channel)? = table.withLockedValue { table in
+            guard var listener = table.listeners[route.listenerKey] else { return nil }
             listener.routes.removeAll { $0 === route }
-            guard listener.routes.isEmpty else { return nil }
-            listeners[route.listenerKey] = nil
-            listener.closed = true
+            guard listener.routes.isEmpty else {
+                table.listeners[route.listenerKey] = listener
+                return nil
+            }
+            table.listeners[route.listenerKey] = nil
             return listener.channel
         }
         channel?.close(promise: nil)
@@ -167,53 +180,55 @@ final class IngestRegistry: @unchecked Sendable {
 
     /// Closes every listener (the engine shuts down).
     func closeAll() {
-        let channels: [any Channel] = lock.withLock {
-            let all = listeners.values.compactMap(\.channel)
-            for listener in listeners.values { listener.closed = true }
-            listeners = [:]
-            return all
+        let channels: [any Channel] = table.withLockedValue { table in
+            defer { table.listeners = [:] }
+            return table.listeners.values.compactMap(\.channel)
         }
         for channel in channels { channel.close(promise: nil) }
     }
 
     // MARK: Connections
 
-    fileprivate func admit(_ listener: IngestListener) -> Bool {
-        lock.withLock {
-            guard !listener.closed, listener.connections < IngestRegistry.maxConnections,
+    /// Counts a new connection, unless the listener closed or holds as many as it takes.
+    fileprivate func admit(_ at: IngestHandler.Listener) -> Bool {
+        table.withLockedValue { table in
+            guard let listener = table.listener(at.key, at.generation), listener.connections < IngestRegistry.maxConnections,
                   listener.unauthenticated < IngestRegistry.maxUnauthenticated else { return false }
-            listener.connections += 1
-            listener.unauthenticated += 1
+            table.listeners[at.key]?.connections += 1
+            table.listeners[at.key]?.unauthenticated += 1
             return true
         }
     }
 
-    fileprivate func closed(_ listener: IngestListener, wasAuthenticated: Bool) {
-        lock.withLock {
-            listener.connections -= 1
-            if !wasAuthenticated { listener.unauthenticated -= 1 }
+    fileprivate func closed(_ at: IngestHandler.Listener, wasAuthenticated: Bool) {
+        table.withLockedValue { table in
+            guard table.listener(at.key, at.generation) != nil else { return }
+            table.listeners[at.key]?.connections -= 1
+            if !wasAuthenticated { table.listeners[at.key]?.unauthenticated -= 1 }
         }
     }
 
-    /// What a publish request on `listener` comes to.
+    /// What a publish request on a listener comes to.
     fileprivate enum Claim {
         case accepted(IngestRoute, token: Int)
         case refused(code: String, notify: [(RelaySession, PublisherRefusal)])
     }
 
-    fileprivate func claim(_ listener: IngestListener, app: String, streamKey: String) -> Claim {
-        lock.withLock {
+    fileprivate func claim(_ at: IngestHandler.Listener, app: String, streamKey: String) -> Claim {
+        table.withLockedValue { table in
+            let routes = table.listener(at.key, at.generation)?.routes ?? []
             // Every route is compared, so the time taken does not say which key came close.
             var match: IngestRoute?
-            for route in listener.routes where route.app == app && constantTimeEquals(route.streamKey, streamKey) { match = route }
+            for route in routes where route.app == app && constantTimeEquals(route.streamKey, streamKey) { match = route }
             if let match {
-                guard !match.busy else { return .refused(code: "NetStream.Publish.BadName", notify: []) }
-                match.busy = true
-                listener.unauthenticated -= 1
-                nextToken += 1
-                return .accepted(match, token: nextToken)
+                guard match.busy.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else {
+                    return .refused(code: "NetStream.Publish.BadName", notify: [])
+                }
+                table.listeners[at.key]?.unauthenticated -= 1
+                table.nextToken += 1
+                return .accepted(match, token: table.nextToken)
             }
-            let notify = listener.routes.map { route -> (RelaySession, PublisherRefusal) in
+            let notify = routes.map { route -> (RelaySession, PublisherRefusal) in
                 if app.isEmpty { return (route.session, .missingApplication) }
                 if route.app == app { return (route.session, .wrongStreamKey) }
                 return (route.session, .wrongApplication(requested: app, expected: route.app))
@@ -223,7 +238,7 @@ final class IngestRegistry: @unchecked Sendable {
     }
 
     fileprivate func release(_ route: IngestRoute) {
-        lock.withLock { route.busy = false }
+        table.withLockedValue { _ in route.busy.store(false, ordering: .relaxed) }
     }
 }
 
@@ -233,8 +248,14 @@ final class IngestHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    /// The listener a connection came in on: its key and generation in the registry's table.
+    struct Listener {
+        let key: String
+        let generation: Int
+    }
+
     private let registry: IngestRegistry
-    private let listener: IngestListener
+    private let listener: Listener
     private var connection = ServerConnection(limits: Limits())
     private var route: IngestRoute?
     private var token = 0
@@ -248,7 +269,7 @@ final class IngestHandler: ChannelInboundHandler {
     private var closing = false
     private var counted = true
 
-    init(registry: IngestRegistry, listener: IngestListener) {
+    init(registry: IngestRegistry, listener: Listener) {
         self.registry = registry
         self.listener = listener
     }

@@ -2,16 +2,17 @@ import Foundation
 import JobDocument
 import MediaJob
 import SRTTransport
+import Synchronization
 
 /// One SRT listen job's claim on a shared SRT port: the publisher whose streamid names `resource` goes to `session`,
-/// and must know `passphrase`. `@unchecked Sendable`: `busy` is guarded by the registry's lock; the rest is immutable.
-final class SRTIngestRoute: @unchecked Sendable {
+/// and must know `passphrase`.
+final class SRTIngestRoute: Sendable {
     let listenerKey: String
     let resource: String
     let passphrase: String?
     let session: RelaySession
-    /// A publisher holds the route (guarded by `SRTIngestRegistry.lock`).
-    var busy = false
+    /// A publisher holds the route (set and cleared under `SRTIngestRegistry.lock`).
+    let busy = Atomic<Bool>(false)
 
     init(listenerKey: String, resource: String, passphrase: String?, session: RelaySession) {
         self.listenerKey = listenerKey
@@ -114,7 +115,7 @@ final class SRTIngestRegistry: @unchecked Sendable {
         var match: SRTIngestRoute?
         for route in listeners[key]?.routes ?? [] where constantTimeEquals(route.resource, asked.resource) { match = route }
         guard let match else { return .failure(.unknownStreamID) }
-        guard !match.busy else { return .failure(.taken) }
+        guard !match.busy.load(ordering: .relaxed) else { return .failure(.taken) }
         return .success(match)
     }
 
@@ -122,7 +123,7 @@ final class SRTIngestRegistry: @unchecked Sendable {
     private func accepted(key: String, connection: SRTConnection, streamID: String) {
         let claim: (SRTIngestRoute, Int)? = lock.withLock {
             guard case let .success(route) = routeLocked(key: key, streamID: streamID) else { return nil }
-            route.busy = true
+            route.busy.store(true, ordering: .relaxed)
             nextToken += 1
             return (route, nextToken)
         }
@@ -136,7 +137,7 @@ final class SRTIngestRegistry: @unchecked Sendable {
         connection.start(
             receive: { bytes in session.loop.execute { session.srtPublisherMedia(token, bytes) } },
             closed: { [self] reason in
-                lock.withLock { route.busy = false }
+                lock.withLock { route.busy.store(false, ordering: .relaxed) }
                 session.loop.execute { session.srtPublisherDetached(token, reason: reason) }
             })
     }

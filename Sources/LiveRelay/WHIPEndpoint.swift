@@ -4,6 +4,7 @@
 import Foundation
 import JobDocument
 import MediaJob
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -56,29 +57,32 @@ enum WHIPReply: Sendable {
 }
 
 /// Every WHIP HTTP listener of an engine: all WHIP jobs naming one host:port share one, bound when the first starts
-/// and closed when the last ends.
-///
-/// `@unchecked Sendable`: `listeners` and each listener's routes are guarded by `lock`.
-final class WHIPRegistry: @unchecked Sendable {
+/// and closed when the last ends. A listener is a value in one locked table; a bind, a connection and a lookup name it
+/// by its key and its generation, so one that closed and came back is never taken for the old.
+final class WHIPRegistry: Sendable {
     /// An offer is a few kilobytes; 64 KiB leaves room for many m= lines and candidates.
     static let maxBodyBytes = 64 << 10
     /// Connections open at once on one listener (a publisher holds one for a POST and a DELETE).
     static let maxConnections = 256
 
-    fileprivate final class Listener: @unchecked Sendable {
-        let key: String
+    private struct Listener {
+        let generation: Int
         var routes: [String: WHIPRoute] = [:]
         var channel: (any Channel)?
-        var closed = false
         var connections = 0
+    }
 
-        init(key: String) {
-            self.key = key
+    private struct Table {
+        var listeners: [String: Listener] = [:]
+        var generations = 0
+
+        /// The listener under `key` if it is still generation `generation`.
+        func listener(_ key: String, _ generation: Int) -> Listener? {
+            listeners[key].flatMap { $0.generation == generation ? $0 : nil }
         }
     }
 
-    private let lock = NSLock()
-    private var listeners: [String: Listener] = [:]
+    private let table = NIOLockedValueBox(Table())
     private let group: any EventLoopGroup
 
     init(group: any EventLoopGroup) {
@@ -86,37 +90,39 @@ final class WHIPRegistry: @unchecked Sendable {
     }
 
     /// HTTP ports listening now.
-    var listeningPorts: Int { lock.withLock { listeners.values.filter { $0.channel != nil }.count } }
+    var listeningPorts: Int { table.withLockedValue { $0.listeners.values.filter { $0.channel != nil }.count } }
 
     /// Claims `url`'s path on its host:port for `session`, binding the port if no job serves WHIP or WHEP there yet.
     func register(_ url: WHIPURL, token: String?, kind: WHIPRoute.Kind = .whip, session: RelaySession) -> Result<WHIPRoute, MediaJobError> {
         let key = url.hostAndPort
-        let (route, listener, needsBind): (WHIPRoute?, Listener, Bool) = lock.withLock {
-            let listener = listeners[key] ?? Listener(key: key)
-            if listener.routes[url.path] != nil { return (nil, listener, false) }
-            let isNew = listeners[key] == nil
-            listeners[key] = listener
+        let claim: (route: WHIPRoute, bind: Int?)? = table.withLockedValue { table in
+            var isNew = false
+            if table.listeners[key] == nil {
+                table.generations += 1
+                table.listeners[key] = Listener(generation: table.generations)
+                isNew = true
+            }
+            guard table.listeners[key]?.routes[url.path] == nil else { return nil }
             let route = WHIPRoute(listenerKey: key, path: url.path, token: token, kind: kind, session: session)
-            listener.routes[url.path] = route
-            return (route, listener, isNew)
+            table.listeners[key]?.routes[url.path] = route
+            return (route, isNew ? table.generations : nil)
         }
-        guard let route else {
+        guard let claim else {
             let reason = "another job already serves WHIP or WHEP at \(url.path) on \(key)"
             guard case let .whep(index) = kind else { return .failure(.liveInput(name: session.options.inputName, reason: reason)) }
             return .failure(.output(index: index, name: url.scheme.rawValue + "://" + key + url.path, OutputRouteError(description: reason)))
         }
-        if needsBind { bind(listener, host: url.host, port: url.port) }
-        return .success(route)
+        if let generation = claim.bind { bind(key, generation, host: url.host, port: url.port) }
+        return .success(claim.route)
     }
 
     /// Removes a job's route; the last one closes the listener.
     func unregister(_ route: WHIPRoute) {
-        let channel: (any Channel)? = lock.withLock {
-            guard let listener = listeners[route.listenerKey], listener.routes[route.path] === route else { return nil }
-            listener.routes[route.path] = nil
-            guard listener.routes.isEmpty else { return nil }
-            listeners[route.listenerKey] = nil
-            listener.closed = true
+        let channel: (any Channel)? = table.withLockedValue { table in
+            guard let listener = table.listeners[route.listenerKey], listener.routes[route.path] === route else { return nil }
+            table.listeners[route.listenerKey]?.routes[route.path] = nil
+            guard listener.routes.count == 1 else { return nil }
+            table.listeners[route.listenerKey] = nil
             return listener.channel
         }
         channel?.close(promise: nil)
@@ -124,64 +130,67 @@ final class WHIPRegistry: @unchecked Sendable {
 
     /// Closes every listener (the engine shuts down).
     func closeAll() {
-        let channels: [any Channel] = lock.withLock {
-            let all = listeners.values.compactMap(\.channel)
-            for listener in listeners.values { listener.closed = true }
-            listeners = [:]
-            return all
+        let channels: [any Channel] = table.withLockedValue { table in
+            defer { table.listeners = [:] }
+            return table.listeners.values.compactMap(\.channel)
         }
         for channel in channels { channel.close(promise: nil) }
     }
 
-    private func bind(_ listener: Listener, host: String, port: Int) {
+    private func bind(_ key: String, _ generation: Int, host: String, port: Int) {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
-                guard admit(listener) else { return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed) }
-                channel.closeFuture.whenComplete { [self] _ in lock.withLock { listener.connections -= 1 } }
+                guard admit(key, generation) else { return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed) }
+                channel.closeFuture.whenComplete { [self] _ in
+                    table.withLockedValue { table in
+                        if table.listener(key, generation) != nil { table.listeners[key]?.connections -= 1 }
+                    }
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(WHIPHTTPHandler(registry: self, listenerKey: listener.key))
+                    try channel.pipeline.syncOperations.addHandler(WHIPHTTPHandler(registry: self, listenerKey: key))
                 }
             }
         let bound = (try? SocketAddress(ipAddress: host, port: port)).map { bootstrap.bind(to: $0) } ?? bootstrap.bind(host: host, port: port)
         bound.whenComplete { [self] result in
             switch result {
             case let .success(channel):
-                let stale = lock.withLock {
-                    if listener.closed { return true }
-                    listener.channel = channel
-                    return false
+                let current = table.withLockedValue { table in
+                    guard table.listener(key, generation) != nil else { return false }
+                    table.listeners[key]?.channel = channel
+                    return true
                 }
-                if stale { channel.close(promise: nil) }
+                if !current { channel.close(promise: nil) }
             case let .failure(error):
-                let routes: [WHIPRoute] = lock.withLock {
-                    if listeners[listener.key] === listener { listeners[listener.key] = nil }
-                    listener.closed = true
+                let routes: [WHIPRoute] = table.withLockedValue { table in
+                    guard let listener = table.listener(key, generation) else { return [] }
+                    table.listeners[key] = nil
                     return Array(listener.routes.values)
                 }
-                let reason = "cannot serve WHIP on \(listener.key): \(describeNetworkError(error))"
+                let reason = "cannot serve WHIP on \(key): \(describeNetworkError(error))"
                 for route in routes { route.session.loop.execute { route.session.failToListen(reason) } }
             }
         }
     }
 
-    private func admit(_ listener: Listener) -> Bool {
-        lock.withLock {
-            guard !listener.closed, listener.connections < Self.maxConnections else { return false }
-            listener.connections += 1
+    /// Counts a new connection on the listener, unless it closed or holds `maxConnections` already.
+    private func admit(_ key: String, _ generation: Int) -> Bool {
+        table.withLockedValue { table in
+            guard let listener = table.listener(key, generation), listener.connections < Self.maxConnections else { return false }
+            table.listeners[key]?.connections += 1
             return true
         }
     }
 
     /// The route a request path names: the route itself (a POST), or one of its sessions, `PATH/RESOURCE` (a DELETE).
     fileprivate func lookup(_ path: String, on key: String) -> (route: WHIPRoute, resource: String?)? {
-        lock.withLock {
-            guard let listener = listeners[key] else { return nil }
-            if let route = listener.routes[path] { return (route, nil) }
+        table.withLockedValue { table in
+            guard let routes = table.listeners[key]?.routes else { return nil }
+            if let route = routes[path] { return (route, nil) }
             guard let slash = path.lastIndex(of: "/"), slash != path.startIndex,
-                  let route = listener.routes[String(path[..<slash])] else { return nil }
+                  let route = routes[String(path[..<slash])] else { return nil }
             return (route, String(path[path.index(after: slash)...]))
         }
     }
