@@ -35,6 +35,10 @@ final class WHIPPublisher {
     var connected = false
     /// When DTLS completed (the engine's uptime clock), for the session's summary.
     var connectedAt: UInt64 = 0
+    /// When the publisher's last datagram was read (the engine's uptime clock).
+    var lastDatagramAt: UInt64 = 0
+    /// When its DELETE came: the session lingers to take what was sent before it (`RelaySession.whipLinger`).
+    var deletedAt: UInt64?
     var tick: RepeatedTask?
     /// What the answer carries and refused, for the job's log.
     let summary: String
@@ -170,13 +174,31 @@ extension RelaySession {
         engine.report("\(jobLabel)input \(options.inputName): a WHIP publisher offered \(publisher.summary); answered, waiting for ICE and DTLS")
     }
 
-    /// The publisher's DELETE: its session ends, as an RTMP unpublish ends a stream.
+    /// The publisher's DELETE: its session ends, as an RTMP unpublish ends a stream. It is answered at once; a connected
+    /// session first lingers to take what the publisher sent before it (datagrams still in the port's socket or on
+    /// their way to this loop, which a worker behind its publisher has not read yet), until none came for
+    /// `whipLingerQuiet` or for `whipLingerMost` in all. The port routes its datagrams here until then; a new offer
+    /// ends the linger at once.
     func whipDelete(_ resource: String, promise: EventLoopPromise<WHIPReply>) {
         guard let publisher = source.whip.publisher, constantTimeEquals(publisher.resource, resource) else {
             return promise.succeed(.refused(.notFound, "no such WHIP session (it ended, or this worker never had it)"))
         }
-        whipPublisherGone(clean: true, why: nil)
+        if publisher.connected {
+            if publisher.deletedAt == nil { publisher.deletedAt = RelaySession.now() }
+        } else {
+            whipPublisherGone(clean: true, why: nil)
+        }
         promise.succeed(.deleted)
+    }
+
+    /// How long a deleted publisher's session waits for a datagram before it closes.
+    static let whipLingerQuiet: UInt64 = 300_000_000
+    /// The longest a deleted publisher's session lingers (one that keeps sending after its DELETE is cut off there).
+    static let whipLingerMost: UInt64 = 5_000_000_000
+
+    /// Whether a deleted publisher's linger is over at `now`.
+    static func lingerOver(deletedAt: UInt64, lastDatagramAt: UInt64, now: UInt64) -> Bool {
+        now &- deletedAt >= whipLingerMost || now &- max(deletedAt, lastDatagramAt) >= whipLingerQuiet
     }
 
     /// Datagrams the media port routed here in one burst: a viewer's go to it, the rest to the publisher.
@@ -198,6 +220,7 @@ extension RelaySession {
         guard let publisher = source.whip.publisher else { return }
         let now = RelaySession.now()
         let seconds = Double(now) / 1e9
+        publisher.lastDatagramAt = now
         var outgoing: [(bytes: [UInt8], to: SocketAddress)] = []
         for datagram in datagrams {
             guard let address = TransportAddress(datagram.source) else { continue }
@@ -279,6 +302,9 @@ extension RelaySession {
         }
         engine.webrtcPort.send(outgoing)
         deliverWHIPBurst()
+        if let deletedAt = publisher.deletedAt, Self.lingerOver(deletedAt: deletedAt, lastDatagramAt: publisher.lastDatagramAt, now: now) {
+            whipPublisherGone(clean: true, why: nil)
+        }
     }
 
     private func deliverWHIPBurst() {
