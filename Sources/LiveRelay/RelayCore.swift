@@ -76,8 +76,11 @@ struct RelayCore {
     private(set) var sawVideo = false
     /// Whether a key frame of the default track (0), where outputs and archives start, ever arrived.
     private(set) var sawKeyframe = false
-    /// The current group of pictures, from its key frame, kept only while an output waits; each frame with its head, so
-    /// a replay reads no head again.
+    /// Whether the group of pictures is kept all the time: a job with WHEP viewers, who join whenever they like and
+    /// must start at once. Other jobs keep it only while an output waits.
+    var keepsGOP = false
+    /// The current group of pictures, from its key frame, kept while an output waits (or always, `keepsGOP`); each
+    /// frame with its head, so a replay reads no head again.
     private(set) var gop: [(message: Message, head: FLVTagHead)] = []
     private(set) var gopBytes = 0
     /// While on slate: the input's configurations, kept while the slate's stand in for them.
@@ -160,7 +163,7 @@ struct RelayCore {
 
     /// Keeps `message` (a frame) in the current group of pictures, from its key frame and bounded in bytes.
     private mutating func remember(_ message: Message, _ kind: FLVTagHead) {
-        guard someOutputWaits else {
+        guard keepsGOP || someOutputWaits else {
             if !gop.isEmpty { gop.removeAll() }
             gopBytes = 0
             return
@@ -266,13 +269,13 @@ struct RelayCore {
     }
 
     /// An output's connection is ready: it starts from the kept group of pictures (its key frame, with the
-    /// configurations before it), or waits for the next start.
-    mutating func outputReady(_ index: Int) -> [Action] {
+    /// configurations before it), or waits for the next start (always, when not `replaying`).
+    mutating func outputReady(_ index: Int, replaying: Bool = true) -> [Action] {
         update(index) {
             $0.phase = .waitingForStart
             $0.behind = false
         }
-        guard let slot = outputs.firstIndex(where: { $0.index == index }) else { return [] }
+        guard replaying, let slot = outputs.firstIndex(where: { $0.index == index }) else { return [] }
         var actions: [Action] = []
         for (message, head) in gop { offer(message, head, toOutputAt: slot, into: &actions) }
         return actions

@@ -230,8 +230,9 @@ extension RelaySession {
         }
     }
 
-    /// The viewer joins the core once DTLS is up and a pair is selected: the GOP cache's keyframe at once; without one,
-    /// the next (asked of a WHIP publisher now).
+    /// The viewer joins the core once DTLS is up and a pair is selected. A WHIP publisher is asked for a keyframe, a
+    /// round trip away, and the viewer starts there, live; any other source has the GOP cache's keyframe sent at once
+    /// (the cache is kept all the time in a job with viewers), a GOP behind live at most, rather than wait up to a GOP.
     private func join(_ viewer: WHEPViewer) {
         guard viewer.connected, !viewer.joined, viewer.transport.selectedAddress != nil else { return }
         viewer.joined = true
@@ -239,8 +240,9 @@ extension RelaySession {
         if let output = whepOutput(viewer.output) {
             engine.report("\(jobLabel)output \(output.name): a WHEP viewer is connected (DTLS-SRTP; \(output.viewers.count) watching)")
         }
-        apply(core.outputReady(viewer.coreIndex))
-        source.whip.publisher?.media.requestKeyframe()
+        let publisher = source.whip.publisher.flatMap { $0.connected ? $0 : nil }
+        apply(core.outputReady(viewer.coreIndex, replaying: publisher == nil))
+        publisher?.media.requestKeyframe()
     }
 
     /// One audio tag of the job: an AAC frame made Opus for every joined viewer that takes audio.

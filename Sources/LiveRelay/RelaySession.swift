@@ -115,6 +115,7 @@ final class RelaySession: @unchecked Sendable {
                srt srtEndpoints: [(Int, String, SRTURL)] = [], whep: [(Int, String, WHIPURL, String?)] = []) {
         loop.preconditionInEventLoop()
         links.whep = whep.map { WHEPOutputLink(index: $0.0, name: $0.1, url: $0.2, token: $0.3) }
+        core.keepsGOP = !whep.isEmpty
         links.rtmp = endpoints.map { OutputLink(index: $0.0, name: $0.1, endpoint: $0.2) }
         links.srt = srtEndpoints.map { SRTOutputLink(index: $0.0, name: $0.1, url: $0.2, hasVideo: options.video != .drop, hasAudio: options.audio != .drop) }
         if !files.isEmpty { engine.startFilePool() }

@@ -166,7 +166,7 @@ struct WHIPRelayTests {
         #expect(recovered > 0 && givenUp <= recovered, "\(summary)")
     }
 
-    @Test("a WHEP viewer of a WHIP job: starts at once from the GOP cache, gets every frame without a freeze and the sound as Opus, leaves by DELETE; a wrong token gets 401")
+    @Test("a WHEP viewer of a WHIP job: starts at once at the keyframe asked of the publisher, gets every frame without a freeze and the sound as Opus, leaves by DELETE; a wrong token gets 401")
     func whepViewer() throws {
         let port = try Live.freePort()
         let root = Live.scratch("whep-viewer")
@@ -208,6 +208,33 @@ struct WHIPRelayTests {
         job.interrupter.cancel()
         let result = try #require(job.wait(seconds: 60), "the job did not end").get()
         #expect(result.progress.outputs.count == 2 && (result.progress.outputs.last?.bytes ?? 0) > 100_000, "\(result.progress.outputs)")
+    }
+
+    @Test("a WHEP viewer of an RTMP publisher whose next keyframe is 20 s away starts at once from the GOP cache's keyframe")
+    func whepViewerStartsFromTheCache() throws {
+        let source = try Live.longGOPFixture(seconds: 30)
+        let (rtmpPort, port) = (try Live.freePort(), try Live.freePort())
+        var options = Live.options(input: "rtmp://127.0.0.1:\(rtmpPort)/live/gop", listen: true, outputs: [], timeout: 20)
+        options.edgeAudioEncoder = EdgeAACEncoderMaker()
+        options.outputs.append(OutputDescription(target: .network(url: "whep://127.0.0.1:\(port)/watch/gop"), kind: .flv,
+                                                 name: "whep://127.0.0.1:\(port)/watch/gop"))
+        let job = RunningJob(Self.engine, options)
+        #expect(ListeningPort.wait(rtmpPort, seconds: 10), "the RTMP port never listened")
+        // The job has the stream from its first frame (a keyframe); the next is at 20 s.
+        let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(rtmpPort)/live/gop")
+        defer { publisher.end() }
+        let deadline = Date().addingTimeInterval(30)
+        while (job.latestProgress?.videoFrames ?? 0) < 60, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let played = try Self.client(["play", "http://127.0.0.1:\(port)/watch/gop", "--seconds", "3"])
+        // What makes the test mean something: the stream's second keyframe had not come when the viewer left.
+        let relayed = job.latestProgress?.videoFrames ?? 0
+        try #require(relayed >= 60 && relayed < 600, "the job relayed \(relayed) frames by the viewer's end: not between its two keyframes")
+        #expect(played["status"] as? Int == 201 && played["connected"] as? Bool == true, "\(played)")
+        let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(10).joined(separator: "\n")
+        #expect(played["video_frames"] as? Int ?? 0 >= 30, "the viewer decoded \(played["video_frames"] ?? 0) frames; the job's lines:\n\(log)")
+        publisher.end()
+        job.interrupter.cancel()
+        _ = try #require(job.wait(seconds: 30), "the job did not end")
     }
 
     @Test("take-over: the worker that had the job closes the publisher's and the viewer's sessions (close_notify); each POSTs the same URL again and the job's new worker takes it, and answers the old Locations 404")

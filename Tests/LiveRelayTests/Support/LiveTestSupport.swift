@@ -60,6 +60,16 @@ enum Live {
                                                  "-shortest"])
     }
 
+    /// 320x240 30 fps H.264 (Baseline, as aiortc takes) with one keyframe every 20 s, AAC 48 kHz: a stream whose next keyframe is
+    /// far away for whoever joins it late.
+    static func longGOPFixture(seconds: Int) throws -> String {
+        try makeFixture("live-gop20-baseline-\(seconds)s.mp4", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
+                                                       "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                                                       "-t", String(seconds), "-c:v", "libx264", "-preset", "veryfast", "-g", "600",
+                                                       "-keyint_min", "600", "-sc_threshold", "0", "-profile:v", "baseline", "-pix_fmt", "yuv420p", "-bf", "0",
+                                                       "-c:a", "aac", "-b:a", "96k", "-shortest"])
+    }
+
     /// 1280x720 30 fps H.264 at a constant 20 Mb/s (filler included) with a keyframe every second and no B-frames,
     /// AAC 48 kHz: enough bytes a second to fill a stalled destination's buffers within a few seconds.
     static func highBitrateFixture(seconds: Int) throws -> String {
