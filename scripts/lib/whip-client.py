@@ -2,9 +2,11 @@
 """A WHIP (RFC 9725) client for the integration tests: a real WebRTC publisher that is not ours (aiortc), sending a
 media file's video as H.264 and its audio as Opus to a WHIP endpoint.
 
-    python3 scripts/lib/whip-client.py publish URL --file MEDIA [--token T] [--seconds N] [--no-delete]
-                                                   [--video-codec h264|vp8] [--content-type CT] [--come-back S]
-    python3 scripts/lib/whip-client.py play URL [--token T] [--seconds N] [--come-back S]
+    python3 scripts/lib/whip-client.py publish URL (--file MEDIA | --stamp) [--token T] [--seconds N] [--no-delete]
+                                                   [--video-codec h264|vp8] [--content-type CT] [--come-back S] [--loopback]
+    python3 scripts/lib/whip-client.py play URL [--token T] [--seconds N] [--come-back S] [--read-stamps [--warmup S]]
+                                                [--loopback]
+    python3 scripts/lib/whip-client.py direct [--seconds N] [--warmup S]
     python3 scripts/lib/whip-client.py request METHOD URL [--token T] [--body TEXT] [--content-type CT]
 
 publish POSTs a sendonly offer (video offers the one codec, no rtx; audio offers Opus only) with all its ICE
@@ -25,15 +27,26 @@ the picture sizes, when the first video frame came, the longest gap between two,
 for publish. request sends one plain HTTP request and prints {"status", "headers" (lower-case names),
 "body"}, for OPTIONS, PATCH, a DELETE of an unknown session and the like.
 
+Glass-to-glass latency (scripts/bench webrtc-latency): publish --stamp sends, instead of a file, a 640x360 30 fps picture
+with the wall clock (ms) drawn in each frame as it is made, and a 440 Hz tone as Opus; play --read-stamps reads each
+decoded frame's stamp the moment aiortc hands it over and adds "stamps" to its JSON: frames read, rejected (a misread
+stamp), and the latency (now - stamp, ms) p50/p95/p99/max of the frames after the first --warmup seconds (default 2).
+direct is the baseline with no server: a stamped publisher and a reading viewer connected to each other in this one
+process, for --seconds; it prints {"connected", "seconds", "sent", "stamps"}. --loopback (always so for direct) offers
+127.0.0.1 as the one ICE candidate, so the media stays on loopback.
+
 Exit 2: the HTTP server could not be reached (or the file could not be opened; for the DELETE, the JSON line is
 printed first); exit 3: ICE/DTLS did not connect within 20 s, or the answer could not be used (the JSON line is
-printed first, with "connected": false). Needs `pip install aiortc` (which brings PyAV)."""
+printed first, with "connected": false). Needs `pip install aiortc` (which brings PyAV), and numpy for the stamps."""
 import argparse
 import asyncio
+import binascii
 import http.client
 import json
+import math
 import sys
 import time
+import types
 import urllib.parse
 
 CONNECT_TIMEOUT = 20  # seconds from the answer to "connected"; a loopback connect takes well under one
@@ -134,6 +147,179 @@ def add_senders(pc, player, video_codec, sent):
     return tracks
 
 
+# A stamped picture: the top 128 rows are 4 rows of 20 blocks, each 32x32 luma pixels on macroblock edges, black (16)
+# or white (235): 80 bits, most significant first, of 16 fixed bits, the wall clock in ms (48 bits) and a CRC-16
+# (CCITT) of those 6 bytes. A reader takes the mean of each block's centre 16x16 (the encoder's ringing is at the
+# edges); a frame whose fixed bits or CRC do not match is rejected rather than counted.
+STAMP_WIDTH, STAMP_HEIGHT = 640, 360  # at 30 fps: aiortc's VideoStreamTrack paces them
+STAMP_BLOCK, STAMP_ROWS, STAMP_COLUMNS = 32, 4, 20
+STAMP_SYNC = 0xA53C
+BLACK, WHITE = 16, 235
+
+
+def stamp_value(ms):
+    return (STAMP_SYNC << 64) | (ms << 16) | binascii.crc_hqx(ms.to_bytes(6, "big"), 0xFFFF)
+
+
+def stamped_frame(ms, pts, time_base):
+    """A yuv420p frame carrying ms: the stamp's blocks, and below them a grey ramp with a square moving across it
+    (so consecutive pictures differ beyond the stamp)."""
+    import av
+    import numpy as np
+
+    value = stamp_value(ms)
+    bits = np.array([(value >> (79 - i)) & 1 for i in range(80)], dtype=np.uint8).reshape(STAMP_ROWS, STAMP_COLUMNS)
+    picture = np.full((STAMP_HEIGHT * 3 // 2, STAMP_WIDTH), 128, dtype=np.uint8)  # Y, then U and V (grey)
+    picture[:STAMP_HEIGHT] = np.linspace(60, 190, STAMP_WIDTH, dtype=np.uint8)
+    stamp = np.where(bits == 1, WHITE, BLACK).astype(np.uint8)
+    picture[:STAMP_ROWS * STAMP_BLOCK] = np.repeat(np.repeat(stamp, STAMP_BLOCK, axis=0), STAMP_BLOCK, axis=1)
+    left = (pts // 3000 * 8) % (STAMP_WIDTH - 64)  # 8 pixels a frame at aiortc's 90 kHz clock
+    picture[200:264, left:left + 64] = WHITE
+    frame = av.VideoFrame.from_ndarray(picture, format="yuv420p")
+    frame.pts, frame.time_base = pts, time_base
+    return frame
+
+
+def read_stamp(frame):
+    """The ms a decoded frame carries, or None when it is not a stamped picture or its stamp does not check."""
+    import numpy as np
+
+    if (frame.width, frame.height) != (STAMP_WIDTH, STAMP_HEIGHT):
+        return None
+    if frame.format.name != "yuv420p":
+        frame = frame.reformat(format="yuv420p")
+    plane = frame.planes[0]
+    luma = np.frombuffer(plane, dtype=np.uint8).reshape(-1, plane.line_size)[:STAMP_ROWS * STAMP_BLOCK, :STAMP_WIDTH]
+    quarter = STAMP_BLOCK // 4
+    blocks = luma.reshape(STAMP_ROWS, STAMP_BLOCK, STAMP_COLUMNS, STAMP_BLOCK)
+    centres = blocks[:, quarter:-quarter, :, quarter:-quarter].mean(axis=(1, 3)).flatten()
+    value = int("".join("1" if mean > (BLACK + WHITE) / 2 else "0" for mean in centres), 2)
+    ms = (value >> 16) & ((1 << 48) - 1)
+    return ms if stamp_value(ms) == value else None
+
+
+def stamped_source():
+    """A player-like pair of tracks: .video the stamped picture at 30 fps (the stamp is the wall clock when aiortc
+    asks for the frame, just before it encodes it), .audio a 440 Hz tone, 20 ms frames of 48 kHz mono."""
+    import fractions
+
+    import av
+    import numpy as np
+    from aiortc.mediastreams import MediaStreamError, MediaStreamTrack, VideoStreamTrack
+
+    class StampedVideo(VideoStreamTrack):
+        async def recv(self):
+            pts, time_base = await self.next_timestamp()
+            return stamped_frame(round(time.time() * 1000), pts, time_base)
+
+    class Tone(MediaStreamTrack):
+        kind = "audio"
+        rate, samples = 48000, 960
+
+        async def recv(self):
+            if self.readyState != "live":
+                raise MediaStreamError
+            if not hasattr(self, "start"):
+                self.start, self.pts = time.time(), 0
+            else:
+                self.pts += self.samples
+                await asyncio.sleep(self.start + self.pts / self.rate - time.time())
+            t = (self.pts + np.arange(self.samples)) / self.rate
+            tone = (np.sin(2 * np.pi * 440 * t) * 3000).astype(np.int16).reshape(1, -1)
+            frame = av.AudioFrame.from_ndarray(tone, format="s16", layout="mono")
+            frame.sample_rate, frame.pts, frame.time_base = self.rate, self.pts, fractions.Fraction(1, self.rate)
+            return frame
+
+    return types.SimpleNamespace(video=StampedVideo(), audio=Tone())
+
+
+def percentile(ordered, p):
+    """Nearest rank: the smallest value with at least p % of the values at or below it."""
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def figures(values, full=False):
+    """p50, p95 and max of values (ms); full adds the count, min, p99 and mean."""
+    ordered = sorted(values)
+    if not ordered:
+        return {"count": 0}
+    named = {"count": len(ordered), "min": ordered[0], "p50": percentile(ordered, 50), "p95": percentile(ordered, 95),
+             "p99": percentile(ordered, 99), "max": ordered[-1], "mean": sum(ordered) / len(ordered)}
+    return {name: value if name == "count" else round(value, 1) for name, value in named.items()
+            if full or name in ("p50", "p95", "max")}
+
+
+VIDEO_ARRIVALS = {}  # filled by time_video_arrivals' jitter buffers
+
+
+def time_video_arrivals():
+    """VIDEO_ARRIVALS, {frame timestamp: when its last packet arrived}, filled from now on for every video frame
+    aiortc's jitter buffer completes, keyed as the decoder's frames carry it (their pts: the RTP timestamp less the
+    first frame's). aiortc hands a frame to its decoder only once the next frame's first packet comes, so this splits a
+    frame's latency into the way here (encode, send, a server) and the wait and decode in the viewer. Built on aiortc's
+    internals (peer connections made before this call are not timed): if they are not there, the dict stays empty and
+    the split is left out."""
+    import aiortc.rtcrtpreceiver as receiver
+
+    base = getattr(receiver, "JitterBuffer", None)
+    if base is None or getattr(base, "timed", False):
+        return VIDEO_ARRIVALS
+
+    class Timed(base):
+        timed = True
+
+        def add(self, packet):
+            if not self._is_video:
+                return super().add(packet)
+            last_packets = self.__dict__.setdefault("last_packets", {})
+            if packet.marker:
+                last_packets[packet.timestamp] = time.time()
+            pli, frame = super().add(packet)
+            if frame is not None:
+                origin = self.__dict__.setdefault("origin", frame.timestamp)
+                VIDEO_ARRIVALS[(frame.timestamp - origin) % (1 << 32)] = last_packets.pop(frame.timestamp, None)
+            return pli, frame
+
+    receiver.JitterBuffer = Timed
+    return VIDEO_ARRIVALS
+
+
+class Stamps:
+    """What a viewer read: note(frame) at the moment a decoded frame is handed over; result() for the JSON line.
+    Frames in the first `warmup` seconds from the first one read are left out of the figures (a viewer's first
+    frames may be a GOP cache's, older than the rest, or slowed by the start) and their worst is reported apart. Made before the peer
+    connection: it times the frames' packets from then on."""
+
+    def __init__(self, warmup):
+        import numpy  # noqa: F401  (imported now, not in the first frame's latency)
+
+        self.warmup, self.first, self.read, self.rejected = warmup, None, 0, 0
+        self.arrivals = time_video_arrivals()
+        self.arrivals.clear()
+        self.kept, self.early = [], []
+
+    def note(self, frame):
+        now = time.time()
+        ms = read_stamp(frame)
+        if ms is None:
+            self.rejected += 1
+            return
+        self.read += 1
+        self.first = self.first if self.first is not None else now
+        arrived = self.arrivals.pop(frame.pts, None)
+        (self.kept if now - self.first >= self.warmup else self.early).append((now * 1000 - ms, ms, arrived))
+
+    def result(self):
+        split = [(arrived * 1000 - ms, latency - (arrived * 1000 - ms)) for latency, ms, arrived in self.kept if arrived]
+        result = {"read": self.read, "rejected": self.rejected, "warmup_s": self.warmup, "warmup_frames": len(self.early),
+                  "warmup_max_ms": round(max(row[0] for row in self.early), 1) if self.early else None,
+                  "latency_ms": figures([row[0] for row in self.kept], full=True)}
+        if split:
+            result["to_last_packet_ms"] = figures([row[0] for row in split])
+            result["last_packet_to_frame_ms"] = figures([row[1] for row in split])
+        return result
+
+
 async def gathering_complete(pc):
     """aiortc gathers every candidate inside setLocalDescription, so this is normally done already; WHIP wants
     them all in the offer (no trickle here), so make sure rather than trust it."""
@@ -232,7 +418,7 @@ async def publish_once(args):
     from aiortc.contrib.media import MediaPlayer
 
     try:
-        player = MediaPlayer(args.file, loop=False)
+        player = stamped_source() if args.stamp else MediaPlayer(args.file, loop=False)
     except Exception as error:  # PyAV raises its own FileNotFoundError, InvalidDataError...
         fail(2, f"cannot open {args.file}: {error}")
     # No ICE servers: aiortc would otherwise ask Google's STUN server, making the tests depend on the internet
@@ -295,6 +481,16 @@ async def publish_once(args):
     return result, problem, code
 
 
+async def consume(track, arrived):
+    """Takes a received track's decoded frames until the connection closes, handing each to arrived(kind, frame)."""
+    while True:
+        try:
+            frame = await track.recv()
+        except Exception:  # MediaStreamError once the connection closes
+            return
+        arrived(track.kind, frame)
+
+
 async def play(args):
     return await with_come_back(args, play_once)
 
@@ -305,6 +501,7 @@ async def play_once(args):
     from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
     from aiortc.rtcrtpsender import RTCRtpSender
 
+    stamps = Stamps(args.warmup) if args.read_stamps else None
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     for kind, mime in (("video", "video/h264"), ("audio", "audio/opus")):
         transceiver = pc.addTransceiver(kind, direction="recvonly")
@@ -313,18 +510,15 @@ async def play_once(args):
     counts = {"video": [], "audio": []}
     sizes = set()
 
-    async def consume(track):
-        while True:
-            try:
-                frame = await track.recv()
-            except Exception:  # MediaStreamError once the connection closes
-                return
-            counts[track.kind].append(time.monotonic())
-            if track.kind == "video":
-                sizes.add(f"{frame.width}x{frame.height}")
+    def frame_arrived(kind, frame):
+        if kind == "video" and stamps:
+            stamps.note(frame)
+        counts[kind].append(time.monotonic())
+        if kind == "video":
+            sizes.add(f"{frame.width}x{frame.height}")
 
     readers = []
-    pc.on("track", lambda track: readers.append(asyncio.ensure_future(consume(track))))
+    pc.on("track", lambda track: readers.append(asyncio.ensure_future(consume(track, frame_arrived))))
     await pc.setLocalDescription(await pc.createOffer())
     await gathering_complete(pc)
     headers = {"Content-Type": "application/sdp", **auth_headers(args.token)}
@@ -363,7 +557,51 @@ async def play_once(args):
               "video_frames": len(video), "audio_frames": len(counts["audio"]), "sizes": sorted(sizes),
               "first_video_after": round(video[0] - started, 3) if video else None,
               "longest_video_gap": round(max(gaps), 3) if gaps else None}
+    if stamps:
+        result["stamps"] = stamps.result()
     return result, None if connected else f"ICE/DTLS did not connect within {CONNECT_TIMEOUT} s", 3
+
+
+async def direct(args):
+    """The baseline of scripts/bench webrtc-latency: what aiortc and PyAV add with no server between them. A stamped
+    publisher's offer goes straight to a viewer peer connection in this process (loopback only), which answers it and
+    reads the stamps, for --seconds once both are connected."""
+    from aiortc import RTCConfiguration, RTCPeerConnection
+
+    stamps = Stamps(args.warmup)
+    publisher = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+    viewer = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+    sent = {}
+    tracks = add_senders(publisher, stamped_source(), "h264", sent)
+    readers = []
+
+    def frame_arrived(kind, frame):
+        if kind == "video":
+            stamps.note(frame)
+
+    viewer.on("track", lambda track: readers.append(asyncio.ensure_future(consume(track, frame_arrived))))
+    await publisher.setLocalDescription(await publisher.createOffer())
+    await gathering_complete(publisher)
+    await viewer.setRemoteDescription(publisher.localDescription)
+    await viewer.setLocalDescription(await viewer.createAnswer())
+    await gathering_complete(viewer)
+    await publisher.setRemoteDescription(viewer.localDescription)
+    connected = all(await asyncio.gather(wait_connected(publisher), wait_connected(viewer)))
+    started = time.monotonic()
+    if connected:
+        await asyncio.sleep(args.seconds)
+    seconds = round(time.monotonic() - started, 3)
+    await publisher.close()
+    await viewer.close()
+    for track in tracks:
+        track.stop()
+    for reader in readers:
+        reader.cancel()
+    emit({"connected": connected, "seconds": seconds, "stamps": stamps.result(),
+          "sent": {kind: {"frames": note["frames"], "span": round(note["last"] - note["first"], 3)} for kind, note in sent.items()}})
+    if not connected:
+        fail(3, f"the two peer connections did not connect within {CONNECT_TIMEOUT} s")
+    return 0
 
 
 def request(args):
@@ -390,13 +628,24 @@ def tolerate_late_consent_answers():
     aioice.ice.CONSENT_FAILURES = 60
 
 
+def loopback_candidates():
+    """aioice offers every address of the machine but 127.0.0.1 and ::1; a loopback measurement offers 127.0.0.1 alone,
+    so that neither peer's media leaves it."""
+    import aioice.ice
+
+    aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"]
+
+
 def main():
     parser = argparse.ArgumentParser(description="WHIP (RFC 9725) client for the integration tests")
     commands = parser.add_subparsers(dest="command", required=True)
 
     publishing = commands.add_parser("publish", help="publish a media file over WebRTC")
     publishing.add_argument("url")
-    publishing.add_argument("--file", required=True, help="media file with video and/or audio (decoded, any codec)")
+    source = publishing.add_mutually_exclusive_group(required=True)
+    source.add_argument("--file", help="media file with video and/or audio (decoded, any codec)")
+    source.add_argument("--stamp", action="store_true",
+                        help="send a 640x360 30 fps picture with the wall clock drawn in it, and a tone, instead of a file")
     publishing.add_argument("--token", help="sent as Authorization: Bearer TOKEN on POST and DELETE")
     publishing.add_argument("--seconds", type=float, default=5.0, help="how long to stream once connected")
     publishing.add_argument("--no-delete", action="store_true", help="leave the session for the server to end")
@@ -405,6 +654,7 @@ def main():
     publishing.add_argument("--content-type", default="application/sdp", help="to test the 415 answer")
     publishing.add_argument("--come-back", type=float, default=0, metavar="SECONDS",
                             help="when the server ends the session, POST again for up to SECONDS and stream once more")
+    publishing.add_argument("--loopback", action="store_true", help="offer 127.0.0.1 as the one ICE candidate")
 
     playing = commands.add_parser("play", help="play a WHEP endpoint: count the decoded frames of each track")
     playing.add_argument("url")
@@ -412,6 +662,16 @@ def main():
     playing.add_argument("--seconds", type=float, default=5.0, help="how long to play once connected")
     playing.add_argument("--come-back", type=float, default=0, metavar="SECONDS",
                          help="when the server ends the session, POST again for up to SECONDS and play once more")
+    playing.add_argument("--read-stamps", action="store_true",
+                         help="read each video frame's stamp (publish --stamp) and report the latency")
+    playing.add_argument("--warmup", type=float, default=2.0, metavar="SECONDS",
+                         help="with --read-stamps: leave the frames of the first SECONDS out of the figures")
+    playing.add_argument("--loopback", action="store_true", help="offer 127.0.0.1 as the one ICE candidate")
+
+    directly = commands.add_parser("direct", help="the latency baseline: a stamped publisher to a reading viewer, no server")
+    directly.add_argument("--seconds", type=float, default=30.0, help="how long to stream once connected")
+    directly.add_argument("--warmup", type=float, default=2.0, metavar="SECONDS",
+                          help="leave the frames of the first SECONDS out of the figures")
 
     requesting = commands.add_parser("request", help="send one plain HTTP request")
     requesting.add_argument("method")
@@ -421,12 +681,16 @@ def main():
     requesting.add_argument("--content-type")
 
     args = parser.parse_args()
-    if args.command == "publish":
+    if args.command in ("publish", "play", "direct"):
         tolerate_late_consent_answers()
+        if args.command == "direct" or args.loopback:
+            loopback_candidates()
+    if args.command == "publish":
         return asyncio.run(publish(args))
     if args.command == "play":
-        tolerate_late_consent_answers()
         return asyncio.run(play(args))
+    if args.command == "direct":
+        return asyncio.run(direct(args))
     return request(args)
 
 
