@@ -1,6 +1,5 @@
 import Foundation
 import MediaJob
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RTMP
@@ -24,9 +23,8 @@ final class IngestRoute: Sendable {
 }
 
 /// Every ingest listener of an engine: all listen jobs naming one host:port share one listener, bound when
-/// the first starts and closed when the last ends. Routing happens once per publisher, under a lock. A listener is a
-/// value in one locked table; a bind and a connection name it by its key and generation, so one that closed and
-/// came back on the same port is never taken for the old.
+/// the first starts and closed when the last ends (`SharedListeners`). Routing happens once per publisher, under the
+/// table's lock.
 final class IngestRegistry: Sendable {
     /// Connections on one listener, publishing or not.
     static let maxConnections = 1000
@@ -37,29 +35,18 @@ final class IngestRegistry: Sendable {
     /// Seconds without a byte before a publish was accepted.
     static let prePublishIdleTimeout: Int64 = 30
 
-    /// One bound ingest port and the jobs listening on it.
+    /// One bound ingest port: the jobs listening on it and its connections.
     private struct Listener {
-        let generation: Int
         /// rtmps://: every connection starts with a TLS handshake under the worker's certificate.
         let secure: Bool
         var routes: [IngestRoute] = []
-        var channel: (any Channel)?
         var connections = 0
         var unauthenticated = 0
     }
 
-    private struct Table {
-        var listeners: [String: Listener] = [:]
-        var generations = 0
-        var nextToken = 0
-
-        /// The listener under `key` if it is still generation `generation`.
-        func listener(_ key: String, _ generation: Int) -> Listener? {
-            listeners[key].flatMap { $0.generation == generation ? $0 : nil }
-        }
-    }
-
-    private let table = NIOLockedValueBox(Table())
+    private let listeners = SharedListeners<Listener>()
+    /// Publishers accepted so far: each one's token for its session.
+    private let tokens = Atomic<Int>(0)
     private let group: any EventLoopGroup
     /// The certificate rtmps:// listeners serve, checked for a renewal on every new connection.
     let certificate: IngestCertificateReloader
@@ -75,7 +62,7 @@ final class IngestRegistry: Sendable {
     }
 
     /// Ports listening now.
-    var listeningPorts: Int { table.withLockedValue { $0.listeners.values.filter { $0.channel != nil }.count } }
+    var listeningPorts: Int { listeners.listeningPorts }
 
     /// Claims `endpoint`'s application and key for `session`, binding the port if no job listens on it yet.
     func register(_ endpoint: RTMPEndpoint, session: RelaySession) -> Result<IngestRoute, MediaJobError> {
@@ -84,22 +71,15 @@ final class IngestRegistry: Sendable {
         if endpoint.secure, case let .failure(error) = certificate.context() {
             return .failure(.liveInput(name: session.options.inputName, reason: error.description))
         }
-        let claim: Result<(route: IngestRoute, bind: Int?), IngestConflict> = table.withLockedValue { table in
-            if let listener = table.listeners[key] {
-                if listener.secure != endpoint.secure { return .failure(.scheme(listening: listener.secure)) }
-                if listener.routes.contains(where: { $0.app == endpoint.app && constantTimeEquals($0.streamKey, endpoint.streamKey) }) {
-                    return .failure(.sameKey)
-                }
-            }
-            var isNew = false
-            if table.listeners[key] == nil {
-                table.generations += 1
-                table.listeners[key] = Listener(generation: table.generations, secure: endpoint.secure)
-                isNew = true
+        let claim: Result<(route: IngestRoute, bind: Int?), IngestConflict> = listeners.withLocked { table in
+            var listener = table[key] ?? Listener(secure: endpoint.secure)
+            if listener.secure != endpoint.secure { return .failure(.scheme(listening: listener.secure)) }
+            if listener.routes.contains(where: { $0.app == endpoint.app && constantTimeEquals($0.streamKey, endpoint.streamKey) }) {
+                return .failure(.sameKey)
             }
             let route = IngestRoute(listenerKey: key, app: endpoint.app, streamKey: endpoint.streamKey, session: session)
-            table.listeners[key]?.routes.append(route)
-            return .success((route, isNew ? table.generations : nil))
+            listener.routes.append(route)
+            return .success((route, table.put(key, listener)))
         }
         switch claim {
         case let .success((route, generation)):
@@ -140,71 +120,42 @@ final class IngestRegistry: Sendable {
                     return channel.eventLoop.makeFailedFuture(error)
                 }
             }
-        // An address literal is bound without a lookup; a name is resolved by NIO.
-        let bound = (try? SocketAddress(ipAddress: host, port: port)).map { bootstrap.bind(to: $0) } ?? bootstrap.bind(host: host, port: port)
-        bound.whenComplete { [self] result in
-            switch result {
-            case let .success(channel):
-                let current = table.withLockedValue { table in
-                    guard table.listener(key, generation) != nil else { return false }
-                    table.listeners[key]?.channel = channel
-                    return true
-                }
-                if !current { channel.close(promise: nil) }
-            case let .failure(error):
-                let routes: [IngestRoute] = table.withLockedValue { table in
-                    guard let listener = table.listener(key, generation) else { return [] }
-                    table.listeners[key] = nil
-                    return listener.routes
-                }
-                let reason = "cannot listen on \(key): \(describeNetworkError(error))"
-                for route in routes { route.session.loop.execute { route.session.failToListen(reason) } }
-            }
+        listeners.bind(bootstrap, key: key, generation: generation, host: host, port: port) { listener, error in
+            let reason = "cannot listen on \(key): \(describeNetworkError(error))"
+            for route in listener.routes { route.session.loop.execute { route.session.failToListen(reason) } }
         }
     }
 
     /// Removes a job's route; the last one closes the listener.
     func unregister(_ route: IngestRoute) {
-        let channel: (any Channel)? = table.withLockedValue { table in
-            guard var listener = table.listeners[route.listenerKey] else { return nil }
+        listeners.leave(route.listenerKey) { listener in
             listener.routes.removeAll { $0 === route }
-            guard listener.routes.isEmpty else {
-                table.listeners[route.listenerKey] = listener
-                return nil
-            }
-            table.listeners[route.listenerKey] = nil
-            return listener.channel
+            return !listener.routes.isEmpty
         }
-        channel?.close(promise: nil)
     }
 
     /// Closes every listener (the engine shuts down).
     func closeAll() {
-        let channels: [any Channel] = table.withLockedValue { table in
-            defer { table.listeners = [:] }
-            return table.listeners.values.compactMap(\.channel)
-        }
-        for channel in channels { channel.close(promise: nil) }
+        listeners.closeAll()
     }
 
     // MARK: Connections
 
     /// Counts a new connection, unless the listener closed or holds as many as it takes.
     fileprivate func admit(_ at: IngestHandler.Listener) -> Bool {
-        table.withLockedValue { table in
-            guard let listener = table.listener(at.key, at.generation), listener.connections < IngestRegistry.maxConnections,
+        listeners.withLocked { table in
+            guard let listener = table[at.key, at.generation], listener.connections < IngestRegistry.maxConnections,
                   listener.unauthenticated < IngestRegistry.maxUnauthenticated else { return false }
-            table.listeners[at.key]?.connections += 1
-            table.listeners[at.key]?.unauthenticated += 1
+            table[at.key, at.generation]?.connections += 1
+            table[at.key, at.generation]?.unauthenticated += 1
             return true
         }
     }
 
     fileprivate func closed(_ at: IngestHandler.Listener, wasAuthenticated: Bool) {
-        table.withLockedValue { table in
-            guard table.listener(at.key, at.generation) != nil else { return }
-            table.listeners[at.key]?.connections -= 1
-            if !wasAuthenticated { table.listeners[at.key]?.unauthenticated -= 1 }
+        listeners.withLocked { table in
+            table[at.key, at.generation]?.connections -= 1
+            if !wasAuthenticated { table[at.key, at.generation]?.unauthenticated -= 1 }
         }
     }
 
@@ -215,8 +166,8 @@ final class IngestRegistry: Sendable {
     }
 
     fileprivate func claim(_ at: IngestHandler.Listener, app: String, streamKey: String) -> Claim {
-        table.withLockedValue { table in
-            let routes = table.listener(at.key, at.generation)?.routes ?? []
+        listeners.withLocked { table in
+            let routes = table[at.key, at.generation]?.routes ?? []
             // Every route is compared, so the time taken does not say which key came close.
             var match: IngestRoute?
             for route in routes where route.app == app && constantTimeEquals(route.streamKey, streamKey) { match = route }
@@ -224,9 +175,8 @@ final class IngestRegistry: Sendable {
                 guard match.busy.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else {
                     return .refused(code: "NetStream.Publish.BadName", notify: [])
                 }
-                table.listeners[at.key]?.unauthenticated -= 1
-                table.nextToken += 1
-                return .accepted(match, token: table.nextToken)
+                table[at.key, at.generation]?.unauthenticated -= 1
+                return .accepted(match, token: tokens.add(1, ordering: .relaxed).newValue)
             }
             let notify = routes.map { route -> (RelaySession, PublisherRefusal) in
                 if app.isEmpty { return (route.session, .missingApplication) }
@@ -238,7 +188,7 @@ final class IngestRegistry: Sendable {
     }
 
     fileprivate func release(_ route: IngestRoute) {
-        table.withLockedValue { _ in route.busy.store(false, ordering: .relaxed) }
+        listeners.withLocked { _ in route.busy.store(false, ordering: .relaxed) }
     }
 }
 

@@ -4,7 +4,6 @@
 import Foundation
 import JobDocument
 import MediaJob
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -57,32 +56,20 @@ enum WHIPReply: Sendable {
 }
 
 /// Every WHIP HTTP listener of an engine: all WHIP jobs naming one host:port share one, bound when the first starts
-/// and closed when the last ends. A listener is a value in one locked table; a bind, a connection and a lookup name it
-/// by its key and its generation, so one that closed and came back is never taken for the old.
+/// and closed when the last ends (`SharedListeners`).
 final class WHIPRegistry: Sendable {
     /// An offer is a few kilobytes; 64 KiB leaves room for many m= lines and candidates.
     static let maxBodyBytes = 64 << 10
     /// Connections open at once on one listener (a publisher holds one for a POST and a DELETE).
     static let maxConnections = 256
 
+    /// One port's routes, by path, and its open connections.
     private struct Listener {
-        let generation: Int
         var routes: [String: WHIPRoute] = [:]
-        var channel: (any Channel)?
         var connections = 0
     }
 
-    private struct Table {
-        var listeners: [String: Listener] = [:]
-        var generations = 0
-
-        /// The listener under `key` if it is still generation `generation`.
-        func listener(_ key: String, _ generation: Int) -> Listener? {
-            listeners[key].flatMap { $0.generation == generation ? $0 : nil }
-        }
-    }
-
-    private let table = NIOLockedValueBox(Table())
+    private let listeners = SharedListeners<Listener>()
     private let group: any EventLoopGroup
 
     init(group: any EventLoopGroup) {
@@ -90,22 +77,17 @@ final class WHIPRegistry: Sendable {
     }
 
     /// HTTP ports listening now.
-    var listeningPorts: Int { table.withLockedValue { $0.listeners.values.filter { $0.channel != nil }.count } }
+    var listeningPorts: Int { listeners.listeningPorts }
 
     /// Claims `url`'s path on its host:port for `session`, binding the port if no job serves WHIP or WHEP there yet.
     func register(_ url: WHIPURL, token: String?, kind: WHIPRoute.Kind = .whip, session: RelaySession) -> Result<WHIPRoute, MediaJobError> {
         let key = url.hostAndPort
-        let claim: (route: WHIPRoute, bind: Int?)? = table.withLockedValue { table in
-            var isNew = false
-            if table.listeners[key] == nil {
-                table.generations += 1
-                table.listeners[key] = Listener(generation: table.generations)
-                isNew = true
-            }
-            guard table.listeners[key]?.routes[url.path] == nil else { return nil }
+        let claim: (route: WHIPRoute, bind: Int?)? = listeners.withLocked { table in
+            var listener = table[key] ?? Listener()
+            guard listener.routes[url.path] == nil else { return nil }
             let route = WHIPRoute(listenerKey: key, path: url.path, token: token, kind: kind, session: session)
-            table.listeners[key]?.routes[url.path] = route
-            return (route, isNew ? table.generations : nil)
+            listener.routes[url.path] = route
+            return (route, table.put(key, listener))
         }
         guard let claim else {
             let reason = "another job already serves WHIP or WHEP at \(url.path) on \(key)"
@@ -118,23 +100,15 @@ final class WHIPRegistry: Sendable {
 
     /// Removes a job's route; the last one closes the listener.
     func unregister(_ route: WHIPRoute) {
-        let channel: (any Channel)? = table.withLockedValue { table in
-            guard let listener = table.listeners[route.listenerKey], listener.routes[route.path] === route else { return nil }
-            table.listeners[route.listenerKey]?.routes[route.path] = nil
-            guard listener.routes.count == 1 else { return nil }
-            table.listeners[route.listenerKey] = nil
-            return listener.channel
+        listeners.leave(route.listenerKey) { listener in
+            if listener.routes[route.path] === route { listener.routes[route.path] = nil }
+            return !listener.routes.isEmpty
         }
-        channel?.close(promise: nil)
     }
 
     /// Closes every listener (the engine shuts down).
     func closeAll() {
-        let channels: [any Channel] = table.withLockedValue { table in
-            defer { table.listeners = [:] }
-            return table.listeners.values.compactMap(\.channel)
-        }
-        for channel in channels { channel.close(promise: nil) }
+        listeners.closeAll()
     }
 
     private func bind(_ key: String, _ generation: Int, host: String, port: Int) {
@@ -143,51 +117,31 @@ final class WHIPRegistry: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
                 guard admit(key, generation) else { return channel.eventLoop.makeFailedFuture(ChannelError.inputClosed) }
-                channel.closeFuture.whenComplete { [self] _ in
-                    table.withLockedValue { table in
-                        if table.listener(key, generation) != nil { table.listeners[key]?.connections -= 1 }
-                    }
-                }
+                channel.closeFuture.whenComplete { [self] _ in listeners.withLocked { $0[key, generation]?.connections -= 1 } }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(WHIPHTTPHandler(registry: self, listenerKey: key))
                 }
             }
-        let bound = (try? SocketAddress(ipAddress: host, port: port)).map { bootstrap.bind(to: $0) } ?? bootstrap.bind(host: host, port: port)
-        bound.whenComplete { [self] result in
-            switch result {
-            case let .success(channel):
-                let current = table.withLockedValue { table in
-                    guard table.listener(key, generation) != nil else { return false }
-                    table.listeners[key]?.channel = channel
-                    return true
-                }
-                if !current { channel.close(promise: nil) }
-            case let .failure(error):
-                let routes: [WHIPRoute] = table.withLockedValue { table in
-                    guard let listener = table.listener(key, generation) else { return [] }
-                    table.listeners[key] = nil
-                    return Array(listener.routes.values)
-                }
-                let reason = "cannot serve WHIP on \(key): \(describeNetworkError(error))"
-                for route in routes { route.session.loop.execute { route.session.failToListen(reason) } }
-            }
+        listeners.bind(bootstrap, key: key, generation: generation, host: host, port: port) { listener, error in
+            let reason = "cannot serve WHIP on \(key): \(describeNetworkError(error))"
+            for route in listener.routes.values { route.session.loop.execute { route.session.failToListen(reason) } }
         }
     }
 
     /// Counts a new connection on the listener, unless it closed or holds `maxConnections` already.
     private func admit(_ key: String, _ generation: Int) -> Bool {
-        table.withLockedValue { table in
-            guard let listener = table.listener(key, generation), listener.connections < Self.maxConnections else { return false }
-            table.listeners[key]?.connections += 1
+        listeners.withLocked { table in
+            guard let listener = table[key, generation], listener.connections < Self.maxConnections else { return false }
+            table[key, generation]?.connections += 1
             return true
         }
     }
 
     /// The route a request path names: the route itself (a POST), or one of its sessions, `PATH/RESOURCE` (a DELETE).
     fileprivate func lookup(_ path: String, on key: String) -> (route: WHIPRoute, resource: String?)? {
-        table.withLockedValue { table in
-            guard let routes = table.listeners[key]?.routes else { return nil }
+        listeners.withLocked { table in
+            guard let routes = table[key]?.routes else { return nil }
             if let route = routes[path] { return (route, nil) }
             guard let slash = path.lastIndex(of: "/"), slash != path.startIndex,
                   let route = routes[String(path[..<slash])] else { return nil }
