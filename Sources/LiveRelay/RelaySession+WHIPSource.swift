@@ -191,8 +191,9 @@ extension RelaySession {
         promise.succeed(.deleted)
     }
 
-    /// How long a deleted publisher's session waits for a datagram before it closes.
-    static let whipLingerQuiet: UInt64 = 300_000_000
+    /// How long a deleted publisher's session waits for a datagram before it closes: long enough for a worker whose
+    /// loops are starved to read on (a reconnecting publisher's offer ends the wait at once).
+    static let whipLingerQuiet: UInt64 = 1_000_000_000
     /// The longest a deleted publisher's session lingers (one that keeps sending after its DELETE is cut off there).
     static let whipLingerMost: UInt64 = 5_000_000_000
 

@@ -75,7 +75,9 @@ extension LiveRelayTests {
                                     ingestCertificate: IngestCertificateFiles(certificate: certificate.certificate, key: certificate.key)))
             let source = try Live.fixture(seconds: 3)
             let port = try Live.freePort()
-            let job = Self.listen(engine, "rtmps://127.0.0.1:\(port)/ingest/s3cret", root: folder, timeout: 20)
+            // The job outlasts five publishers one after the other however slowly they start (at 20 s, a loaded CI
+            // machine's job gave up before the last came); it is cancelled once the last one's frames arrived.
+            let job = Self.listen(engine, "rtmps://127.0.0.1:\(port)/ingest/s3cret", root: folder, timeout: 90)
             #expect(Live.wait(seconds: 5) { engine.listeningPorts == 1 })
             for _ in 0..<3 {
                 let plain = try Live.publish(source, to: "rtmp://127.0.0.1:\(port)/ingest/s3cret")

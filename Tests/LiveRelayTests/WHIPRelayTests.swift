@@ -348,8 +348,10 @@ struct WHIPRelayTests {
         let said = try #require(JSONSerialization.jsonObject(with: Data(publisher.stdout.utf8)) as? [String: Any], "publisher: \(publisher.stdout)")
         let sent = (said["sent"] as? [String: Any])?["video_frames"] as? Int ?? 0
         let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(20).joined(separator: "\n")
+        // Where the archive's run starts in the file says which frames were missed: the first ones or the last.
+        let start = archived.first.flatMap { first in published.firstIndex(of: first) }.map(String.init) ?? "nowhere"
         #expect(sent >= 30 && archived.count >= sent - 5 && published.containsContiguous(archived),
-                "archived \(archived.count) of the \(sent) frames sent (a run of the file's: \(published.containsContiguous(archived))); the publisher: \(said); the job's lines:\n\(log)")
+                "archived \(archived.count) of the \(sent) frames sent, from the file's frame \(start) (a run of the file's: \(published.containsContiguous(archived))); the publisher: \(said); the job's lines:\n\(log)")
         // The publisher's Opus is stereo (audioconvert gives opusenc two channels), and its offer says so (sprop-stereo=1):
         // archived as stereo AAC, whatever its first packet (the Chromium test below has the mono side).
         let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", archive])
