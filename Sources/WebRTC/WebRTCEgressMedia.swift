@@ -110,7 +110,7 @@ public struct WebRTCEgressMedia: Sendable {
     }
 
     private mutating func sendVideo(_ tag: FLVStreamTag, now: Int64) -> [[UInt8]] {
-        guard var sender = video, var packetizer else { return [] }
+        guard let timing = video, var packetizer else { return [] }
         let data: FLVVideoData
         do { data = try FLVVideoData(parsing: tag.data) } catch {
             statistics.malformedTags += 1
@@ -150,9 +150,12 @@ public struct WebRTCEgressMedia: Sendable {
             // In-band copies first, as a browser decodes an IDR only after its SPS and PPS.
             if !nalUnits.contains(where: { $0.first.map { $0 & 0x1F == 7 } ?? false }) { nalUnits = parameterSets + nalUnits }
         }
-        let time = sender.rtpTime(milliseconds: tag.timestamp + Int64(track.compositionTime))
+        let packets = packetizer.packetize(nalUnits, timestamp: timing.rtpTime(milliseconds: tag.timestamp + Int64(track.compositionTime)))
+        self.packetizer = packetizer
+        // Taken out of `video` while its history records: a copy left there would make each record copy the whole history.
+        guard var sender = video.take() else { return [] }
         var out: [[UInt8]] = []
-        for packet in packetizer.packetize(nalUnits, timestamp: time) {
+        for packet in packets {
             let bytes = packet.serialized
             sender.sent(packet, bytes: bytes, now: now)
             statistics.packetsSent += 1
@@ -161,7 +164,6 @@ public struct WebRTCEgressMedia: Sendable {
         }
         sender.sequenceNumber = packetizer.sequenceNumber
         video = sender
-        self.packetizer = packetizer
         return out
     }
 
@@ -187,7 +189,8 @@ public struct WebRTCEgressMedia: Sendable {
     /// The RTP packet of one Opus frame at `milliseconds` on the job's timeline: what the job's Opus tags become, and
     /// what a job whose audio is AAC sends its viewers once the session has made the AAC Opus.
     public mutating func sendOpus(_ frame: [UInt8], milliseconds: Int64, now: Int64) -> [[UInt8]] {
-        guard var sender = audio, !frame.isEmpty else { return [] }
+        // Taken out of `audio` while its history records (see `sendVideo`).
+        guard !frame.isEmpty, var sender = audio.take() else { return [] }
         let packet = RTPPacket(marker: false, payloadType: sender.payloadType, sequenceNumber: sender.sequenceNumber,
                                timestamp: sender.rtpTime(milliseconds: milliseconds), ssrc: sender.ssrc, payload: frame[...])
         let bytes = packet.serialized
