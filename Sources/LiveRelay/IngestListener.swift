@@ -11,7 +11,7 @@ final class IngestRoute: Sendable {
     let app: String
     let streamKey: String
     let session: RelaySession
-    /// A publisher holds the route (set and cleared under the registry's lock).
+    /// A publisher holds the route (claimed by a compare-exchange, so one publisher at a time).
     let busy = Atomic<Bool>(false)
 
     init(listenerKey: String, app: String, streamKey: String, session: RelaySession) {
@@ -188,7 +188,7 @@ final class IngestRegistry: Sendable {
     }
 
     fileprivate func release(_ route: IngestRoute) {
-        listeners.withLocked { _ in route.busy.store(false, ordering: .relaxed) }
+        route.busy.store(false, ordering: .relaxed)
     }
 }
 

@@ -37,7 +37,7 @@ final class WHIPPublisher {
     var connectedAt: UInt64 = 0
     /// When the publisher's last datagram was read (the engine's uptime clock).
     var lastDatagramAt: UInt64 = 0
-    /// When its DELETE came: the session lingers to take what was sent before it (`RelaySession.whipLinger`).
+    /// When its DELETE came: the session lingers to take what was sent before it (`RelaySession.lingerOver`).
     var deletedAt: UInt64?
     var tick: RepeatedTask?
     /// What the answer carries and refused, for the job's log.
