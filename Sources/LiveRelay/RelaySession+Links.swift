@@ -1,5 +1,6 @@
 // What a relay session's outputs are, by kind: the links its core's `send` actions reach.
 import MediaJob
+import NIOCore
 
 extension RelaySession {
     struct Links {
@@ -15,8 +16,14 @@ extension RelaySession {
         var removedSRT: [SRTOutputLink] = []
         /// WHEP outputs: each a route on the shared HTTP port and the viewers it serves.
         var whep: [WHEPOutputLink] = []
+        /// Every WHEP output's viewers by core index, for the core's `send` actions.
+        var whepViewers: [Int: WHEPViewer] = [:]
         /// Viewers made so far (each takes the next core index).
         var nextViewer = 0
+        /// The job's tags made RTP payloads once for all its viewers.
+        var whepUnits = WHEPUnits()
+        /// The viewers' timers (DTLS retransmission, consent, sender reports): one task for all, while there are any.
+        var whepTick: RepeatedTask?
         /// The job's AAC made Opus for the WHEP viewers that take audio.
         var whepAudio = WHEPAudio()
     }

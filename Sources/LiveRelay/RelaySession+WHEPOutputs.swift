@@ -54,7 +54,6 @@ final class WHEPViewer {
     var connectedAt: UInt64?
     /// Packets made for it that could not be sealed or addressed (before a selected pair, a failed seal): dropped.
     var unsealed = 0
-    var tick: RepeatedTask?
     /// Datagrams made since the last flush: sent in one hop per burst.
     var pending: [(bytes: [UInt8], to: SocketAddress)] = []
 
@@ -84,6 +83,21 @@ struct WHEPAudio {
     var frames = 0
 }
 
+/// The job's tags as its WHEP viewers receive them, made once: the core sends one message to each viewer in turn, so
+/// the unit of the last message serves the rest. The packager sees every message some viewer is sent, in order.
+struct WHEPUnits {
+    private var packager = WebRTCEgressPackager()
+    private var last: (message: Message, unit: WebRTCEgressUnit)?
+
+    /// `message`'s unit: the last one's again when it is the same message (its payload the same array, compared at once).
+    mutating func unit(of message: Message, type: FLVTagType) -> WebRTCEgressUnit {
+        if let last, last.message == message { return last.unit }
+        let unit = packager.unit(of: FLVStreamTag(type: type, timestamp: Int64(message.timestamp), data: message.payload))
+        last = (message, unit)
+        return unit
+    }
+}
+
 extension RelaySession {
     /// The most viewers one WHEP output serves at once.
     static let maxViewersPerOutput = 500
@@ -102,11 +116,7 @@ extension RelaySession {
     func whepOutput(_ index: Int) -> WHEPOutputLink? { links.whep.first { $0.index == index } }
 
     func whepViewer(coreIndex: Int) -> WHEPViewer? {
-        guard coreIndex >= WHEPViewer.firstCoreIndex else { return nil }
-        for output in links.whep {
-            if let viewer = output.viewers.first(where: { $0.coreIndex == coreIndex }) { return viewer }
-        }
-        return nil
+        coreIndex >= WHEPViewer.firstCoreIndex ? links.whepViewers[coreIndex] : nil
     }
 
     /// A viewer's offer: answered with the job's H.264 (the profile of its current parameter sets) and Opus, and the
@@ -158,8 +168,11 @@ extension RelaySession {
                 guard !end.begun, let output = whepOutput(index) else { return promise.succeed(.refused(.serviceUnavailable, "the job is ending")) }
                 output.viewers.append(viewer)
                 output.viewersServed += 1
+                links.whepViewers[viewer.coreIndex] = viewer
                 engine.webrtcPort.claim(ufrag: viewer.ufrag, for: self)
-                viewer.tick = loop.scheduleRepeatedTask(initialDelay: Self.whipTick, delay: Self.whipTick) { [self] _ in whepTick(bound.value) }
+                if links.whepTick == nil {
+                    links.whepTick = loop.scheduleRepeatedTask(initialDelay: Self.whipTick, delay: Self.whipTick) { [self] _ in whepTick() }
+                }
                 promise.succeed(.created(answer: answer.description.render(), resource: viewer.resource))
             case let .failure(error):
                 promise.succeed(.refused(.serviceUnavailable, "the WebRTC media port \(engine.webrtcPort.port) cannot be had: \(describeNetworkError(error))"))
@@ -291,12 +304,10 @@ extension RelaySession {
     func send(_ message: Message, to viewer: WHEPViewer) {
         guard viewer.joined, let type = FLVTagType(rawValue: message.typeID) else { return }
         let now = Int64(RelaySession.now() / 1_000_000)
-        for packet in viewer.media.send(FLVStreamTag(type: type, timestamp: Int64(message.timestamp), data: message.payload), now: now) {
-            seal(packet, for: viewer)
-        }
+        for packet in viewer.media.send(links.whepUnits.unit(of: message, type: type), now: now) { seal(packet, for: viewer) }
     }
 
-    private func seal(_ packet: [UInt8], for viewer: WHEPViewer) {
+    private func seal(_ packet: RTPPacket, for viewer: WHEPViewer) {
         guard let sealed = try? viewer.transport.protectRTP(packet), let address = viewer.addresses[sealed.destination] else {
             viewer.unsealed += 1
             return
@@ -317,14 +328,23 @@ extension RelaySession {
         engine.webrtcPort.send(all)
     }
 
-    private func whepTick(_ viewer: WHEPViewer) {
-        guard !end.begun, whepOutput(viewer.output)?.viewers.contains(where: { $0 === viewer }) == true else { return }
-        let now = RelaySession.now()
-        apply(viewer.transport.poll(now: Double(now) / 1e9), to: viewer)
-        if viewer.connected {
-            for report in viewer.media.senderReports(now: Int64(now / 1_000_000), wallclock: Self.ntpNow()) {
-                guard let sealed = try? viewer.transport.protectRTCP(report), let address = viewer.addresses[sealed.destination] else { continue }
-                viewer.pending.append((sealed.bytes, address))
+    /// Every viewer's timers: DTLS retransmission and consent (`poll`), and its sender reports when due.
+    private func whepTick() {
+        guard !end.begun, !links.whepViewers.isEmpty else {
+            links.whepTick?.cancel()
+            links.whepTick = nil
+            return
+        }
+        let now = RelaySession.now(), wallclock = Self.ntpNow()
+        for output in links.whep {
+            // A copy: a viewer whose consent lapsed leaves the output's list while this goes through it.
+            for viewer in output.viewers where links.whepViewers[viewer.coreIndex] === viewer {
+                apply(viewer.transport.poll(now: Double(now) / 1e9), to: viewer)
+                guard viewer.connected else { continue }
+                for report in viewer.media.senderReports(now: Int64(now / 1_000_000), wallclock: wallclock) {
+                    guard let sealed = try? viewer.transport.protectRTCP(report), let address = viewer.addresses[sealed.destination] else { continue }
+                    viewer.pending.append((sealed.bytes, address))
+                }
             }
         }
         flushViewers()
@@ -334,7 +354,7 @@ extension RelaySession {
     func viewerGone(_ viewer: WHEPViewer, why: String?) {
         guard let output = whepOutput(viewer.output), let position = output.viewers.firstIndex(where: { $0 === viewer }) else { return }
         output.viewers.remove(at: position)
-        viewer.tick?.cancel()
+        links.whepViewers[viewer.coreIndex] = nil
         if viewer.joined { core.removeOutput(viewer.coreIndex) }
         apply(viewer.transport.close(), to: viewer)
         engine.webrtcPort.send(viewer.pending)
@@ -352,6 +372,8 @@ extension RelaySession {
 
     /// The job ends: every viewer's session closed, the routes given back.
     func closeWHEPOutputs() {
+        links.whepTick?.cancel()
+        links.whepTick = nil
         for output in links.whep {
             for viewer in output.viewers { viewerGone(viewer, why: nil) }
             if let route = output.route { engine.whip.unregister(route) }

@@ -1,15 +1,15 @@
-// RFC 6184 (H.264 over RTP, packetization mode 1), RFC 7587 (Opus over RTP), RFC 3550 §6.4.1 (sender reports),
-// RFC 4585 §6.2.1 and §6.3.1 (NACK and PLI, which a sender answers) and RFC 5104 §4.3.1 (FIR): a WHEP viewer's media,
-// from the job's FLV tags to RTP, and what a sender owes its viewer.
+// RFC 3550 §5.1 and §6.4.1 (an RTP stream's numbering and sender reports), RFC 4585 §6.2.1 and §6.3.1 (NACK and PLI,
+// which a sender answers) and RFC 5104 §4.3.1 (FIR): a WHEP viewer's media, from the job's units to RTP, and what a
+// sender owes its viewer.
 import MediaFormats
 
-/// The media of one WHEP viewer: the job's FLV tags in (legacy AVC or Enhanced avc1 video, Enhanced Opus audio), RTP out
-/// before protection: H.264 in FU-A/STAP-A packets with the parameter sets before every keyframe (a browser joins and
-/// recovers at any of them), Opus one packet a frame. Nothing is sent before the first keyframe whose parameter sets are
-/// known. Every packet is kept in a short history, so a NACK is answered by sending the same bytes again; a PLI or FIR
-/// sets `wantsKeyframe` for the session to ask the job's GOP cache or source for one. A sender report per track each
-/// second ties its RTP clock to the wallclock, which a browser's lip sync needs. Times are milliseconds of the caller's
-/// monotonic clock; the wallclock is NTP's.
+/// The media of one WHEP viewer: the job's units in (`WebRTCEgressPackager` makes them once for every viewer), RTP out
+/// before protection, numbered with this viewer's SSRCs, sequence numbers and timestamp offsets: H.264 from the first
+/// keyframe (each carries its parameter sets, so a browser joins and recovers at any of them), Opus one packet a frame.
+/// Every packet is kept in a short history, so a NACK is answered by sending the same packet again; its payload's
+/// storage is the unit's, shared by every viewer. A PLI or FIR sets `wantsKeyframe` for the session to ask the job's
+/// GOP cache or source for one. A sender report per track each second ties its RTP clock to the wallclock, which a
+/// browser's lip sync needs. Times are milliseconds of the caller's monotonic clock; the wallclock is NTP's.
 public struct WebRTCEgressMedia: Sendable {
     /// Sender reports: each second, as the ingest's receiver reports.
     public static let reportInterval: Int64 = 1_000
@@ -26,7 +26,7 @@ public struct WebRTCEgressMedia: Sendable {
         public var notInHistory = 0
         /// PLIs and FIRs received.
         public var keyframeRequests = 0
-        /// Video tags before the first keyframe (or before the parameter sets), not sent.
+        /// Video frames before the first keyframe (or before the parameter sets), not sent.
         public var framesBeforeKeyframe = 0
         /// Tags of a codec the viewer's tracks do not carry (AAC audio, HEVC video …), not sent.
         public var tagsNotCarried = 0
@@ -42,7 +42,7 @@ public struct WebRTCEgressMedia: Sendable {
         /// Added to every RTP timestamp (RFC 3550 §5.1: a random start).
         let timestampOffset: UInt32
         var sequenceNumber: UInt16
-        var history = RTPPacketHistory()
+        var history = RTPPacketHistory<RTPPacket>()
         var packets: UInt32 = 0
         var octets: UInt32 = 0
         /// The RTP time of the last packet sent and when (caller's clock), for the sender report's RTP time.
@@ -53,21 +53,21 @@ public struct WebRTCEgressMedia: Sendable {
             UInt32(truncatingIfNeeded: milliseconds &* clockRate / 1000) &+ timestampOffset
         }
 
-        /// Records a packet about to be sent.
-        mutating func sent(_ packet: RTPPacket, bytes: [UInt8], now: Int64) {
-            history.record(packet.sequenceNumber, bytes)
+        /// The next packet of this stream, kept in the history.
+        mutating func packet(_ payload: [UInt8], marker: Bool, timestamp: UInt32, now: Int64) -> RTPPacket {
+            let packet = RTPPacket(marker: marker, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
+                                   ssrc: ssrc, payload: payload[...])
+            history.record(sequenceNumber, packet)
+            sequenceNumber &+= 1
             packets &+= 1
-            octets &+= UInt32(truncatingIfNeeded: packet.payload.count)
-            last = (packet.timestamp, now)
+            octets &+= UInt32(truncatingIfNeeded: payload.count)
+            last = (timestamp, now)
+            return packet
         }
     }
 
     private var video: Sender?
     private var audio: Sender?
-    private var packetizer: H264Packetizer?
-    /// The parameter sets of the last AVC sequence header (SPS then PPS), and its NAL unit length size.
-    private var parameterSets: [[UInt8]] = []
-    private var lengthSize = 4
     private var startedVideo = false
     public private(set) var statistics = Statistics()
     /// A PLI or FIR came and no keyframe has been sent since.
@@ -81,10 +81,8 @@ public struct WebRTCEgressMedia: Sendable {
         for track in tracks {
             switch (track.codec, track.kind) {
             case (.h264, .video) where video == nil:
-                let sender = Sender(payloadType: track.payloadType, ssrc: track.localSSRC ?? random(), clockRate: Int64(track.clockRate),
-                                    timestampOffset: random(), sequenceNumber: UInt16(truncatingIfNeeded: random()))
-                video = sender
-                packetizer = H264Packetizer(payloadType: sender.payloadType, ssrc: sender.ssrc, sequenceNumber: sender.sequenceNumber)
+                video = Sender(payloadType: track.payloadType, ssrc: track.localSSRC ?? random(), clockRate: Int64(track.clockRate),
+                               timestampOffset: random(), sequenceNumber: UInt16(truncatingIfNeeded: random()))
             case (.opus, .audio) where audio == nil:
                 audio = Sender(payloadType: track.payloadType, ssrc: track.localSSRC ?? random(), clockRate: Int64(track.clockRate),
                                timestampOffset: random(), sequenceNumber: UInt16(truncatingIfNeeded: random()))
@@ -100,119 +98,69 @@ public struct WebRTCEgressMedia: Sendable {
     /// The SSRCs the viewer receives from.
     public var ssrcs: (video: UInt32?, audio: UInt32?) { (video?.ssrc, audio?.ssrc) }
 
-    /// The RTP packets (unprotected) of one tag of the job, sent at `now`.
-    public mutating func send(_ tag: FLVStreamTag, now: Int64) -> [[UInt8]] {
-        switch tag.type {
-        case .video: sendVideo(tag, now: now)
-        case .audio: sendAudio(tag, now: now)
-        case .scriptData: []
+    /// Whether the viewer takes audio (it offered Opus).
+    public var carriesAudio: Bool { audio != nil }
+
+    /// The RTP packets (unprotected) of one unit of the job, sent at `now`.
+    public mutating func send(_ unit: WebRTCEgressUnit, now: Int64) -> [RTPPacket] {
+        switch unit {
+        case let .video(payloads, keyframe, milliseconds): return sendVideo(payloads, keyframe: keyframe, milliseconds: milliseconds, now: now)
+        case let .opus(frame, milliseconds): return sendOpus(frame, milliseconds: milliseconds, now: now)
+        case .notCarried:
+            statistics.tagsNotCarried += 1
+            return []
+        case .malformed:
+            statistics.malformedTags += 1
+            return []
+        case .videoConfiguration, .nothing: return []
         }
     }
 
-    private mutating func sendVideo(_ tag: FLVStreamTag, now: Int64) -> [[UInt8]] {
-        guard let timing = video, var packetizer else { return [] }
-        let data: FLVVideoData
-        do { data = try FLVVideoData(parsing: tag.data) } catch {
-            statistics.malformedTags += 1
-            return []
-        }
-        guard let track = data.tracks.first, track.codec.fourCC == .avc1 else {
-            statistics.tagsNotCarried += 1
-            return []
-        }
-        if data.isSequenceStart {
-            do {
-                let record = try AVCDecoderConfigurationRecord(parsing: Array(track.payload))
-                parameterSets = record.sequenceParameterSets + record.pictureParameterSets
-                lengthSize = record.nalUnitLengthSize
-            } catch {
-                statistics.malformedTags += 1
-            }
-            return []
-        }
-        guard data.packetType == .codedFrames || data.packetType == .codedFramesX else { return [] }
-        var nalUnits: [[UInt8]]
-        do {
-            nalUnits = try AVCC.nalUnits(in: Array(track.payload), lengthSize: lengthSize).map(Array.init)
-        } catch {
-            statistics.malformedTags += 1
-            return []
-        }
-        let keyframe = data.isKeyframe && nalUnits.contains { $0.first.map { $0 & 0x1F == 5 } ?? false }
-        guard startedVideo || (keyframe && !parameterSets.isEmpty) else {
+    private mutating func sendVideo(_ payloads: [[UInt8]], keyframe: Bool, milliseconds: Int64, now: Int64) -> [RTPPacket] {
+        // Taken out of `video` while its history records: a copy left there would make each record copy the whole history.
+        guard var sender = video.take() else { return [] }
+        defer { video = sender }
+        guard startedVideo || keyframe else {
             statistics.framesBeforeKeyframe += 1
             return []
         }
         startedVideo = true
+        if keyframe { wantsKeyframe = false }
         statistics.videoFramesSent += 1
-        if keyframe {
-            wantsKeyframe = false
-            // In-band copies first, as a browser decodes an IDR only after its SPS and PPS.
-            if !nalUnits.contains(where: { $0.first.map { $0 & 0x1F == 7 } ?? false }) { nalUnits = parameterSets + nalUnits }
+        let timestamp = sender.rtpTime(milliseconds: milliseconds)
+        var out: [RTPPacket] = []
+        out.reserveCapacity(payloads.count)
+        for (index, payload) in payloads.enumerated() {
+            out.append(sender.packet(payload, marker: index == payloads.count - 1, timestamp: timestamp, now: now))
+            statistics.octetsSent += RTPPacket.fixedHeaderSize + payload.count
         }
-        let packets = packetizer.packetize(nalUnits, timestamp: timing.rtpTime(milliseconds: tag.timestamp + Int64(track.compositionTime)))
-        self.packetizer = packetizer
-        // Taken out of `video` while its history records: a copy left there would make each record copy the whole history.
-        guard var sender = video.take() else { return [] }
-        var out: [[UInt8]] = []
-        for packet in packets {
-            let bytes = packet.serialized
-            sender.sent(packet, bytes: bytes, now: now)
-            statistics.packetsSent += 1
-            statistics.octetsSent += bytes.count
-            out.append(bytes)
-        }
-        sender.sequenceNumber = packetizer.sequenceNumber
-        video = sender
+        statistics.packetsSent += out.count
         return out
     }
 
-    private mutating func sendAudio(_ tag: FLVStreamTag, now: Int64) -> [[UInt8]] {
-        guard audio != nil else { return [] }
-        let data: FLVAudioData
-        do { data = try FLVAudioData(parsing: tag.data) } catch {
-            statistics.malformedTags += 1
-            return []
-        }
-        guard let track = data.tracks.first, track.codec.fourCC == .opus else {
-            statistics.tagsNotCarried += 1
-            return []
-        }
-        // The OpusHead says nothing RTP carries (RFC 7587 §4: the SDP does); empty frames are RTMP's silence.
-        guard data.packetType == .codedFrames, !track.payload.isEmpty else { return [] }
-        return sendOpus(Array(track.payload), milliseconds: tag.timestamp, now: now)
-    }
-
-    /// Whether the viewer takes audio (it offered Opus).
-    public var carriesAudio: Bool { audio != nil }
-
     /// The RTP packet of one Opus frame at `milliseconds` on the job's timeline: what the job's Opus tags become, and
     /// what a job whose audio is AAC sends its viewers once the session has made the AAC Opus.
-    public mutating func sendOpus(_ frame: [UInt8], milliseconds: Int64, now: Int64) -> [[UInt8]] {
+    public mutating func sendOpus(_ frame: [UInt8], milliseconds: Int64, now: Int64) -> [RTPPacket] {
         // Taken out of `audio` while its history records (see `sendVideo`).
         guard !frame.isEmpty, var sender = audio.take() else { return [] }
-        let packet = RTPPacket(marker: false, payloadType: sender.payloadType, sequenceNumber: sender.sequenceNumber,
-                               timestamp: sender.rtpTime(milliseconds: milliseconds), ssrc: sender.ssrc, payload: frame[...])
-        let bytes = packet.serialized
-        sender.sent(packet, bytes: bytes, now: now)
-        sender.sequenceNumber &+= 1
+        let packet = sender.packet(frame, marker: false, timestamp: sender.rtpTime(milliseconds: milliseconds), now: now)
         audio = sender
         statistics.audioFramesSent += 1
         statistics.packetsSent += 1
-        statistics.octetsSent += bytes.count
-        return [bytes]
+        statistics.octetsSent += RTPPacket.fixedHeaderSize + frame.count
+        return [packet]
     }
 
     /// RTCP from the viewer: the packets its NACKs name, sent again (the same bytes: RFC 4588's rtx is not used); a PLI
     /// or FIR for our video sets `wantsKeyframe`.
-    public mutating func receiveRTCP(_ compound: [UInt8]) -> [[UInt8]] {
-        var out: [[UInt8]] = []
+    public mutating func receiveRTCP(_ compound: [UInt8]) -> [RTPPacket] {
+        var out: [RTPPacket] = []
         for message in RTCPFeedback.messages(in: compound) {
             switch message {
             case let .nack(_, mediaSSRC, items):
                 let numbers = items.flatMap(\.sequenceNumbers)
                 for number in numbers {
-                    let found: [UInt8]? = if mediaSSRC == video?.ssrc { video?.history.packet(number.rawValue) }
+                    let found: RTPPacket? = if mediaSSRC == video?.ssrc { video?.history.packet(number.rawValue) }
                         else if mediaSSRC == audio?.ssrc { audio?.history.packet(number.rawValue) } else { nil }
                     if let found {
                         out.append(found)

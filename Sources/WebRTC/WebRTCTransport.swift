@@ -147,6 +147,12 @@ public final class WebRTCTransport {
         return WebRTCDatagram(try srtp.protectRTP(packet), to: destination)
     }
 
+    /// Seals an RTP packet for the selected address, serialized and protected in one buffer; nil as above.
+    public func protectRTP(_ packet: RTPPacket) throws(SRTPError) -> WebRTCDatagram? {
+        guard state == .connected, let srtp, let destination = ice.selectedAddress else { return nil }
+        return WebRTCDatagram(try srtp.protectRTP(packet), to: destination)
+    }
+
     /// Seals a compound RTCP packet (reports, NACK, PLI) for the selected address; nil before SRTP is keyed.
     public func protectRTCP(_ packet: [UInt8]) throws(SRTPError) -> WebRTCDatagram? {
         guard state == .connected, let srtp, let destination = ice.selectedAddress else { return nil }

@@ -33,6 +33,17 @@ public struct H264Packetizer: Sendable {
     /// The packets of one access unit (NAL units without start codes or length prefixes, in decoding order) at
     /// `timestamp` (90 kHz). Empty NAL units are skipped; an access unit with none gives no packet.
     public mutating func packetize(_ nalUnits: [[UInt8]], timestamp: UInt32) -> [RTPPacket] {
+        let payloads = payloads(of: nalUnits)
+        return payloads.enumerated().map { index, payload in
+            defer { sequenceNumber &+= 1 }
+            return RTPPacket(marker: index == payloads.count - 1, payloadType: payloadType, sequenceNumber: sequenceNumber,
+                             timestamp: timestamp, ssrc: ssrc, payload: payload[...])
+        }
+    }
+
+    /// The payloads of one access unit's packets, in order (the last one's packet carries the marker): what
+    /// `packetize` numbers, and what a sender to many receivers makes once and numbers for each.
+    public func payloads(of nalUnits: [[UInt8]]) -> [[UInt8]] {
         var payloads: [[UInt8]] = []
         var aggregate: [[UInt8]] = []
         var aggregateSize = 1
@@ -68,11 +79,7 @@ public struct H264Packetizer: Sendable {
             }
         }
         flushAggregate()
-        return payloads.enumerated().map { index, payload in
-            defer { sequenceNumber &+= 1 }
-            return RTPPacket(marker: index == payloads.count - 1, payloadType: payloadType, sequenceNumber: sequenceNumber,
-                             timestamp: timestamp, ssrc: ssrc, payload: payload[...])
-        }
+        return payloads
     }
 
     /// FU-As of `unit`: the indicator keeps F and NRI, the header S/E and the unit's type; the unit's own header byte is
@@ -87,7 +94,10 @@ public struct H264Packetizer: Sendable {
             // FU header: 1 bit S + 1 bit E + 1 bit R (0) + 5 bits the unit's type.
             let start: UInt8 = offset == 1 ? 0x80 : 0
             let last: UInt8 = end == unit.count ? 0x40 : 0
-            payloads.append([indicator, start | last | header & 0x1F] + unit[offset ..< end])
+            var payload: [UInt8] = [indicator, start | last | header & 0x1F]
+            payload.reserveCapacity(2 + end - offset)
+            payload += unit[offset ..< end]
+            payloads.append(payload)
             offset = end
         }
     }

@@ -110,8 +110,13 @@ public struct RTPPacket: Sendable, Equatable {
     }
 
     /// The packet as sent, in a new array.
-    public var serialized: [UInt8] {
+    public var serialized: [UInt8] { serialized(reserving: 0) }
+
+    /// The packet as sent, in a new array with room for `extra` bytes more (SRTP's tag, added in place).
+    public func serialized(reserving extra: Int) -> [UInt8] {
         var output: [UInt8] = []
+        output.reserveCapacity(Self.fixedHeaderSize + 4 * csrcs.count + (headerExtension.map { 4 + $0.data.count } ?? 0)
+                               + payload.count + paddingSize + extra)
         write(into: &output)
         return output
     }

@@ -1,5 +1,6 @@
 // RFC 3711 (SRTP and SRTCP) keyed by RFC 5764 §4.2: both directions of one DTLS-SRTP association, over libsrtp2.
 import CWebRTCCrypto
+import MediaFormats
 
 /// Protects what we send with our side's key and unprotects what the peer sends with its key. Owns two libsrtp
 /// sessions; `deinit` frees them.
@@ -56,6 +57,11 @@ public final class SRTPContext {
         try transform(packet, trailer: Self.rtpTrailer, function: "srtp_protect") { srtp_protect(outbound, $0, $1) }
     }
 
+    /// An SRTP packet for `packet`, serialized with room for the tag and protected in that one buffer.
+    public func protectRTP(_ packet: RTPPacket) throws(SRTPError) -> [UInt8] {
+        try protectRTP(packet.serialized(reserving: Self.rtpTrailer))
+    }
+
     /// The RTP packet inside the peer's SRTP packet, once its tag and index verify (RFC 3711 §3.3).
     public func unprotectRTP(_ packet: [UInt8]) throws(SRTPError) -> [UInt8] {
         try transform(packet, trailer: 0, function: "srtp_unprotect") { srtp_unprotect(inbound, $0, $1) }
@@ -71,12 +77,14 @@ public final class SRTPContext {
         try transform(packet, trailer: 0, function: "srtp_unprotect_rtcp") { srtp_unprotect_rtcp(inbound, $0, $1) }
     }
 
-    /// Runs one libsrtp transform in place on a copy with `trailer` spare bytes; its status is the one check.
-    private func transform(_ packet: [UInt8], trailer: Int, function: String,
+    /// Runs one libsrtp transform in place, `trailer` spare bytes added (within the array's capacity when it has room,
+    /// so a packet serialized with that room is not copied); its status is the one check.
+    private func transform(_ packet: consuming [UInt8], trailer: Int, function: String,
                            _ call: (UnsafeMutableRawPointer, UnsafeMutablePointer<Int32>) -> srtp_err_status_t) throws(SRTPError) -> [UInt8] {
         guard packet.count <= Self.largestPacket else { throw .packetTooLarge(length: packet.count, limit: Self.largestPacket) }
-        var buffer = packet + [UInt8](repeating: 0, count: trailer)
         var length = Int32(packet.count)
+        var buffer = packet
+        buffer.append(contentsOf: repeatElement(0, count: trailer))
         let status = buffer.withUnsafeMutableBytes { bytes in
             // An empty packet still needs an address: libsrtp refuses it by its length.
             guard let base = bytes.baseAddress else { return srtp_err_status_bad_param }

@@ -96,7 +96,7 @@ struct RTPNackSchedulerTests {
 @Suite("RTP packet history")
 struct RTPPacketHistoryTests {
     @Test func answersWhatItHoldsAndForgetsWhatWasOverwritten() {
-        var history = RTPPacketHistory(capacity: 4)
+        var history = RTPPacketHistory<[UInt8]>(capacity: 4)
         for number in [65_534, 65_535, 0, 1, 2] as [UInt16] { history.record(number, [UInt8(truncatingIfNeeded: number)]) }
         // 65,534 and 2 share a slot: the newer one holds it.
         #expect(history.packet(65_534) == nil)

@@ -1,4 +1,5 @@
 import Testing
+import MediaFormats
 import WebRTC
 
 @Suite("SRTP keyed by DTLS")
@@ -72,6 +73,8 @@ struct SRTPContextTests {
         let packet = Self.rtp(sequence: 42)
         let first = try client.protectRTP(packet)
         #expect(try client.protectRTP(packet) == first)
+        // A packet protected as it is serialized (in one buffer with room for the tag) is the same SRTP packet.
+        #expect(try client.protectRTP(try RTPPacket(parsing: packet)) == first)
     }
 
     @Test(arguments: [SRTPProtectionProfile.aes128CmHmacSha1_80, .aeadAes128Gcm])
