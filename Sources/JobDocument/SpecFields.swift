@@ -33,52 +33,49 @@ struct Fields {
     }
 
     mutating func bool(_ key: String, into validator: inout SpecValidator) -> Bool? {
-        switch take(key) {
-        case nil: return nil
-        case let .bool(value)?: return value
-        case let other?:
-            validator.problem(keyPath(key), "must be true or false, got \(other.typeName)")
-            return nil
-        }
+        typed(key, "true or false", into: &validator) { if case let .bool(value) = $0 { value } else { nil } }
     }
 
     /// A finite number inside the limit's range (`-0` counts as 0).
     mutating func number(_ limit: NumberLimit, into validator: inout SpecValidator) -> Double? {
-        let key = limit.key
-        switch take(key) {
-        case nil: return nil
-        case let .number(value)?:
-            guard value.isFinite, limit.range.contains(value) else {
-                validator.problem(keyPath(key), "must be \(limit.rangeText), got \(JobLimits.format(value))")
-                return nil
-            }
-            return value == 0 ? 0 : value
-        case let other?:
-            validator.problem(keyPath(key), "must be a number, got \(other.typeName)")
+        guard let value = numberValue(limit.key, kind: "a number", into: &validator) else { return nil }
+        guard value.isFinite, limit.range.contains(value) else {
+            validator.problem(keyPath(limit.key), "must be \(limit.rangeText), got \(JobLimits.format(value))")
             return nil
         }
+        return value == 0 ? 0 : value
     }
 
     /// A whole number inside the limit's range; the conversion to `Int` happens only after the range check.
     mutating func integer(_ limit: NumberLimit, into validator: inout SpecValidator) -> Int? {
-        let key = limit.key
-        switch take(key) {
-        case nil: return nil
-        case let .number(value)?:
-            guard value.isFinite, value.rounded() == value, limit.range.contains(value) else {
-                validator.problem(keyPath(key), "must be a whole number \(limit.rangeText), got \(JobLimits.format(value))")
-                return nil
-            }
-            let whole = Int(value)
-            if limit.isEven, whole % 2 != 0 {
-                validator.problem(keyPath(key), "must be even, got \(whole)")
-                return nil
-            }
-            return whole
-        case let other?:
-            validator.problem(keyPath(key), "must be a whole number, got \(other.typeName)")
+        guard let value = numberValue(limit.key, kind: "a whole number", into: &validator) else { return nil }
+        guard value.isFinite, value.rounded() == value, limit.range.contains(value) else {
+            validator.problem(keyPath(limit.key), "must be a whole number \(limit.rangeText), got \(JobLimits.format(value))")
             return nil
         }
+        let whole = Int(value)
+        if limit.isEven, whole % 2 != 0 {
+            validator.problem(keyPath(limit.key), "must be even, got \(whole)")
+            return nil
+        }
+        return whole
+    }
+
+    /// The JSON number under `key`; any other type is a problem saying it must be `kind`.
+    private mutating func numberValue(_ key: String, kind: String, into validator: inout SpecValidator) -> Double? {
+        typed(key, kind, into: &validator) { if case let .number(value) = $0 { value } else { nil } }
+    }
+
+    /// The value under `key` as `extract` reads it; a value of another type is a problem saying it must be `kind`.
+    private mutating func typed<T>(
+        _ key: String, _ kind: String, into validator: inout SpecValidator, _ extract: (JSONValue) -> T?
+    ) -> T? {
+        guard let value = take(key) else { return nil }
+        guard let typed = extract(value) else {
+            validator.problem(keyPath(key), "must be \(kind), got \(value.typeName)")
+            return nil
+        }
+        return typed
     }
 
     mutating func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type, into validator: inout SpecValidator) -> T? where T.RawValue == String {

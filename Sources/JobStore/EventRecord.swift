@@ -47,7 +47,7 @@ public struct EventKind: RawRepresentable, Codable, Hashable, Sendable, Expressi
 }
 
 /// One row of `job_events`.
-public struct EventRecord: Codable, Equatable, Sendable, FetchableRecord {
+public struct EventRecord: Codable, Equatable, Sendable, TimestampedRecord {
     /// Increasing id: the order events happened in.
     public var id: Int64
     /// The job the event belongs to.
@@ -83,11 +83,6 @@ public struct EventRecord: Codable, Equatable, Sendable, FetchableRecord {
     /// - Parameter worker: the worker's id; nil for a store used without one.
     public static func newID(worker: String?) -> String {
         "\(worker ?? "sluice")/\(UUID().uuidString.lowercased())"
-    }
-
-    /// Time columns are ISO-8601 text.
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
-        Timestamp.decodingStrategy
     }
 
     /// Decodes `data` as `type`; nil when the event has no data.

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// A job as stored in `jobs`: its state, attempts, timestamps, error and latest progress.
-public struct JobRecord: Codable, Equatable, Sendable, FetchableRecord {
+public struct JobRecord: Codable, Equatable, Sendable, TimestampedRecord {
     /// The idempotency key from the spec.
     public var id: String
     /// Where the job is in its life.
@@ -70,11 +70,6 @@ public struct JobRecord: Codable, Equatable, Sendable, FetchableRecord {
         case dtsRepairs = "dts_repairs"
         case takeovers
         case lastGapSeconds = "last_gap_s"
-    }
-
-    /// Time columns are ISO-8601 text.
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
-        Timestamp.decodingStrategy
     }
 
     /// How long the latest attempt ran, for listings; nil until the job has both started and finished.

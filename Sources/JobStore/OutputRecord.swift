@@ -21,7 +21,7 @@ public enum OutputState: String, CaseIterable, Codable, Hashable, Sendable, Data
 }
 
 /// One output of a job as stored in `job_outputs`.
-public struct OutputRecord: Codable, Equatable, Sendable, FetchableRecord {
+public struct OutputRecord: Codable, Equatable, Sendable, TimestampedRecord {
     /// The job this output belongs to.
     public var jobID: String
     /// Position in the spec's `outputs` array, from 0.
@@ -72,11 +72,6 @@ public struct OutputRecord: Codable, Equatable, Sendable, FetchableRecord {
         case srtPacketsLost = "srt_packets_lost"
         case srtPacketsRetransmitted = "srt_packets_retransmitted"
         case srtPacketsDropped = "srt_packets_dropped"
-    }
-
-    /// Time columns are ISO-8601 text.
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
-        Timestamp.decodingStrategy
     }
 }
 

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// A progress sample of a job at one time, kept for charts.
-public struct ProgressSample: Codable, Equatable, Sendable, FetchableRecord {
+public struct ProgressSample: Codable, Equatable, Sendable, TimestampedRecord {
     /// The job sampled.
     public var jobID: String
     /// When the sample was taken.
@@ -26,10 +26,5 @@ public struct ProgressSample: Codable, Equatable, Sendable, FetchableRecord {
         case mediaTimeSeconds = "media_time_s"
         case bytesOut = "bytes_out"
         case bitrateKbps = "bitrate_kbps"
-    }
-
-    /// Time columns are ISO-8601 text.
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
-        Timestamp.decodingStrategy
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// One segment of a segmented recording as stored in `segments`.
-public struct SegmentRecord: Codable, Equatable, Sendable, FetchableRecord {
+public struct SegmentRecord: Codable, Equatable, Sendable, TimestampedRecord {
     public var jobID: String
     /// The output's position in the spec.
     public var index: Int
@@ -28,11 +28,6 @@ public struct SegmentRecord: Codable, Equatable, Sendable, FetchableRecord {
         case durationSeconds = "duration_s"
         case closedAt = "closed_at"
         case removedAt = "removed_at"
-    }
-
-    /// Time columns are ISO-8601 text.
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
-        Timestamp.decodingStrategy
     }
 }
 

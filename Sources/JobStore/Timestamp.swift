@@ -99,3 +99,13 @@ extension Timestamp {
         String.fromDatabaseValue(value).flatMap(Timestamp.parse)
     }
 }
+
+/// A stored record whose time columns are `Timestamp` text: it decodes them with `Timestamp.decodingStrategy`.
+public protocol TimestampedRecord: FetchableRecord {}
+
+extension TimestampedRecord {
+    /// Time columns are ISO-8601 text.
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+        Timestamp.decodingStrategy
+    }
+}

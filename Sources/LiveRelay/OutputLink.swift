@@ -61,3 +61,23 @@ final class OutputLink {
         progress.status = .connecting
     }
 }
+
+/// An output the session connects, and connects again after a loss: an RTMP `OutputLink` or an `SRTOutputLink`.
+protocol NetworkOutputLink: AnyObject {
+    /// Bumped per connection: events of an abandoned connection are ignored.
+    var generation: Int { get set }
+    var ready: Bool { get set }
+}
+
+extension NetworkOutputLink {
+    /// A new connection: the last one's events are ignored from now on and the output waits until it is ready.
+    /// Returns the new connection's generation.
+    func beginConnection() -> Int {
+        generation += 1
+        ready = false
+        return generation
+    }
+}
+
+extension OutputLink: NetworkOutputLink {}
+extension SRTOutputLink: NetworkOutputLink {}

@@ -28,12 +28,8 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
     private var outbound: ByteBuffer?
     private var batch: [Message] = []
     private var batchBytes = 0
-    /// Bytes read since the last read burst ended (what the pacer decides on).
-    private var burstBytes = 0
-    /// Where a playing pull waits between read bursts (`ReadPacer`); nil reads as data arrives.
-    var pacer: ReadPacer?
-    /// The pull is playing and its reads are paced (automatic reading off).
-    private var pacing = false
+    /// A playing pull's read pacing (`ReadPacer`).
+    var pacedReads = PacedReads()
     private var closedReported = false
     /// Connect failures are reported by the connect future; only a connection that was up reports its close.
     private var wasActive = false
@@ -65,7 +61,7 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
         guard !protocolFailed else { return }
         let buffer = unwrapInboundIn(data)
         batchBytes += buffer.readableBytes
-        burstBytes += buffer.readableBytes
+        pacedReads.read(buffer.readableBytes)
         let actions: [ClientAction]
         do {
             actions = try buffer.withUnsafeReadableBytes { try connection.receive($0) }
@@ -82,7 +78,7 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
                 outbound?.writeBytes(bytes)
             case .ready:
                 deliverBatch()
-                startPacing(context)
+                pacedReads.start(context.channel)
                 onEvent(.ready)
             case let .media(message): batch.append(message)
             case let .refused(code, description):
@@ -100,32 +96,8 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
             context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
         }
         deliverBatch()
-        let burst = burstBytes
-        burstBytes = 0
-        if pacing, let pacer {
-            if burst >= ReadPacer.immediateBurstBytes, pacer.readsAtOnce { context.read() } else { pacer.wait(self) }
-        }
+        pacedReads.burstEnded(self, context: context)
         context.fireChannelReadComplete()
-    }
-
-    /// A playing pull with a pacer reads only when asked: after each read burst, at its pacer's next tick.
-    private func startPacing(_ context: ChannelHandlerContext) {
-        guard let readPacer = pacer, !pacing, let options = context.channel.syncOptions else { return }
-        do {
-            try options.setOption(.autoRead, value: false)
-            pacing = true
-            readPacer.join()
-        } catch {
-            // Reading as data arrives is what the connection did so far: it goes on so.
-            pacer = nil
-        }
-    }
-
-    /// A closed pull leaves its pacer (once).
-    private func stopPacing() {
-        guard pacing else { return }
-        pacing = false
-        pacer?.leave(self)
     }
 
     /// The pacer's tick: read what arrived since the last burst.
@@ -148,14 +120,14 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        stopPacing()
+        pacedReads.stop(self)
         deliverBatch()
         reportClosed()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        stopPacing()
+        pacedReads.stop(self)
         reportClosed()
         self.context = nil
     }

@@ -25,11 +25,8 @@ final class RTSPClientHandler: ChannelInboundHandler, PacedReader {
     private var closedReported = false
     private var failure: String?
     private(set) var context: ChannelHandlerContext?
-    /// Where a playing camera's reads wait between bursts; nil reads as data arrives.
-    var pacer: ReadPacer?
-    private var pacing = false
-    /// Bytes read since the last burst ended (what the pacer decides on).
-    private var burstBytes = 0
+    /// A playing camera's read pacing (`ReadPacer`).
+    var pacedReads = PacedReads()
 
     init(onEvent: @escaping (RTSPConnectionEvent) -> Void) {
         self.onEvent = onEvent
@@ -47,39 +44,18 @@ final class RTSPClientHandler: ChannelInboundHandler, PacedReader {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
-        burstBytes += buffer.readableBytes
+        pacedReads.read(buffer.readableBytes)
         onEvent(.received(buffer.readBytes(length: buffer.readableBytes) ?? []))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
         onEvent(.readComplete)
-        let burst = burstBytes
-        burstBytes = 0
-        if pacing, let pacer {
-            if burst >= ReadPacer.immediateBurstBytes, pacer.readsAtOnce { context.read() } else { pacer.wait(self) }
-        }
+        pacedReads.burstEnded(self, context: context)
         context.fireChannelReadComplete()
     }
 
     /// The camera plays: from now on the connection reads only when asked, after each burst at the pacer's next tick.
-    func startPacing() {
-        guard let readPacer = pacer, !pacing, let options = context?.channel.syncOptions else { return }
-        do {
-            try options.setOption(.autoRead, value: false)
-            pacing = true
-            readPacer.join()
-        } catch {
-            // Reading as data arrives is what the connection did so far: it goes on so.
-            pacer = nil
-        }
-    }
-
-    /// A closed connection leaves its pacer (once).
-    private func stopPacing() {
-        guard pacing else { return }
-        pacing = false
-        pacer?.leave(self)
-    }
+    func startPacing() { pacedReads.start(context?.channel) }
 
     /// The pacer's tick: read what arrived since the last burst.
     func resumeReading() {
@@ -92,13 +68,13 @@ final class RTSPClientHandler: ChannelInboundHandler, PacedReader {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        stopPacing()
+        pacedReads.stop(self)
         reportClosed()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        stopPacing()
+        pacedReads.stop(self)
         reportClosed()
         self.context = nil
     }

@@ -91,3 +91,45 @@ final class ReadPacer {
         tick()
     }
 }
+
+/// One connection's side of the pacing, shared by the RTMP and RTSP pull handlers: its pacer, whether its reads are
+/// paced yet, and the size of its current read burst. Touched on the connection's event loop only.
+struct PacedReads {
+    /// Where a playing pull waits between read bursts; nil reads as data arrives.
+    var pacer: ReadPacer?
+    /// The pull is playing and its reads are paced (automatic reading off).
+    private var pacing = false
+    /// Bytes read since the last read burst ended (what the pacer decides on).
+    private var burstBytes = 0
+
+    /// Counts a read into the current burst.
+    mutating func read(_ bytes: Int) { burstBytes += bytes }
+
+    /// A playing pull with a pacer reads only when asked: after each read burst, at its pacer's next tick.
+    mutating func start(_ channel: (any Channel)?) {
+        guard let readPacer = pacer, !pacing, let options = channel?.syncOptions else { return }
+        do {
+            try options.setOption(.autoRead, value: false)
+            pacing = true
+            readPacer.join()
+        } catch {
+            // Reading as data arrives is what the connection did so far: it goes on so.
+            pacer = nil
+        }
+    }
+
+    /// A closed connection leaves its pacer (once).
+    mutating func stop(_ reader: any PacedReader) {
+        guard pacing else { return }
+        pacing = false
+        pacer?.leave(reader)
+    }
+
+    /// A read burst ended: a paced pull reads again at once after a large burst, else at its pacer's next tick.
+    mutating func burstEnded(_ reader: any PacedReader, context: ChannelHandlerContext) {
+        let burst = burstBytes
+        burstBytes = 0
+        guard pacing, let pacer else { return }
+        if burst >= ReadPacer.immediateBurstBytes, pacer.readsAtOnce { context.read() } else { pacer.wait(reader) }
+    }
+}

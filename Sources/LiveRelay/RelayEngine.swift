@@ -205,31 +205,16 @@ public final class RelayEngine: JobEngine {
         runs.add(1, ordering: .relaxed)
         loop.execute { [self, outputs, files, srt, whep] in
             if case let .listen(input) = source {
-                switch ingest.register(input, session: session) {
-                case let .success(route): session.source.publisher.route = route
-                case let .failure(error):
-                    session.begin(outputs: [])
-                    session.fail(error)
-                    return
-                }
+                guard let route = session.registered(ingest.register(input, session: session)) else { return }
+                session.source.publisher.route = route
             }
             if case let .whipListen(input) = source {
-                switch whip.register(input, token: options.inputToken, session: session) {
-                case let .success(route): session.source.whip.route = route
-                case let .failure(error):
-                    session.begin(outputs: [])
-                    session.fail(error)
-                    return
-                }
+                guard let route = session.registered(whip.register(input, token: options.inputToken, session: session)) else { return }
+                session.source.whip.route = route
             }
             if case let .srtListen(input) = source {
-                switch srtIngest.register(input, session: session) {
-                case let .success(route): session.source.srt.route = route
-                case let .failure(error):
-                    session.begin(outputs: [])
-                    session.fail(error)
-                    return
-                }
+                guard let route = session.registered(srtIngest.register(input, session: session)) else { return }
+                session.source.srt.route = route
             }
             session.begin(outputs: outputs, files: files, srt: srt, whep: whep)
         }

@@ -208,23 +208,24 @@ extension RelaySession {
     /// "hvc1 (HEVC)", "H.264 (legacy FLV)".
     static func name(_ codec: FLVVideoCodec) -> String {
         switch codec {
-        case let .fourCC(fourCC):
-            let names: [FLVVideoFourCC: String] = [.avc1: "H.264", .hvc1: "HEVC", .av01: "AV1", .vp09: "VP9", .vp08: "VP8", .vvc1: "VVC"]
-            return "\(fourCC) (\(names[fourCC] ?? "?"))"
-        case .legacy(.avc): return "H.264 (legacy FLV)"
-        case let .legacy(id): return "FLV codec \(id)"
+        case let .fourCC(fourCC): name(fourCC, [.avc1: "H.264", .hvc1: "HEVC", .av01: "AV1", .vp09: "VP9", .vp08: "VP8", .vvc1: "VVC"])
+        case .legacy(.avc): "H.264 (legacy FLV)"
+        case let .legacy(id): "FLV codec \(id)"
         }
     }
 
     /// "Opus (Opus)", "AAC (legacy FLV)".
     static func name(_ codec: FLVAudioCodec) -> String {
         switch codec {
-        case let .fourCC(fourCC):
-            let names: [FLVAudioFourCC: String] = [.opus: "Opus", .mp4a: "AAC", .ac3: "AC-3", .ec3: "E-AC-3", .flac: "FLAC", .mp3: "MP3"]
-            return "\(fourCC) (\(names[fourCC] ?? "?"))"
-        case .legacy(.aac): return "AAC (legacy FLV)"
-        case let .legacy(format): return "FLV sound format \(format)"
+        case let .fourCC(fourCC): name(fourCC, [.opus: "Opus", .mp4a: "AAC", .ac3: "AC-3", .ec3: "E-AC-3", .flac: "FLAC", .mp3: "MP3"])
+        case .legacy(.aac): "AAC (legacy FLV)"
+        case let .legacy(format): "FLV sound format \(format)"
         }
+    }
+
+    /// A FourCC with the codec's common name from `names`.
+    private static func name<FourCC: Hashable & CustomStringConvertible>(_ fourCC: FourCC, _ names: [FourCC: String]) -> String {
+        "\(fourCC) (\(names[fourCC] ?? "?"))"
     }
 
     /// What a server announced, for a message: its FourCCs (info maps first) or "no codecs".

@@ -99,9 +99,7 @@ extension RelaySession {
 
     func connect(_ output: OutputLink) {
         guard !end.begun else { return }
-        output.generation += 1
-        let generation = output.generation
-        output.ready = false
+        let generation = output.beginConnection()
         core.outputGone(output.index)
         output.checkedCodecs = []
         let endpoint = output.endpoint

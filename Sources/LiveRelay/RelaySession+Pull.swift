@@ -81,7 +81,7 @@ extension RelaySession {
         let generation = beginPullConnection()
         let connection = ClientConnection(mode: .play, app: endpoint.app, tcURL: endpoint.tcURL, streamKey: endpoint.streamKey, limits: limits)
         let handler = RTMPClientHandler(connection: connection) { [self] event in sourceEvent(generation, event) }
-        handler.pacer = engine.readPacers?.on(loop).value
+        handler.pacedReads.pacer = engine.readPacers?.on(loop).value
         source.pull.handler = handler
         open(endpoint, handler: handler).whenFailure { [self] error in
             if generation == source.pull.generation { source.pull.lastError = describeNetworkError(error) }

@@ -86,7 +86,7 @@ extension RelaySession {
         let nonce = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
         source.rtsp.connection = RTSPClientConnection(configuration: .init(url: url, transport: transport, userAgent: "Sluice", clientNonce: nonce))
         let handler = RTSPClientHandler { [self] event in rtspEvent(generation, event) }
-        handler.pacer = engine.readPacers?.on(loop).value
+        handler.pacedReads.pacer = engine.readPacers?.on(loop).value
         source.rtsp.handler = handler
         open(host: url.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: url.port, secure: url.scheme == "rtsps", handler: handler)
             .whenComplete { [self] result in

@@ -310,6 +310,18 @@ final class RelaySession: @unchecked Sendable {
         finish(.failure(error))
     }
 
+    /// A listening source's route; when its port refused the job, the job ends before it began (no outputs opened).
+    func registered<Route>(_ registration: Result<Route, MediaJobError>) -> Route? {
+        switch registration {
+        case let .success(route):
+            return route
+        case let .failure(error):
+            begin(outputs: [])
+            fail(error)
+            return nil
+        }
+    }
+
     /// A publisher asked for this job's port but another application or key.
     func recordRefusal(_ refusal: PublisherRefusal) {
         input.refusals.append(refusal)

@@ -86,9 +86,7 @@ extension RelaySession {
 
     func connect(_ output: SRTOutputLink) {
         guard !end.begun else { return }
-        output.generation += 1
-        let generation = output.generation
-        output.ready = false
+        let generation = output.beginConnection()
         core.outputGone(output.index)
         output.edge = FLVToTSConverter(expectsVideo: output.hasVideo, expectsAudio: output.hasAudio)
         output.pending.removeAll()

@@ -21,9 +21,7 @@ extension Array where Element == UInt8 {
     @inlinable @inline(__always)
     public mutating func appendUInt32(_ value: UInt32) {
         append(UInt8(truncatingIfNeeded: value >> 24))
-        append(UInt8(truncatingIfNeeded: value >> 16))
-        append(UInt8(truncatingIfNeeded: value >> 8))
-        append(UInt8(truncatingIfNeeded: value))
+        appendUInt24(value)
     }
 
     @inlinable @inline(__always)

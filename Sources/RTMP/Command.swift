@@ -73,17 +73,13 @@ public struct Command: Sendable, Equatable {
 enum AMF0Encoding {
     static func append(_ value: AMF0Value, into out: inout [UInt8]) {
         switch value {
-        case let .string(text) where text.utf8.count > AMF0Limits.maxStringLength:
+        case let .string(text) where text.utf8.count > AMF0Limits.maxStringLength, let .longString(text):
             out.append(AMF0Marker.longString)
             out.appendUInt32(UInt32(truncatingIfNeeded: text.utf8.count))
             out.append(contentsOf: text.utf8)
         case let .string(text):
             out.append(AMF0Marker.string)
             appendKey(text, into: &out)
-        case let .longString(text):
-            out.append(AMF0Marker.longString)
-            out.appendUInt32(UInt32(truncatingIfNeeded: text.utf8.count))
-            out.append(contentsOf: text.utf8)
         case let .object(properties):
             out.append(AMF0Marker.object)
             appendProperties(properties, into: &out)

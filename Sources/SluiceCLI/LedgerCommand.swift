@@ -20,32 +20,23 @@ struct LedgerCommand: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var broker: BrokerOptions
-
-    @Option(name: .customLong("log-format"), help: ArgumentHelp("text or json (env SLUICE_LOG_FORMAT).", valueName: "format"))
-    var logFormat: String = ProcessInfo.processInfo.environment["SLUICE_LOG_FORMAT"] ?? "text"
+    @OptionGroup var service: ServiceOptions
 
     @Option(name: .customLong("http"), help: ArgumentHelp("Serve /healthz and the admin page on HOST:PORT; off when empty (env SLUICE_HTTP).", valueName: "host:port"))
     var http: String = ProcessInfo.processInfo.environment["SLUICE_HTTP"] ?? ""
 
-    @Option(name: .customLong("heartbeat-s"), help: ArgumentHelp("AMQP heartbeat in seconds (env SLUICE_HEARTBEAT_S).", valueName: "s"))
-    var heartbeatSeconds: Int = Int(ProcessInfo.processInfo.environment["SLUICE_HEARTBEAT_S"] ?? "") ?? 10
-
     func validate() throws {
-        guard WorkerLog.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format is text or json") }
         guard http.isEmpty || ListenAddress(parsing: http) != nil else { throw ValidationError("--http must be HOST:PORT, got \(http)") }
-        guard (0...3600).contains(heartbeatSeconds) else { throw ValidationError("--heartbeat-s must be 0…3600") }
     }
 
     func run() throws {
-        let format = WorkerLog.Format(rawValue: logFormat) ?? .text
-        WorkerLog.bootstrapLoggingSystem(format: format)
-        let log = WorkerLog(format: format, workerID: "ledger")
+        let log = service.startLogging(as: "ledger")
         var brokerConfiguration = try broker.configuration()
         brokerConfiguration.consumedQueue = .ledger
         brokerConfiguration.consumesControl = false
         // Events are small and independent: a deeper prefetch keeps the ledger up with a large fleet.
         brokerConfiguration.prefetch = 50
-        brokerConfiguration.heartbeatSeconds = heartbeatSeconds
+        brokerConfiguration.heartbeatSeconds = service.heartbeatSeconds
         brokerConfiguration.connectionName = "sluice-ledger"
         let connection = BrokerConnection(configuration: brokerConfiguration, logger: { log($0) })
         let store = try database.open()

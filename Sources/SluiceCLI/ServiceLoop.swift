@@ -48,3 +48,24 @@ enum ServiceLoop {
         }
     }
 }
+
+/// The options `sluice worker` and `sluice ledger` share: how they log, and their broker connection's heartbeat.
+struct ServiceOptions: ParsableArguments {
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("text or json (env SLUICE_LOG_FORMAT).", valueName: "format"))
+    var logFormat: String = ProcessInfo.processInfo.environment["SLUICE_LOG_FORMAT"] ?? "text"
+
+    @Option(name: .customLong("heartbeat-s"), help: ArgumentHelp("AMQP heartbeat in seconds (env SLUICE_HEARTBEAT_S).", valueName: "s"))
+    var heartbeatSeconds: Int = Int(ProcessInfo.processInfo.environment["SLUICE_HEARTBEAT_S"] ?? "") ?? 10
+
+    func validate() throws {
+        guard WorkerLog.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format is text or json") }
+        guard (0...3600).contains(heartbeatSeconds) else { throw ValidationError("--heartbeat-s must be 0…3600") }
+    }
+
+    /// Sets up the process's logging in the chosen format; the log names `workerID` on every line.
+    func startLogging(as workerID: String) -> WorkerLog {
+        let format = WorkerLog.Format(rawValue: logFormat) ?? .text
+        WorkerLog.bootstrapLoggingSystem(format: format)
+        return WorkerLog(format: format, workerID: workerID)
+    }
+}

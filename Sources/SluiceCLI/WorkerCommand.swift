@@ -78,6 +78,7 @@ struct WorkerCommand: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var broker: BrokerOptions
+    @OptionGroup var service: ServiceOptions
 
     @Option(name: [.customLong("batch-slots"), .customLong("concurrency")],
             help: ArgumentHelp("Batch jobs (file input) run at once; --concurrency is its older name; 0 runs none (env SLUICE_BATCH_SLOTS, or SLUICE_CONCURRENCY).", valueName: "n"))
@@ -102,9 +103,6 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("grace-s"), help: ArgumentHelp("Seconds running jobs may finish after SIGTERM (env SLUICE_GRACE_S).", valueName: "s"))
     var graceSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_GRACE_S"] ?? "") ?? 30
 
-    @Option(name: .customLong("heartbeat-s"), help: ArgumentHelp("AMQP heartbeat in seconds (env SLUICE_HEARTBEAT_S).", valueName: "s"))
-    var heartbeatSeconds: Int = Int(ProcessInfo.processInfo.environment["SLUICE_HEARTBEAT_S"] ?? "") ?? 10
-
     @Option(name: .customLong("lease-orphan-s"), help: ArgumentHelp("TTL of a lease's claim: once the broker drops a worker's connection (kill -9, crash), its jobs are taken over within this long of their last renewal (every third of it); a worker that lost the broker keeps its jobs this long at most, one cut off from it its heartbeat timeout (env SLUICE_LEASE_ORPHAN_S).", valueName: "s"))
     var leaseOrphanSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_LEASE_ORPHAN_S"] ?? "") ?? 3
 
@@ -116,9 +114,6 @@ struct WorkerCommand: ParsableCommand {
 
     @Option(name: .customLong("progress-s"), help: ArgumentHelp("Seconds between job.progress events (env SLUICE_PROGRESS_S).", valueName: "s"))
     var progressSeconds: Double = Double(ProcessInfo.processInfo.environment["SLUICE_PROGRESS_S"] ?? "") ?? 5
-
-    @Option(name: .customLong("log-format"), help: ArgumentHelp("text or json (env SLUICE_LOG_FORMAT).", valueName: "format"))
-    var logFormat: String = ProcessInfo.processInfo.environment["SLUICE_LOG_FORMAT"] ?? "text"
 
     @Option(name: .customLong("http"), help: ArgumentHelp("Serve /metrics, /healthz and the admin page on HOST:PORT; off when empty (env SLUICE_HTTP).", valueName: "host:port"))
     var http: String = ProcessInfo.processInfo.environment["SLUICE_HTTP"] ?? ""
@@ -136,14 +131,12 @@ struct WorkerCommand: ParsableCommand {
         }
         guard graceSeconds >= 0, graceSeconds <= 86_400 else { throw ValidationError("--grace-s must be 0…86400") }
         guard leaseOrphanSeconds >= 2, leaseOrphanSeconds <= 600 else { throw ValidationError("--lease-orphan-s must be 2…600") }
-        guard (0...3600).contains(heartbeatSeconds) else { throw ValidationError("--heartbeat-s must be 0…3600") }
         guard retryDelaySeconds > 0, retryDelaySeconds <= 300 else { throw ValidationError("--retry-delay-s must be in (0, 300]") }
         guard progressSeconds > 0 else { throw ValidationError("--progress-s must be positive") }
         // At least an hour: a writer that is alive touches its part far more often than that.
         guard stalePartAgeSeconds >= 3600, stalePartAgeSeconds <= 31_536_000 else {
             throw ValidationError("--stale-part-age-s must be 3600…31536000")
         }
-        guard WorkerLog.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format is text or json") }
         guard http.isEmpty || ListenAddress(parsing: http) != nil else { throw ValidationError("--http must be HOST:PORT, got \(http)") }
         guard JobSpec.isValidID(workerID) else {
             throw ValidationError("--worker-id must match \(JobSpec.idPattern)")
@@ -168,13 +161,11 @@ struct WorkerCommand: ParsableCommand {
     static let watchdogMargin = Duration.seconds(5)
 
     func run() throws {
-        let format = WorkerLog.Format(rawValue: logFormat) ?? .text
-        WorkerLog.bootstrapLoggingSystem(format: format)
-        let log = WorkerLog(format: format, workerID: workerID)
+        let log = service.startLogging(as: workerID)
         var brokerConfiguration = try broker.configuration()
         // The intake (sluice.jobs) is only triaged into the class queues: a few in flight keep it moving.
         brokerConfiguration.prefetch = 16
-        brokerConfiguration.heartbeatSeconds = heartbeatSeconds
+        brokerConfiguration.heartbeatSeconds = service.heartbeatSeconds
         brokerConfiguration.leaseTiming = LeaseTiming(orphanAfter: .milliseconds(Int64(leaseOrphanSeconds * 1000)))
         brokerConfiguration.connectionName = "sluice-worker \(workerID)"
         let store = try database.open()

@@ -109,3 +109,12 @@ final class AudioEncodeChain {
         output.append(media)
     }
 }
+
+extension AudioEncodeChain: EncodeChain {
+    static var kind: String { "audio" }
+
+    /// An audio frame's length is its sample count: the decoder's duration is not needed.
+    func take(_ frame: UnsafeMutablePointer<AVFrame>, time: Int64?, duration _: Int64?, into output: inout [MediaPacket]) throws {
+        try take(frame, time: time, into: &output)
+    }
+}

@@ -38,8 +38,8 @@ extension CodecSession {
     }
 
     /// One packet of an encoded stream through its transcoder: a packet per rendition it completes.
-    func transcode<Transcoder: StreamTranscoder>(_ packet: DemuxedPacket, with transcoder: Transcoder) throws -> [MediaPacket] {
-        try encoding(Transcoder.self, transcoder.stream) { try transcoder.push(packet) }
+    func transcode<Chain>(_ packet: DemuxedPacket, with transcoder: StreamTranscoder<Chain>) throws -> [MediaPacket] {
+        try encoding(StreamTranscoder<Chain>.self, transcoder.stream) { try transcoder.push(packet) }
     }
 
     /// End of input: drains both transcoders to the lanes, then whatever the interleavers still hold.
@@ -58,12 +58,12 @@ extension CodecSession {
     }
 
     /// Runs `body`, naming the stream's kind and index in the job's error when an encoder fails.
-    private func encoding<Transcoder: StreamTranscoder, Value>(_ kind: Transcoder.Type, _ stream: StreamInfo,
-                                                               _ body: () throws -> Value) throws -> Value {
+    private func encoding<Chain, Value>(_ kind: StreamTranscoder<Chain>.Type, _ stream: StreamInfo,
+                                        _ body: () throws -> Value) throws -> Value {
         do {
             return try body()
         } catch let error as EncodeError {
-            throw MediaJobError.encode(kind: Transcoder.kind, stream: stream.index, error)
+            throw MediaJobError.encode(kind: Chain.kind, stream: stream.index, error)
         }
     }
 }

@@ -58,15 +58,7 @@ final class PCMToAACEncoder: PCMAudioEncoding {
             if let base = bytes.bindMemory(to: UInt8.self).baseAddress { data.update(from: base, count: count * Int(channels) * 2) }
         }
         var packets: [MediaPacket] = []
-        do {
-            try chain.take(pointer, time: milliseconds * 1000, into: &packets)
-        } catch let error as EncodeError {
-            throw error
-        } catch let error as FFmpegError {
-            throw .ffmpeg(stage: "encoding AAC", error)
-        } catch {
-            throw .unsupportedSetting("encoding AAC failed: \(error)")
-        }
+        try asEncodeError(stage: "encoding AAC") { try chain.take(pointer, time: milliseconds * 1000, into: &packets) }
         return packets.map { ($0.dts / 1000, $0.data) }
     }
 }
@@ -112,18 +104,26 @@ final class OpusToAACTranscoder: OpusAudioTranscoding {
     func transcode(_ opus: [UInt8], milliseconds: Int64) throws(EncodeError) -> [(milliseconds: Int64, frame: [UInt8])] {
         guard !opus.isEmpty else { return [] }
         var packets: [MediaPacket] = []
-        do {
+        try asEncodeError(stage: "transcoding Opus to AAC") {
             corruptPackets += try decoder.decodeSkippingDamage(opus, milliseconds: milliseconds, packet: packet, frame: decoded) { frame in
                 try chain.take(frame, time: milliseconds * 1000, into: &packets)
             }
-        } catch let error as EncodeError {
-            throw error
-        } catch let error as FFmpegError {
-            throw .ffmpeg(stage: "transcoding Opus to AAC", error)
-        } catch {
-            throw .unsupportedSetting("transcoding Opus to AAC failed: \(error)")
         }
         return packets.map { ($0.dts / 1000, $0.data) }
+    }
+}
+
+/// Runs `body` with its errors as `EncodeError`: an encoder's own passed on, libav's named by `stage`, any other
+/// described.
+private func asEncodeError(stage: String, _ body: () throws -> Void) throws(EncodeError) {
+    do {
+        try body()
+    } catch let error as EncodeError {
+        throw error
+    } catch let error as FFmpegError {
+        throw .ffmpeg(stage: stage, error)
+    } catch {
+        throw .unsupportedSetting("\(stage) failed: \(error)")
     }
 }
 

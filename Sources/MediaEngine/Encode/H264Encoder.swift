@@ -17,7 +17,7 @@ final class H264Encoder {
     let size: PictureSize
     /// Frames per second; the encoder's time base is its inverse, so a picture's PTS is its slot number.
     let rate: AVRational
-    let timeBase: AVRational
+    var timeBase: AVRational { AVRational(num: rate.den, den: rate.num) }
 
     static let vaapiName = "h264_vaapi"
     static let softwareName = "libx264"
@@ -47,7 +47,6 @@ final class H264Encoder {
         pictureFormat = AV_PIX_FMT_YUV420P
         self.size = size
         self.rate = rate
-        timeBase = AVRational(num: rate.den, den: rate.num)
         frames = nil
         surface = nil
         var options = ["preset": "veryfast", "sc_threshold": "0"]
@@ -83,7 +82,6 @@ final class H264Encoder {
         pictureFormat = AV_PIX_FMT_NV12
         self.size = size
         self.rate = rate
-        timeBase = AVRational(num: rate.den, den: rate.num)
         self.frames = frames
         do {
             context = try CodecContext(codec: codec)

@@ -42,7 +42,7 @@ final class VideoEncodeChain {
             throw .unsupportedSetting("the input does not say its picture size: set video.width and video.height")
         }
         let size = PictureSize.target(input: PictureSize(width: stream.width, height: stream.height), width: settings.width, height: settings.height)
-        let rate = VideoTranscoder.outputRate(requested: settings.fps, input: stream.averageFrameRate)
+        let rate = Self.outputRate(requested: settings.fps, input: stream.averageFrameRate)
         let (encoder, selection) = try H264Encoder.open(settings: settings, size: size, rate: rate)
         self.encoder = encoder
         self.selection = selection
@@ -147,4 +147,21 @@ final class VideoEncodeChain {
         media.rendition = rendition
         output.append(media)
     }
+}
+
+extension VideoEncodeChain: EncodeChain {
+    static var kind: String { "video" }
+}
+
+extension VideoEncodeChain {
+    /// The output rate: the job's `fps`, else the input's average rate when it is plausible, else 25; as a
+    /// fraction (29.97 = 30000/1001).
+    static func outputRate(requested: Double?, input: Double?) -> AVRational {
+        // Containers with millisecond time bases sometimes report 1000 fps; that is no rate to encode at.
+        let plausible = input.flatMap { plausibleRates.contains($0) ? $0 : nil }
+        return av_d2q(requested ?? plausible ?? defaultRate, 1_001_000)
+    }
+
+    static let plausibleRates = 1.0...120.0
+    static let defaultRate = 25.0
 }

@@ -18,7 +18,7 @@ public struct AVCCConversion: Equatable, Sendable {
 
 /// Converts Annex B access units to AVCC samples (4-byte lengths): drops access unit delimiters, takes SPS and
 /// PPS out of the sample and keeps the latest of each id, from which it builds the configuration record.
-public struct AnnexBToAVCCConverter: Sendable {
+public struct AnnexBToAVCCConverter: AnnexBToLengthPrefixedConverter, Sendable {
     /// The record for the parameter sets seen so far (nalUnitLengthSize 4); nil until an SPS and a PPS are known.
     public private(set) var record: AVCDecoderConfigurationRecord?
     private var parameterSets = ParameterSetStore()
@@ -54,70 +54,28 @@ public struct AnnexBToAVCCConverter: Sendable {
         parameterSets = seededParameterSets
     }
 
-    /// Appends the AVCC form of one Annex B access unit to `output`.
-    ///
-    /// Hot path: one scan for start codes and one copy per NAL unit; parameter sets are compared, not re-parsed,
-    /// unless their bytes changed.
-    public mutating func convert(_ accessUnit: UnsafeRawBufferPointer, into output: inout [UInt8]) throws -> AVCCConversion {
-        // 4-byte lengths replace start codes of at least 3 bytes: one extra byte per NAL unit at most.
-        output.reserveAdditional(accessUnit.count + accessUnit.count / 64 + 16)
-        var isKeyframe = false
-        var changed = false
-        try AnnexB.forEachNALUnit(in: accessUnit) { range in
-            try take(UnsafeRawBufferPointer(rebasing: accessUnit[range]), isKeyframe: &isKeyframe, changed: &changed, into: &output)
-        }
-        return try finish(isKeyframe: isKeyframe, changed: changed)
-    }
-
-    /// `convert` for an access unit already split into NAL units (an RTP depacketizer's): no start codes to scan for.
-    public mutating func convert(nalUnits: [[UInt8]], into output: inout [UInt8]) throws -> AVCCConversion {
-        output.reserveAdditional(nalUnits.reduce(0) { $0 + $1.count + 4 })
-        var isKeyframe = false
-        var changed = false
-        for nalUnit in nalUnits where !nalUnit.isEmpty {
-            try nalUnit.withUnsafeBytes { try take($0, isKeyframe: &isKeyframe, changed: &changed, into: &output) }
-        }
-        return try finish(isKeyframe: isKeyframe, changed: changed)
-    }
-
-    /// One NAL unit: a parameter set kept, a delimiter dropped, anything else appended with its length.
-    private mutating func take(_ nalUnit: UnsafeRawBufferPointer, isKeyframe: inout Bool, changed: inout Bool, into output: inout [UInt8]) throws {
+    /// Classifies one NAL unit: a parameter set kept, a delimiter dropped, anything else written.
+    public mutating func classify(_ nalUnit: UnsafeRawBufferPointer) throws -> LengthPrefixedNALUnit {
         switch NALUnitType(rawValue: nalUnit[0] & 0x1F) {
-        case .accessUnitDelimiter:
-            return  // FLV and MP4 samples carry none (14496-15 §5.3.2)
-        case .sequenceParameterSet, .pictureParameterSet:
-            if try parameterSets.store(nalUnit) { changed = true }
-            return
-        case .codedSliceIDR:
-            isKeyframe = true
-        default:
-            break
+        case .accessUnitDelimiter: .leftOut(parameterSetChanged: false)  // FLV and MP4 samples carry none (14496-15 §5.3.2)
+        case .sequenceParameterSet, .pictureParameterSet: .leftOut(parameterSetChanged: try parameterSets.store(nalUnit))
+        case .codedSliceIDR: .written(isKeyframe: true)
+        default: .written(isKeyframe: false)
         }
-        output.appendUInt32(UInt32(truncatingIfNeeded: nalUnit.count))
-        output.appendRaw(nalUnit)
     }
 
-    /// The record rebuilt when a parameter set changed, and the access unit's flags.
-    private mutating func finish(isKeyframe: Bool, changed: Bool) throws -> AVCCConversion {
-        if changed && parameterSets.isComplete {
-            var rebuilt = try AVCDecoderConfigurationRecord(
-                sequenceParameterSets: parameterSets.orderedSequenceParameterSets,
-                pictureParameterSets: parameterSets.orderedPictureParameterSets,
-                nalUnitLengthSize: Self.nalUnitLengthSize
-            )
-            // SPS extensions are not tracked in-band; keep the seeded ones if the profile still carries a trailer.
-            if let seeded = record?.highProfileFields?.sequenceParameterSetExtensions, rebuilt.highProfileFields != nil {
-                rebuilt.highProfileFields?.sequenceParameterSetExtensions = seeded
-            }
-            record = rebuilt
+    /// The record rebuilt from the parameter sets held, once both kinds are known.
+    public mutating func parameterSetsChanged() throws {
+        guard parameterSets.isComplete else { return }
+        var rebuilt = try AVCDecoderConfigurationRecord(
+            sequenceParameterSets: parameterSets.orderedSequenceParameterSets,
+            pictureParameterSets: parameterSets.orderedPictureParameterSets,
+            nalUnitLengthSize: Self.nalUnitLengthSize
+        )
+        // SPS extensions are not tracked in-band; keep the seeded ones if the profile still carries a trailer.
+        if let seeded = record?.highProfileFields?.sequenceParameterSetExtensions, rebuilt.highProfileFields != nil {
+            rebuilt.highProfileFields?.sequenceParameterSetExtensions = seeded
         }
-        return AVCCConversion(isKeyframe: isKeyframe, parameterSetsChanged: changed)
-    }
-
-    /// `convert` for an array: returns the AVCC sample and the flags.
-    public mutating func convert(_ accessUnit: [UInt8]) throws -> (sample: [UInt8], conversion: AVCCConversion) {
-        var sample: [UInt8] = []
-        let conversion = try accessUnit.withUnsafeBytes { try convert($0, into: &sample) }
-        return (sample, conversion)
+        record = rebuilt
     }
 }

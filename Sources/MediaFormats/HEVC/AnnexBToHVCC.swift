@@ -3,7 +3,7 @@
 
 /// Converts Annex B access units to length-prefixed samples (4-byte lengths): drops access unit delimiters, takes
 /// VPS/SPS/PPS out of the sample and keeps the latest of each id, from which it builds the hvcC record.
-public struct AnnexBToHVCCConverter: Sendable {
+public struct AnnexBToHVCCConverter: AnnexBToLengthPrefixedConverter, Sendable {
     /// The record for the parameter sets seen so far (nalUnitLengthSize 4); nil until a VPS, SPS and PPS are known.
     public private(set) var record: HEVCDecoderConfigurationRecord?
     private var parameterSets = HEVCParameterSets()
@@ -39,49 +39,17 @@ public struct AnnexBToHVCCConverter: Sendable {
         parameterSets = seededParameterSets
     }
 
-    /// Appends the length-prefixed form of one Annex B access unit to `output`.
-    public mutating func convert(_ accessUnit: UnsafeRawBufferPointer, into output: inout [UInt8]) throws -> AVCCConversion {
-        // 4-byte lengths replace start codes of at least 3 bytes: one extra byte per NAL unit at most.
-        output.reserveAdditional(accessUnit.count + accessUnit.count / 64 + 16)
-        var isKeyframe = false
-        var changed = false
-        try AnnexB.forEachNALUnit(in: accessUnit) { range in
-            try take(UnsafeRawBufferPointer(rebasing: accessUnit[range]), isKeyframe: &isKeyframe, changed: &changed, into: &output)
-        }
-        if changed && parameterSets.isComplete { record = try makeRecord() }
-        return AVCCConversion(isKeyframe: isKeyframe, parameterSetsChanged: changed)
-    }
-
-    /// `convert` for an access unit already split into NAL units (an RTP depacketizer's): no start codes to scan for.
-    public mutating func convert(nalUnits: [[UInt8]], into output: inout [UInt8]) throws -> AVCCConversion {
-        output.reserveAdditional(nalUnits.reduce(0) { $0 + $1.count + 4 })
-        var isKeyframe = false
-        var changed = false
-        for nalUnit in nalUnits where !nalUnit.isEmpty {
-            try nalUnit.withUnsafeBytes { try take($0, isKeyframe: &isKeyframe, changed: &changed, into: &output) }
-        }
-        if changed && parameterSets.isComplete { record = try makeRecord() }
-        return AVCCConversion(isKeyframe: isKeyframe, parameterSetsChanged: changed)
-    }
-
-    /// One NAL unit: a parameter set kept, a delimiter dropped, anything else appended with its length.
-    private mutating func take(_ nalUnit: UnsafeRawBufferPointer, isKeyframe: inout Bool, changed: inout Bool, into output: inout [UInt8]) throws {
+    /// Classifies one NAL unit: a parameter set kept, a delimiter dropped, anything else written.
+    public mutating func classify(_ nalUnit: UnsafeRawBufferPointer) throws -> LengthPrefixedNALUnit {
         let type = HEVCNALUnitHeader.type(ofFirstByte: nalUnit[0])
-        if type == .accessUnitDelimiter { return }  // MP4 and FLV samples carry none (14496-15 §8.3.2)
-        if type.isParameterSet {
-            if try parameterSets.store(nalUnit.assumingMemoryBound(to: UInt8.self)) { changed = true }
-            return
-        }
-        if type.isIRAP { isKeyframe = true }
-        output.appendUInt32(UInt32(truncatingIfNeeded: nalUnit.count))
-        output.appendRaw(nalUnit)
+        if type == .accessUnitDelimiter { return .leftOut(parameterSetChanged: false) }  // MP4 and FLV samples carry none (14496-15 §8.3.2)
+        if type.isParameterSet { return .leftOut(parameterSetChanged: try parameterSets.store(nalUnit.assumingMemoryBound(to: UInt8.self))) }
+        return .written(isKeyframe: type.isIRAP)
     }
 
-    /// `convert` for an array: returns the sample and the flags.
-    public mutating func convert(_ accessUnit: [UInt8]) throws -> (sample: [UInt8], conversion: AVCCConversion) {
-        var sample: [UInt8] = []
-        let conversion = try accessUnit.withUnsafeBytes { try convert($0, into: &sample) }
-        return (sample, conversion)
+    /// The record rebuilt from the parameter sets held, once all three kinds are known.
+    public mutating func parameterSetsChanged() throws {
+        if parameterSets.isComplete { record = try makeRecord() }
     }
 
     private func makeRecord() throws -> HEVCDecoderConfigurationRecord {

@@ -17,18 +17,11 @@ public struct H264FragmentationUnit: Sendable, Equatable {
 
     /// The FU-A of `bytes`, indicator first. Start and end together throw, as the spec forbids them.
     public init(parsing bytes: ArraySlice<UInt8>) throws {
-        guard bytes.count >= Self.headerSize else {
-            throw MediaFormatError.truncated(needed: Self.headerSize, available: bytes.count)
-        }
-        let indicator = bytes[bytes.startIndex]
-        let header = bytes[bytes.startIndex + 1]
         // FU header: 1 bit S + 1 bit E + 1 bit R + 5 bits type.
-        isStart = header & 0x80 != 0
-        isEnd = header & 0x40 != 0
-        guard !(isStart && isEnd) else {
-            throw MediaFormatError.invalid(structure: "FU-A", reason: "start and end bits both set")
-        }
-        nalUnitHeader = indicator & 0xE0 | header & 0x1F
+        let header = try FragmentationUnitHeader(in: bytes, headerSize: Self.headerSize, structure: "FU-A")
+        isStart = header.isStart
+        isEnd = header.isEnd
+        nalUnitHeader = bytes[bytes.startIndex] & 0xE0 | header.byte & 0x1F
         data = bytes.dropFirst(Self.headerSize)
     }
 }

@@ -19,21 +19,13 @@ public struct H265FragmentationUnit: Sendable, Equatable {
 
     /// The FU of `bytes`, payload header first. Start and end together throw, as the spec forbids them.
     public init(parsing bytes: ArraySlice<UInt8>) throws {
-        guard bytes.count >= Self.headerSize else {
-            throw MediaFormatError.truncated(needed: Self.headerSize, available: bytes.count)
-        }
-        let first = bytes[bytes.startIndex]
-        let second = bytes[bytes.startIndex + 1]
-        let header = bytes[bytes.startIndex + 2]
         // FU header: 1 bit S + 1 bit E + 6 bits FuType.
-        isStart = header & 0x80 != 0
-        isEnd = header & 0x40 != 0
-        guard !(isStart && isEnd) else {
-            throw MediaFormatError.invalid(structure: "H.265 fragmentation unit", reason: "start and end bits both set")
-        }
-        nalUnitType = HEVCNALUnitType(rawValue: header & 0x3F)
+        let header = try FragmentationUnitHeader(in: bytes, headerSize: Self.headerSize, structure: "H.265 fragmentation unit")
+        isStart = header.isStart
+        isEnd = header.isEnd
+        nalUnitType = HEVCNALUnitType(rawValue: header.byte & 0x3F)
         // Payload header: 1 bit F + 6 bits type (49, replaced by FuType) + 6 bits layer + 3 bits TID.
-        nalUnitHeader = [first & 0x81 | (header & 0x3F) << 1, second]
+        nalUnitHeader = [bytes[bytes.startIndex] & 0x81 | (header.byte & 0x3F) << 1, bytes[bytes.startIndex + 1]]
         data = bytes.dropFirst(Self.headerSize)
     }
 }

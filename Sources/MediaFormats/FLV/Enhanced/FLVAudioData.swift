@@ -50,42 +50,22 @@ public struct FLVAudioData: Sendable, Equatable {
         var reader = ByteReader(bytes)
         guard first >> 4 == FLVEnhancedLimits.audioExHeaderSoundFormat else {
             let header = try FLVAudioTagHeader(parsing: &reader)
-            packetType = header.aacPacketType == .sequenceHeader ? .sequenceStart : .codedFrames
+            self.init(packetType: header.enhancedPacketType,
+                      tracks: [FLVAudioTrack(codec: .legacy(header.soundFormat), payload: reader.readRemaining())])
             legacyHeader = header
-            timestampOffsetNanoseconds = nil
-            multitrackType = nil
-            tracks = [FLVAudioTrack(codec: .legacy(header.soundFormat), payload: reader.readRemaining())]
             return
         }
-        legacyHeader = nil
-        // 4 bits SoundFormat (9) + 4 bits AudioPacketType.
-        _ = try reader.readUInt8()
-        let modEx = try FLVPacketModEx.read(
-            packetType: first & FLVEnhancedLimits.lowNibbleMask, modEx: FLVAudioPacketType.modEx.rawValue,
-            from: &reader, structure: Self.structure)
-        timestampOffsetNanoseconds = modEx.timestampOffsetNanoseconds
-        var rawPacketType = modEx.packetType
-        let header = try FLVMultitrackBody.readHeader(
-            rawPacketType: rawPacketType, multitrack: FLVAudioPacketType.multitrack.rawValue, from: &reader, structure: Self.structure)
-        multitrackType = header.multitrackType
-        rawPacketType = header.rawPacketType
-        // The FourCC the tracks share (ManyTracksManyCodecs has none: each track names its own).
-        let sharedFourCC: UInt32? = try header.multitrackType == .manyTracksManyCodecs ? nil : reader.readUInt32()
-        guard let packetType = FLVAudioPacketType(rawValue: rawPacketType),
-              packetType != .multitrack, packetType != .modEx else {
-            throw MediaFormatError.unsupported(structure: Self.structure, reason: "AudioPacketType \(rawPacketType) for a track")
-        }
-        self.packetType = packetType
+        // 4 bits SoundFormat (9) + 4 bits AudioPacketType, then the ModEx blocks.
+        let modEx = try FLVPacketModEx.readHead(modEx: FLVAudioPacketType.modEx.rawValue, from: &reader, structure: Self.structure).result
+        let body: FLVExBody<FLVAudioPacketType, FLVAudioFourCC> = try FLVMultitrackBody.read(
+            rawPacketType: modEx.packetType, from: &reader, structure: Self.structure)
         var tracks: [FLVAudioTrack] = []
-        for entry in try FLVMultitrackBody.readTracks(multitrackType: multitrackType, sharedFourCC: sharedFourCC, from: &reader) {
-            guard let fourCC = FLVAudioFourCC(rawValue: entry.fourCC) else {
-                throw MediaFormatError.unsupported(
-                    structure: Self.structure, reason: "AudioFourCc \"\(FourCCText.string(entry.fourCC))\"")
-            }
-            if packetType == .multichannelConfig { _ = try FLVAudioMultichannelConfig(parsing: entry.data) }
-            tracks.append(FLVAudioTrack(id: entry.id, codec: .fourCC(fourCC), payload: entry.data))
+        for entry in body.tracks {
+            if body.packetType == .multichannelConfig { _ = try FLVAudioMultichannelConfig(parsing: entry.data) }
+            tracks.append(FLVAudioTrack(id: entry.id, codec: .fourCC(entry.fourCC), payload: entry.data))
         }
-        self.tracks = tracks
+        self.init(packetType: body.packetType, timestampOffsetNanoseconds: modEx.timestampOffsetNanoseconds,
+                  multitrackType: body.multitrackType, tracks: tracks)
     }
 
     /// Parses the whole data of an audio tag.
@@ -121,38 +101,14 @@ public struct FLVAudioData: Sendable, Equatable {
             }
             fourCCs.append(fourCC)
         }
-        switch multitrackType {
-        case nil, .oneTrack?:
-            guard tracks.count == 1 else {
-                throw MediaFormatError.invalid(structure: Self.structure, reason: "\(tracks.count) tracks without ManyTracks")
-            }
-        case .manyTracks?:
-            guard !tracks.isEmpty, Set(fourCCs).count == 1 else {
-                throw MediaFormatError.invalid(structure: Self.structure, reason: "ManyTracks needs tracks of one codec")
-            }
-        case .manyTracksManyCodecs?:
-            guard !tracks.isEmpty else {
-                throw MediaFormatError.invalid(structure: Self.structure, reason: "ManyTracksManyCodecs without a track")
-            }
-        }
+        try FLVMultitrackBody.checkTracks(fourCCs.map(\.rawValue), multitrackType: multitrackType, structure: Self.structure)
         let signalled = multitrackType != nil ? FLVAudioPacketType.multitrack : packetType
         // 4 bits SoundFormat 9 (ExHeader) + 4 bits AudioPacketType (ModEx first when there is an offset).
-        let head = FLVEnhancedLimits.audioExHeaderSoundFormat << 4
-        if let timestampOffsetNanoseconds {
-            out.append(head | FLVAudioPacketType.modEx.rawValue)
-            try FLVPacketModEx.writeTimestampOffset(timestampOffsetNanoseconds, packetType: signalled.rawValue, into: &out)
-        } else {
-            out.append(head | signalled.rawValue)
-        }
-        if let multitrackType {
-            // 4 bits AvMultitrackType + 4 bits the tracks' packet type.
-            out.append(multitrackType.rawValue << 4 | packetType.rawValue)
-            if multitrackType != .manyTracksManyCodecs, let shared = fourCCs.first { out.appendUInt32(shared.rawValue) }
-        } else if let shared = fourCCs.first {
-            out.appendUInt32(shared.rawValue)
-        }
+        try FLVPacketModEx.writeHead(
+            FLVEnhancedLimits.audioExHeaderSoundFormat << 4, packetType: signalled.rawValue, modEx: FLVAudioPacketType.modEx.rawValue,
+            timestampOffsetNanoseconds: timestampOffsetNanoseconds, into: &out)
         let entries = zip(tracks, fourCCs).map { (fourCC: $1.rawValue, id: $0.id, body: Array($0.payload)) }
-        try FLVMultitrackBody.writeTracks(multitrackType: multitrackType, tracks: entries, into: &out)
+        try FLVMultitrackBody.write(multitrackType: multitrackType, packetType: packetType.rawValue, tracks: entries, into: &out)
     }
 
     /// The written bytes.
@@ -161,4 +117,9 @@ public struct FLVAudioData: Sendable, Equatable {
         try write(into: &out)
         return out
     }
+}
+
+extension FLVAudioTagHeader {
+    /// The enhanced packet type of a legacy header: AAC's packet types mapped, other formats' `.codedFrames`.
+    var enhancedPacketType: FLVAudioPacketType { aacPacketType == .sequenceHeader ? .sequenceStart : .codedFrames }
 }

@@ -27,36 +27,21 @@ public struct FLVAudioTagPrefix: Sendable, Equatable {
         var reader = ByteReader(bytes)
         guard first >> 4 == FLVEnhancedLimits.audioExHeaderSoundFormat else {
             let header = try FLVAudioTagHeader(parsing: &reader)
-            packetType = header.aacPacketType == .sequenceHeader ? .sequenceStart : .codedFrames
-            codec = .legacy(header.soundFormat)
-            trackID = 0
-            multitrackType = nil
+            self.init(packetType: header.enhancedPacketType, codec: .legacy(header.soundFormat))
             return
         }
-        // 4 bits SoundFormat (9) + 4 bits AudioPacketType.
-        _ = try reader.readUInt8()
-        let modEx = try FLVPacketModEx.read(
-            packetType: first & FLVEnhancedLimits.lowNibbleMask, modEx: FLVAudioPacketType.modEx.rawValue,
-            from: &reader, structure: Self.structure)
-        var rawPacketType = modEx.packetType
-        let rawFourCC: UInt32
-        trackID = 0
-        let header = try FLVMultitrackBody.readHeader(
-            rawPacketType: rawPacketType, multitrack: FLVAudioPacketType.multitrack.rawValue, from: &reader, structure: Self.structure)
-        multitrackType = header.multitrackType
-        rawPacketType = header.rawPacketType
-        // The shared FourCC, or (ManyTracksManyCodecs) the first track's, then (multitrack) the first track's id.
-        rawFourCC = try reader.readUInt32()
-        if header.multitrackType != nil { trackID = try reader.readUInt8() }
-        guard let packetType = FLVAudioPacketType(rawValue: rawPacketType),
-              packetType != .multitrack, packetType != .modEx else {
-            throw MediaFormatError.unsupported(structure: Self.structure, reason: "AudioPacketType \(rawPacketType) for a track")
-        }
+        // 4 bits SoundFormat (9) + 4 bits AudioPacketType, then the ModEx blocks.
+        let modEx = try FLVPacketModEx.readHead(modEx: FLVAudioPacketType.modEx.rawValue, from: &reader, structure: Self.structure).result
+        let track: FLVFirstTrack<FLVAudioPacketType, FLVAudioFourCC> = try FLVMultitrackBody.readFirstTrack(
+            rawPacketType: modEx.packetType, from: &reader, structure: Self.structure)
+        self.init(packetType: track.packetType, codec: .fourCC(track.fourCC), trackID: track.id, multitrackType: track.multitrackType)
+    }
+
+    private init(packetType: FLVAudioPacketType, codec: FLVAudioCodec, trackID: UInt8 = 0, multitrackType: FLVMultitrackType? = nil) {
         self.packetType = packetType
-        guard let fourCC = FLVAudioFourCC(rawValue: rawFourCC) else {
-            throw MediaFormatError.unsupported(structure: Self.structure, reason: "AudioFourCc \"\(FourCCText.string(rawFourCC))\"")
-        }
-        codec = .fourCC(fourCC)
+        self.codec = codec
+        self.trackID = trackID
+        self.multitrackType = multitrackType
     }
 
     /// Reads the head of the whole data of an audio tag.

@@ -12,8 +12,15 @@ enum FLVPacketModEx {
         var timestampOffsetNanoseconds: UInt32?
     }
 
+    /// Reads an ex-header's first byte (its low 4 bits the packet type) and the ModEx blocks after it; returns that
+    /// byte too, whose high bits the caller reads.
+    static func readHead(modEx: UInt8, from reader: inout ByteReader, structure: String) throws -> (first: UInt8, result: Result) {
+        let first = try reader.readUInt8()
+        return (first, try read(packetType: first & FLVEnhancedLimits.lowNibbleMask, modEx: modEx, from: &reader, structure: structure))
+    }
+
     /// Reads ModEx blocks while the packet type is `modEx`; unknown ModEx types are skipped (their size is known).
-    static func read(packetType first: UInt8, modEx: UInt8, from reader: inout ByteReader, structure: String) throws -> Result {
+    private static func read(packetType first: UInt8, modEx: UInt8, from reader: inout ByteReader, structure: String) throws -> Result {
         var result = Result(packetType: first, timestampOffsetNanoseconds: nil)
         while result.packetType == modEx {
             var size = Int(try reader.readUInt8()) + 1
@@ -32,9 +39,19 @@ enum FLVPacketModEx {
         return result
     }
 
+    /// Appends the ex-header's first byte, `head` with a packet type in its low 4 bits: with an offset, ModEx then a
+    /// TimestampOffsetNano block naming `packetType`; without one, `packetType` itself.
+    static func writeHead(
+        _ head: UInt8, packetType: UInt8, modEx: UInt8, timestampOffsetNanoseconds: UInt32?, into out: inout [UInt8]
+    ) throws {
+        guard let timestampOffsetNanoseconds else { return out.append(head | packetType) }
+        out.append(head | modEx)
+        try writeTimestampOffset(timestampOffsetNanoseconds, packetType: packetType, into: &out)
+    }
+
     /// Appends one TimestampOffsetNano block followed by the byte naming `packetType` (the first byte, carrying
     /// the ModEx packet type, is the caller's). Offsets of a millisecond or more throw `.limitExceeded`.
-    static func writeTimestampOffset(_ nanoseconds: UInt32, packetType: UInt8, into out: inout [UInt8]) throws {
+    private static func writeTimestampOffset(_ nanoseconds: UInt32, packetType: UInt8, into out: inout [UInt8]) throws {
         guard nanoseconds <= FLVEnhancedLimits.maxTimestampOffsetNanoseconds else {
             throw MediaFormatError.limitExceeded(
                 what: "TimestampOffsetNano", value: Int(nanoseconds), limit: Int(FLVEnhancedLimits.maxTimestampOffsetNanoseconds))

@@ -26,23 +26,41 @@ public enum FLVTrackSelection: Equatable, Sendable {
             return fourCC == codec ? .unchanged : .dropped
         }
         guard prefix.multitrackType != nil else { return id == 0 ? .unchanged : .dropped }
-        var data = try FLVVideoData(parsing: bytes)
-        guard var track = data.tracks.first(where: { $0.id == id }) else { return .dropped }
-        track.id = 0
-        data.multitrackType = nil
-        data.tracks = [track]
-        return .rewritten(try data.serialized())
+        return try only(track: id, of: FLVVideoData(parsing: bytes))
     }
 
     /// The data of an audio message restricted to track `id` (a legacy header is track 0).
     public static func audio(_ bytes: ArraySlice<UInt8>, track id: UInt8) throws -> FLVTrackSelection {
         let prefix = try FLVAudioTagPrefix(parsing: bytes)
         guard prefix.multitrackType != nil else { return id == 0 ? .unchanged : .dropped }
-        var data = try FLVAudioData(parsing: bytes)
+        return try only(track: id, of: FLVAudioData(parsing: bytes))
+    }
+
+    /// `data` with only track `id`, renumbered 0, outside multitrack mode; `.dropped` when it has no such track.
+    private static func only<Data: FLVMultitrackData>(track id: UInt8, of data: Data) throws -> FLVTrackSelection {
         guard var track = data.tracks.first(where: { $0.id == id }) else { return .dropped }
         track.id = 0
-        data.multitrackType = nil
-        data.tracks = [track]
-        return .rewritten(try data.serialized())
+        var single = data
+        single.multitrackType = nil
+        single.tracks = [track]
+        return .rewritten(try single.serialized())
     }
 }
+
+/// A message of tracks (`FLVAudioData`, `FLVVideoData`), which a selection restricts to one.
+protocol FLVMultitrackData {
+    associatedtype Track: FLVNumberedTrack
+    var multitrackType: FLVMultitrackType? { get set }
+    var tracks: [Track] { get set }
+    func serialized() throws -> [UInt8]
+}
+
+/// A track of a message, known by its id.
+protocol FLVNumberedTrack {
+    var id: UInt8 { get set }
+}
+
+extension FLVAudioData: FLVMultitrackData {}
+extension FLVVideoData: FLVMultitrackData {}
+extension FLVAudioTrack: FLVNumberedTrack {}
+extension FLVVideoTrack: FLVNumberedTrack {}

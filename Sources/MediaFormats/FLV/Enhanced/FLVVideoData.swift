@@ -73,11 +73,7 @@ public struct FLVVideoData: Sendable, Equatable {
     private init(parsingLegacy reader: inout ByteReader) throws {
         let header = try FLVVideoTagHeader(parsing: &reader)
         frameType = header.frameType
-        switch header.avcPacketType {
-        case .sequenceHeader: packetType = .sequenceStart
-        case .endOfSequence: packetType = .sequenceEnd
-        case .nalu, nil: packetType = .codedFrames
-        }
+        packetType = header.enhancedPacketType
         command = frameType == .videoInfoFrame ? try Self.readCommand(&reader) : nil
         timestampOffsetNanoseconds = nil
         multitrackType = nil
@@ -86,55 +82,23 @@ public struct FLVVideoData: Sendable, Equatable {
     }
 
     private init(parsingEnhanced reader: inout ByteReader) throws {
-        // 1 bit IsExHeader + 3 bits VideoFrameType + 4 bits VideoPacketType.
-        let first = try reader.readUInt8()
-        let rawFrameType = (first & FLVEnhancedLimits.videoFrameTypeMask) >> 4
-        let modEx = try FLVPacketModEx.read(
-            packetType: first & FLVEnhancedLimits.lowNibbleMask, modEx: FLVVideoPacketType.modEx.rawValue,
-            from: &reader, structure: Self.structure)
-        timestampOffsetNanoseconds = modEx.timestampOffsetNanoseconds
-        var rawPacketType = modEx.packetType
-        // "If VideoPacketType.Metadata is present, the FrameType flags should be ignored": read as a command frame's.
-        let isMetadata = rawPacketType == FLVVideoPacketType.metadata.rawValue
-        guard let frameType = FLVVideoFrameType(rawValue: rawFrameType) ?? (isMetadata ? .videoInfoFrame : nil) else {
-            throw MediaFormatError.invalid(structure: Self.structure, reason: "VideoFrameType \(rawFrameType)")
-        }
-        self.frameType = frameType
-        if frameType == .videoInfoFrame && !isMetadata {
-            // A command frame: the UI8 command is the whole body (no FourCC, no tracks).
-            guard let packetType = FLVVideoPacketType(rawValue: rawPacketType) else {
-                throw MediaFormatError.unsupported(structure: Self.structure, reason: "VideoPacketType \(rawPacketType)")
-            }
-            self.packetType = packetType
-            command = try Self.readCommand(&reader)
-            multitrackType = nil
-            tracks = []
+        let head = try FLVExVideoHead(parsing: &reader, structure: Self.structure)
+        if let commandPacketType = head.commandPacketType {
+            self.init(frameType: head.frameType, packetType: commandPacketType, command: try Self.readCommand(&reader),
+                      timestampOffsetNanoseconds: head.timestampOffsetNanoseconds, tracks: [])
             return
         }
-        command = nil
-        let header = try FLVMultitrackBody.readHeader(
-            rawPacketType: rawPacketType, multitrack: FLVVideoPacketType.multitrack.rawValue, from: &reader, structure: Self.structure)
-        multitrackType = header.multitrackType
-        rawPacketType = header.rawPacketType
-        // The FourCC the tracks share (ManyTracksManyCodecs has none: each track names its own).
-        let sharedFourCC: UInt32? = try header.multitrackType == .manyTracksManyCodecs ? nil : reader.readUInt32()
-        guard let packetType = FLVVideoPacketType(rawValue: rawPacketType),
-              packetType != .multitrack, packetType != .modEx else {
-            throw MediaFormatError.unsupported(structure: Self.structure, reason: "VideoPacketType \(rawPacketType) for a track")
-        }
-        self.packetType = packetType
+        let body: FLVExBody<FLVVideoPacketType, FLVVideoFourCC> = try FLVMultitrackBody.read(
+            rawPacketType: head.rawPacketType, from: &reader, structure: Self.structure)
         var tracks: [FLVVideoTrack] = []
-        for entry in try FLVMultitrackBody.readTracks(multitrackType: multitrackType, sharedFourCC: sharedFourCC, from: &reader) {
-            guard let fourCC = FLVVideoFourCC(rawValue: entry.fourCC) else {
-                throw MediaFormatError.unsupported(
-                    structure: Self.structure, reason: "VideoFourCc \"\(FourCCText.string(entry.fourCC))\"")
-            }
-            var body = ByteReader(entry.data)
-            let compositionTime = packetType == .codedFrames && fourCC.carriesCompositionTime ? try body.readInt24() : 0
-            tracks.append(FLVVideoTrack(id: entry.id, codec: .fourCC(fourCC), compositionTime: compositionTime,
-                                        payload: body.readRemaining()))
+        for entry in body.tracks {
+            var data = ByteReader(entry.data)
+            let compositionTime = body.packetType == .codedFrames && entry.fourCC.carriesCompositionTime ? try data.readInt24() : 0
+            tracks.append(FLVVideoTrack(id: entry.id, codec: .fourCC(entry.fourCC), compositionTime: compositionTime,
+                                        payload: data.readRemaining()))
         }
-        self.tracks = tracks
+        self.init(frameType: head.frameType, packetType: body.packetType, timestampOffsetNanoseconds: head.timestampOffsetNanoseconds,
+                  multitrackType: body.multitrackType, tracks: tracks)
     }
 
     private static func readCommand(_ reader: inout ByteReader) throws -> FLVVideoCommand {
@@ -198,42 +162,18 @@ extension FLVVideoData {
     private func writeEnhanced(into out: inout [UInt8]) throws {
         let fourCCs = tracks.compactMap { $0.codec.fourCC }
         if command == nil {
-            switch multitrackType {
-            case nil, .oneTrack?:
-                guard tracks.count == 1 else {
-                    throw MediaFormatError.invalid(structure: Self.structure, reason: "\(tracks.count) tracks without ManyTracks")
-                }
-            case .manyTracks?:
-                guard !tracks.isEmpty, Set(fourCCs).count == 1 else {
-                    throw MediaFormatError.invalid(structure: Self.structure, reason: "ManyTracks needs tracks of one codec")
-                }
-            case .manyTracksManyCodecs?:
-                guard !tracks.isEmpty else {
-                    throw MediaFormatError.invalid(structure: Self.structure, reason: "ManyTracksManyCodecs without a track")
-                }
-            }
+            try FLVMultitrackBody.checkTracks(fourCCs.map(\.rawValue), multitrackType: multitrackType, structure: Self.structure)
         } else if !tracks.isEmpty || multitrackType != nil {
             throw MediaFormatError.invalid(structure: Self.structure, reason: "a command frame carries no track")
         }
         let signalled = command == nil && multitrackType != nil ? FLVVideoPacketType.multitrack : packetType
         // 1 bit IsExHeader + 3 bits VideoFrameType + 4 bits VideoPacketType (ModEx first when there is an offset).
-        let head = FLVEnhancedLimits.videoExHeaderBit | frameType.rawValue << 4
-        if let timestampOffsetNanoseconds {
-            out.append(head | FLVVideoPacketType.modEx.rawValue)
-            try FLVPacketModEx.writeTimestampOffset(timestampOffsetNanoseconds, packetType: signalled.rawValue, into: &out)
-        } else {
-            out.append(head | signalled.rawValue)
-        }
+        try FLVPacketModEx.writeHead(
+            FLVEnhancedLimits.videoExHeaderBit | frameType.rawValue << 4, packetType: signalled.rawValue,
+            modEx: FLVVideoPacketType.modEx.rawValue, timestampOffsetNanoseconds: timestampOffsetNanoseconds, into: &out)
         if let command {
             out.append(command.rawValue)
             return
-        }
-        if let multitrackType {
-            // 4 bits AvMultitrackType + 4 bits the tracks' packet type.
-            out.append(multitrackType.rawValue << 4 | packetType.rawValue)
-            if multitrackType != .manyTracksManyCodecs, let shared = fourCCs.first { out.appendUInt32(shared.rawValue) }
-        } else if let shared = fourCCs.first {
-            out.appendUInt32(shared.rawValue)
         }
         var entries: [(fourCC: UInt32, id: UInt8, body: [UInt8])] = []
         for (track, fourCC) in zip(tracks, fourCCs) {
@@ -248,6 +188,17 @@ extension FLVVideoData {
             body.append(contentsOf: track.payload)
             entries.append((fourCC.rawValue, track.id, body))
         }
-        try FLVMultitrackBody.writeTracks(multitrackType: multitrackType, tracks: entries, into: &out)
+        try FLVMultitrackBody.write(multitrackType: multitrackType, packetType: packetType.rawValue, tracks: entries, into: &out)
+    }
+}
+
+extension FLVVideoTagHeader {
+    /// The enhanced packet type of a legacy header: AVC's packet types mapped, other codecs' `.codedFrames`.
+    var enhancedPacketType: FLVVideoPacketType {
+        switch avcPacketType {
+        case .sequenceHeader: .sequenceStart
+        case .endOfSequence: .sequenceEnd
+        case .nalu, nil: .codedFrames
+        }
     }
 }

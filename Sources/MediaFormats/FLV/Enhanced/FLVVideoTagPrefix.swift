@@ -40,59 +40,31 @@ public struct FLVVideoTagPrefix: Sendable, Equatable {
         var reader = ByteReader(bytes)
         guard first & FLVEnhancedLimits.videoExHeaderBit != 0 else {
             let header = try FLVVideoTagHeader(parsing: &reader)
-            frameType = header.frameType
-            switch header.avcPacketType {
-            case .sequenceHeader: packetType = .sequenceStart
-            case .endOfSequence: packetType = .sequenceEnd
-            case .nalu, nil: packetType = .codedFrames
-            }
-            isCommand = frameType == .videoInfoFrame
-            codec = .legacy(header.codecID)
-            trackID = 0
-            multitrackType = nil
+            self.init(frameType: header.frameType, packetType: header.enhancedPacketType,
+                      isCommand: header.frameType == .videoInfoFrame, codec: .legacy(header.codecID))
             return
         }
-        // 1 bit IsExHeader + 3 bits VideoFrameType + 4 bits VideoPacketType.
-        _ = try reader.readUInt8()
-        let rawFrameType = (first & FLVEnhancedLimits.videoFrameTypeMask) >> 4
-        let modEx = try FLVPacketModEx.read(
-            packetType: first & FLVEnhancedLimits.lowNibbleMask, modEx: FLVVideoPacketType.modEx.rawValue,
-            from: &reader, structure: Self.structure)
-        var rawPacketType = modEx.packetType
-        let isMetadata = rawPacketType == FLVVideoPacketType.metadata.rawValue
-        guard let frameType = FLVVideoFrameType(rawValue: rawFrameType) ?? (isMetadata ? .videoInfoFrame : nil) else {
-            throw MediaFormatError.invalid(structure: Self.structure, reason: "VideoFrameType \(rawFrameType)")
+        let head = try FLVExVideoHead(parsing: &reader, structure: Self.structure)
+        if let commandPacketType = head.commandPacketType {
+            self.init(frameType: head.frameType, packetType: commandPacketType, isCommand: true, codec: nil)
+            return
         }
+        let track: FLVFirstTrack<FLVVideoPacketType, FLVVideoFourCC> = try FLVMultitrackBody.readFirstTrack(
+            rawPacketType: head.rawPacketType, from: &reader, structure: Self.structure)
+        self.init(frameType: head.frameType, packetType: track.packetType, isCommand: false, codec: .fourCC(track.fourCC),
+                  trackID: track.id, multitrackType: track.multitrackType)
+    }
+
+    private init(
+        frameType: FLVVideoFrameType, packetType: FLVVideoPacketType, isCommand: Bool, codec: FLVVideoCodec?,
+        trackID: UInt8 = 0, multitrackType: FLVMultitrackType? = nil
+    ) {
         self.frameType = frameType
-        trackID = 0
-        if frameType == .videoInfoFrame && !isMetadata {
-            guard let packetType = FLVVideoPacketType(rawValue: rawPacketType) else {
-                throw MediaFormatError.unsupported(structure: Self.structure, reason: "VideoPacketType \(rawPacketType)")
-            }
-            self.packetType = packetType
-            isCommand = true
-            codec = nil
-            multitrackType = nil
-            return
-        }
-        isCommand = false
-        let rawFourCC: UInt32
-        let header = try FLVMultitrackBody.readHeader(
-            rawPacketType: rawPacketType, multitrack: FLVVideoPacketType.multitrack.rawValue, from: &reader, structure: Self.structure)
-        multitrackType = header.multitrackType
-        rawPacketType = header.rawPacketType
-        // The shared FourCC, or (ManyTracksManyCodecs) the first track's, then (multitrack) the first track's id.
-        rawFourCC = try reader.readUInt32()
-        if header.multitrackType != nil { trackID = try reader.readUInt8() }
-        guard let packetType = FLVVideoPacketType(rawValue: rawPacketType),
-              packetType != .multitrack, packetType != .modEx else {
-            throw MediaFormatError.unsupported(structure: Self.structure, reason: "VideoPacketType \(rawPacketType) for a track")
-        }
         self.packetType = packetType
-        guard let fourCC = FLVVideoFourCC(rawValue: rawFourCC) else {
-            throw MediaFormatError.unsupported(structure: Self.structure, reason: "VideoFourCc \"\(FourCCText.string(rawFourCC))\"")
-        }
-        codec = .fourCC(fourCC)
+        self.isCommand = isCommand
+        self.codec = codec
+        self.trackID = trackID
+        self.multitrackType = multitrackType
     }
 
     /// Reads the head of the whole data of a video tag.
