@@ -361,6 +361,48 @@ struct WHIPRelayTests {
         #expect(abs(audio - video) <= 0.5, "the archive's video spans \(video) s and its audio \(audio) s")
     }
 
+    /// 640x360 30 fps H.265 Main without B-frames, a keyframe every second, AAC, in MP4: what OBS sends by WHIP as HEVC.
+    static func hevcFixture() throws -> String {
+        let path = Live.fixtures + "/webrtc-hevc-6s.mp4"
+        if !FileManager.default.fileExists(atPath: path) {
+            let own = Live.fixtures + "/making-\(getpid())-webrtc-hevc-6s.mp4"
+            try Live.run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
+                                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "6", "-c:v", "libx265",
+                                             "-preset", "ultrafast", "-x265-params", "keyint=30:min-keyint=30:bframes=0:log-level=error",
+                                             "-tag:v", "hvc1", "-pix_fmt", "yuv420p", "-c:a", "aac", own])
+            guard rename(own, path) == 0 else { throw LiveTestError("could not rename \(own) to \(path)") }
+        }
+        return path
+    }
+
+    @Test("GStreamer's webrtcbin publishes H.265 by WHIP (RFC 7798): the job takes it as it is, and the MPEG-TS archive holds the file's frames exactly")
+    func webrtcbinPublishesHEVC() throws {
+        let source = try Self.hevcFixture()
+        let port = try Live.freePort()
+        let root = Live.scratch("whip-hevc")
+        var options = Self.options(port: port, outputs: [], root: root)
+        options.outputs = [OutputDescription(target: .file(path: root + "/out/archive.ts"), kind: .mpegts, name: "archive.ts")]
+        let job = RunningJob(Self.engine, options)
+        #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
+        let peer = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("webrtcbin-peer.py").path
+        let publisher = try Child("/usr/bin/python3", [peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--file", source, "--token", Self.token, "--seconds", "4"],
+                                  keepingOutput: true)
+        defer { publisher.end() }
+        #expect(publisher.wait(seconds: 60) == 0, "publisher: \(publisher.stderr)")
+        _ = try #require(job.wait(seconds: 60), "the job did not end").get()
+        let said = try #require(JSONSerialization.jsonObject(with: Data(publisher.stdout.utf8)) as? [String: Any], "publisher: \(publisher.stdout)")
+        let sent = (said["sent"] as? [String: Any])?["video_frames"] as? Int ?? 0
+        let archive = root + "/out/archive.ts"
+        let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", archive])
+        #expect(streams.contains("hevc") && streams.contains("aac"), "the archive holds \(streams)")
+        // Judged by what the publisher handed webrtcbin (as the H.264 test is): every frame but the last few, in the file's order.
+        let published = try Live.frames(source, "v")
+        let archived = try Live.frames(archive, "v")
+        let start = archived.first.flatMap { first in published.firstIndex(of: first) }.map(String.init) ?? "nowhere"
+        #expect(sent >= 30 && archived.count >= sent - 5 && published.containsContiguous(archived),
+                "archived \(archived.count) of the \(sent) frames sent, from the file's frame \(start); the publisher: \(said)")
+    }
+
     /// Chromium, the browser most viewers and studios use (scripts/test leaves this test out of its ThreadSanitizer
     /// runs by name: there it would only be load, the engine's concurrency it exercises being the aiortc tests' own).
     static let chromiumRuns = FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")

@@ -5,7 +5,7 @@ webrtcbin and libnice from Python, publishing over WHIP (RFC 9725) and viewing o
     /usr/bin/python3 scripts/lib/webrtcbin-peer.py publish URL --file MEDIA [--token T] [--seconds N]
     /usr/bin/python3 scripts/lib/webrtcbin-peer.py play URL [--token T] [--seconds N]
 
-publish reads MEDIA (an MP4 or MOV with H.264 video and optionally audio) and sends its H.264 as it is, not
+publish reads MEDIA (an MP4 or MOV with H.264 or H.265 video and optionally audio) and sends its video as it is, not
 encoded again, and its audio as Opus (Opus audio as it is, through opusparse; other audio encoded):
     qtdemux ! queue ! h264parse ! rtph264pay config-interval=-1 pt=102 ! webrtcbin
     qtdemux ! queue ! decodebin ! audioconvert ! audioresample ! opusenc ! rtpopuspay pt=111 ! webrtcbin
@@ -74,6 +74,8 @@ RECV_CAPS = {
 # its own, for its sender reports), so the file plays at 1x.
 SEND_BRANCHES = {
     "video": f"queue name=in ! h264parse ! rtph264pay name=out config-interval=-1 pt={VIDEO_PT}",
+    # A file whose video is HEVC: sent as H.265 (RFC 7798), its parameter sets in band before each keyframe.
+    "hevc": f"queue name=in ! h265parse ! rtph265pay name=out config-interval=-1 pt={VIDEO_PT}",
     "audio": f"queue name=in ! decodebin ! audioconvert ! audioresample ! opusenc ! rtpopuspay name=out pt={AUDIO_PT}",
     # A file whose audio is Opus already (scripts/bench webrtc's): sent as it is, so a publisher costs no encode.
     "opus": f"queue name=in ! opusparse ! rtpopuspay name=out pt={AUDIO_PT}",
@@ -271,7 +273,7 @@ def delete_session(args, result):
 
 
 class Sender:
-    """The file's streams on their way to webrtcbin: one branch per kind (the first H.264 video and the first
+    """The file's streams on their way to webrtcbin: one branch per kind (the first H.264 or H.265 video and the first
     audio; others are ignored), each held at its payloader's output from the first packet until the peer is
     connected. The caps and segment pass before the hold, so webrtcbin knows each stream's RTP caps (the offer's
     fmtp, sprop-parameter-sets included) while nothing is sent yet."""
@@ -299,7 +301,7 @@ class Sender:
     @staticmethod
     def kind_of(caps):
         name = caps.get_structure(0).get_name()
-        return "video" if name == "video/x-h264" else "audio" if name.startswith("audio/") else None
+        return "video" if name in ("video/x-h264", "video/x-h265") else "audio" if name.startswith("audio/") else None
 
     def pad_added(self, _demux, pad):
         caps = pad.get_current_caps() or pad.query_caps(None)
@@ -309,11 +311,11 @@ class Sender:
                 self.ignored.append(caps.get_structure(0).get_name())
                 return
             self.holds[kind] = None  # claimed: a second stream of this kind is ignored
-        opus = kind == "audio" and caps.get_structure(0).get_name() == "audio/x-opus"
-        branch = branch_bin(SEND_BRANCHES["opus" if opus else kind])
+        name = caps.get_structure(0).get_name()
+        branch = branch_bin(SEND_BRANCHES["opus" if name == "audio/x-opus" else "hevc" if name == "video/x-h265" else kind])
         self.pipeline.add(branch)
         payloader = branch.get_by_name("out").get_static_pad("src")
-        hold = payloader.add_probe(Gst.PadProbeType.BLOCK | Gst.PadProbeType.BUFFER,
+        hold = payloader.add_probe(Gst.PadProbeType.BLOCK | Gst.PadProbeType.BUFFER | Gst.PadProbeType.BUFFER_LIST,
                                    lambda _pad, _info: self.first_packet(kind))
         payloader.add_probe(Gst.PadProbeType.EVENT_DOWNSTREAM, lambda _pad, info: self.event(kind, info))
         payloader.add_probe(Gst.PadProbeType.BUFFER | Gst.PadProbeType.BUFFER_LIST,
@@ -422,7 +424,7 @@ def publish(args):
             raise PipelineError(f"no packets from {args.file} within {MEDIA_TIMEOUT} s")
         if "video" not in sender.kinds():
             pipeline.set_state(Gst.State.NULL)
-            fail(2, f"{args.file} has no H.264 video (found {sender.ignored}; this peer does not encode video)")
+            fail(2, f"{args.file} has no H.264 or H.265 video (found {sender.ignored}; this peer does not encode video)")
         problem = offer_answer(args, pipeline, webrtc, result)
         result["rejected"] = sender.rejected()
         if problem is None:
@@ -518,9 +520,9 @@ def play(args):
 def main():
     parser = argparse.ArgumentParser(description="WHIP/WHEP peer on GStreamer's webrtcbin, for the integration tests")
     commands = parser.add_subparsers(dest="command", required=True)
-    publishing = commands.add_parser("publish", help="publish a media file's H.264 (as it is) and audio (as Opus)")
+    publishing = commands.add_parser("publish", help="publish a media file's H.264 or H.265 (as it is) and audio (as Opus)")
     publishing.add_argument("url")
-    publishing.add_argument("--file", required=True, help="MP4/MOV with H.264 video and optionally audio")
+    publishing.add_argument("--file", required=True, help="MP4/MOV with H.264 or H.265 video and optionally audio")
     publishing.add_argument("--token", help="sent as Authorization: Bearer TOKEN on POST and DELETE")
     publishing.add_argument("--seconds", type=float, default=5.0, help="how long to stream once connected")
     playing = commands.add_parser("play", help="play a WHEP endpoint: count the decoded frames of each track")

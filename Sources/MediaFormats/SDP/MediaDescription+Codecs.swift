@@ -19,9 +19,13 @@ extension MediaDescription {
 
     /// H.265 parameter sets from `sprop-vps`, `sprop-sps` and `sprop-pps`; empty lists for those absent.
     public func hevcParameterSets(payloadType: UInt8) throws -> (vps: [[UInt8]], sps: [[UInt8]], pps: [[UInt8]]) {
-        let parameters = formatParameters[payloadType] ?? [:]
-        return (try Self.nalUnits(parameters["sprop-vps"], name: "sprop-vps"), try Self.nalUnits(parameters["sprop-sps"], name: "sprop-sps"),
-                try Self.nalUnits(parameters["sprop-pps"], name: "sprop-pps"))
+        try Self.hevcParameterSets(formatParameters[payloadType] ?? [:])
+    }
+
+    /// H.265 parameter sets from one payload type's fmtp parameters (a negotiated WebRTC track keeps them so).
+    public static func hevcParameterSets(_ parameters: [String: String]) throws -> (vps: [[UInt8]], sps: [[UInt8]], pps: [[UInt8]]) {
+        (try nalUnits(parameters["sprop-vps"], name: "sprop-vps"), try nalUnits(parameters["sprop-sps"], name: "sprop-sps"),
+         try nalUnits(parameters["sprop-pps"], name: "sprop-pps"))
     }
 
     /// The mpeg4-generic parameters of an AAC payload type (mode, AU header lengths, AudioSpecificConfig).

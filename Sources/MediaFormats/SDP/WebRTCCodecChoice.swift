@@ -1,6 +1,7 @@
 // RFC 6184 §8.2.2 H.264 offer/answer (packetization-mode, profile-level-id, level-asymmetry-allowed); RFC 7587 §7 Opus.
 
-/// Which offered payload type a track takes: H.264 for video, Opus 48000/2 for audio, preferring the offer's order.
+/// Which offered payload type a track takes: H.264 for video (and, received, H.265 when no H.264 is offered), Opus
+/// 48000/2 for audio, preferring the offer's order.
 struct WebRTCCodecChoice {
     /// The chosen payload type and its rtpmap.
     let payloadType: UInt8
@@ -12,7 +13,8 @@ struct WebRTCCodecChoice {
         let offered = media.payloadTypes.compactMap { type in media.rtpMaps[type].map { (type, $0) } }
         let candidates: [(UInt8, MediaDescription.RTPMap)]
         switch kind {
-        case .video: candidates = h264Candidates(offered, media: media, sending: sending)
+        // H.264 first even after an H.265 the offer prefers: every output carries it, legacy RTMP and WHEP included.
+        case .video: candidates = h264Candidates(offered, media: media, sending: sending) + (sending == nil ? h265Candidates(offered, media: media) : [])
         case .audio: candidates = offered.filter { WebRTCCodec(encodingName: $0.1.encodingName) == .opus && $0.1.clockRate == 48000 && $0.1.channels == 2 }
         }
         if let (type, map) = candidates.first { return .success(WebRTCCodecChoice(payloadType: type, map: map)) }
@@ -21,7 +23,7 @@ struct WebRTCCodecChoice {
             let codec = WebRTCCodec(encodingName: map.encodingName)
             if codec.isMedia, !names.contains(codec.description) { names.append(codec.description) }
         }
-        let wanted = kind == .video ? "H.264" : "Opus 48000/2"
+        let wanted = kind == .video ? (sending == nil ? "H.264 or H.265" : "H.264") : "Opus 48000/2"
         let what = names.isEmpty ? "no codec with an rtpmap" : names.joined(separator: ", ")
         let which = offered.contains { WebRTCCodec(encodingName: $0.1.encodingName) == .h264 } && kind == .video
             ? (sending.map { "; no H.264 payload type with packetization-mode=1 decodes profile-level-id \($0.text)" }
@@ -49,6 +51,16 @@ struct WebRTCCodecChoice {
             }
         }
         return ranked.sorted { ($0.rank, $0.order) < ($1.rank, $1.order) }.map { ($0.type, $0.map) }
+    }
+
+    /// H.265 payload types we can receive, in the offer's order: one RTP stream (RFC 7798 §7.1: tx-mode SRST), its NAL
+    /// units in decoding order (no DONL field: sprop-max-don-diff 0), any profile.
+    private static func h265Candidates(_ offered: [(UInt8, MediaDescription.RTPMap)], media: MediaDescription) -> [(UInt8, MediaDescription.RTPMap)] {
+        offered.filter { type, map in
+            let parameters = media.formatParameters[type] ?? [:]
+            return WebRTCCodec(encodingName: map.encodingName) == .h265 && map.clockRate == 90000
+                && (parameters["tx-mode"] ?? "SRST").uppercased() == "SRST" && (parameters["sprop-max-don-diff"] ?? "0") == "0"
+        }
     }
 
     /// Why a section cannot be taken.

@@ -2,7 +2,7 @@
 
 /// Answers a WHIP or WHEP offer: a pure function of the offer, the direction we take, and our ICE and DTLS parameters.
 /// The worker is ICE-lite, DTLS server (`a=setup:passive`), and carries every track on one BUNDLEd, rtcp-muxed transport.
-/// It takes the first acceptable video m= line (H.264) and the first acceptable audio one (Opus 48000/2); every other
+/// It takes the first acceptable video m= line (H.264; a WHIP publisher offering no H.264, H.265) and the first acceptable audio one (Opus 48000/2); every other
 /// m= line is answered with port 0 and listed in `WebRTCAnswer.rejected`.
 public struct WebRTCNegotiation: Sendable {
     /// Which way media flows.

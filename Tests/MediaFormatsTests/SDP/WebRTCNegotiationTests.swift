@@ -150,8 +150,47 @@ struct WebRTCNegotiationTests {
         let offer = try SessionDescription(parsing: text)
         let answer = try Self.ingest.answer(offer)
         #expect(answer.tracks.map(\.kind) == [.audio])
-        #expect(answer.rejected == [WebRTCRejectedMedia(index: 0, media: "video", mid: "0", reason: "the offer's video is VP8; this job takes H.264")])
+        #expect(answer.rejected == [WebRTCRejectedMedia(index: 0, media: "video", mid: "0", reason: "the offer's video is VP8; this job takes H.264 or H.265")])
         #expect(Self.lines(answer.description.render()).contains("m=video 0 UDP/TLS/RTP/SAVPF 96 97"))
+    }
+
+    /// Chrome's offer with an H.265 payload type 49 put first (`fmtp` its parameters), and the video's types `types`.
+    static func hevcOffer(types: String, fmtp: String = "level-id=93;profile-id=1;tier-flag=0;tx-mode=SRST") throws -> SessionDescription {
+        try SessionDescription(parsing: hevcOfferText(types: types, fmtp: fmtp))
+    }
+
+    static func hevcOfferText(types: String, fmtp: String = "level-id=93;profile-id=1;tier-flag=0;tx-mode=SRST") -> String {
+        WebRTCOfferFixtures.chrome.replacingLines { line in
+            if line.hasPrefix("m=video") { return "m=video 9 UDP/TLS/RTP/SAVPF \(types)" }
+            if line == "a=rtpmap:96 VP8/90000" {
+                return ["a=rtpmap:49 H265/90000", "a=rtcp-fb:49 nack", "a=rtcp-fb:49 nack pli", "a=fmtp:49 \(fmtp)", line].joined(separator: "\r\n")
+            }
+            return line
+        }
+    }
+
+    @Test func whipTakesH265WhenNoH264IsOffered() throws {
+        let answer = try Self.ingest.answer(try Self.hevcOffer(types: "49 96 97"))
+        #expect(answer.tracks.map(\.codec) == [.h265, .opus] && answer.tracks[0].payloadType == 49)
+        #expect(answer.tracks[0].nack && answer.tracks[0].pictureLossIndication && answer.tracks[0].formatParameters["profile-id"] == "1")
+        #expect(Self.lines(answer.description.render()).contains("a=rtpmap:49 H265/90000"))
+    }
+
+    @Test func whipPrefersH264ToAnEarlierH265() throws {
+        let answer = try Self.ingest.answer(try Self.hevcOffer(types: "49 96 97 102 103"))
+        #expect(answer.tracks.map(\.codec) == [.h264, .opus] && answer.tracks[0].payloadType == 102)
+    }
+
+    @Test(arguments: ["tx-mode=MRST", "sprop-max-don-diff=2"])
+    func h265WithSeveralStreamsOrDONLIsRefused(fmtp: String) throws {
+        let answer = try Self.ingest.answer(try Self.hevcOffer(types: "49 96", fmtp: fmtp))
+        #expect(answer.tracks.map(\.kind) == [.audio])
+        #expect(answer.rejected.map(\.reason) == ["the offer's video is H.265, VP8; this job takes H.264 or H.265"])
+    }
+
+    @Test func whepNeverSendsH265() throws {
+        let answer = try Self.egress(video: "42e01f").answer(try SessionDescription(parsing: Self.hevcOfferText(types: "49").replacing("a=sendonly", with: "a=recvonly")))
+        #expect(answer.tracks.map(\.kind) == [.audio] && answer.rejected.map(\.reason) == ["the offer's video is H.265; this job takes H.264"])
     }
 
     @Test func secondVideoAndDataChannelAreRejected() throws {
