@@ -309,12 +309,17 @@ struct WHIPRelayTests {
 
     /// 640x360 30 fps H.264 High without B-frames (as a WebRTC sender makes), a keyframe every second, AAC, in MP4.
     static func webrtcFixture() throws -> String {
-        let path = Live.fixtures + "/webrtc-8s.mp4"
+        try encodedFixture("webrtc-8s.mp4", seconds: 8, video: ["-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-bf", "0"])
+    }
+
+    /// 640x360 30 fps of `video`'s encoder and AAC, `seconds` long, made once into the fixtures folder as `name`.
+    static func encodedFixture(_ name: String, seconds: Int, video: [String]) throws -> String {
+        let path = Live.fixtures + "/" + name
         if !FileManager.default.fileExists(atPath: path) {
-            let own = Live.fixtures + "/making-\(getpid())-webrtc-8s.mp4"
+            let own = Live.fixtures + "/making-\(getpid())-" + name
             try Live.run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
-                                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "8", "-c:v", "libx264",
-                                             "-preset", "veryfast", "-g", "30", "-bf", "0", "-pix_fmt", "yuv420p", "-c:a", "aac", own])
+                                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", String(seconds)] + video
+                                             + ["-pix_fmt", "yuv420p", "-c:a", "aac", own])
             guard rename(own, path) == 0 else { throw LiveTestError("could not rename \(own) to \(path)") }
         }
         return path
@@ -363,16 +368,8 @@ struct WHIPRelayTests {
 
     /// 640x360 30 fps H.265 Main without B-frames, a keyframe every second, AAC, in MP4: what OBS sends by WHIP as HEVC.
     static func hevcFixture() throws -> String {
-        let path = Live.fixtures + "/webrtc-hevc-6s.mp4"
-        if !FileManager.default.fileExists(atPath: path) {
-            let own = Live.fixtures + "/making-\(getpid())-webrtc-hevc-6s.mp4"
-            try Live.run("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
-                                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "6", "-c:v", "libx265",
-                                             "-preset", "ultrafast", "-x265-params", "keyint=30:min-keyint=30:bframes=0:log-level=error",
-                                             "-tag:v", "hvc1", "-pix_fmt", "yuv420p", "-c:a", "aac", own])
-            guard rename(own, path) == 0 else { throw LiveTestError("could not rename \(own) to \(path)") }
-        }
-        return path
+        try encodedFixture("webrtc-hevc-6s.mp4", seconds: 6, video: ["-c:v", "libx265", "-preset", "ultrafast", "-tag:v", "hvc1",
+                                                                    "-x265-params", "keyint=30:min-keyint=30:bframes=0:log-level=error"])
     }
 
     @Test("GStreamer's webrtcbin publishes H.265 by WHIP (RFC 7798): the job takes it as it is, and the MPEG-TS archive holds the file's frames exactly")
