@@ -49,12 +49,18 @@ extension AMQPConnection {
     /// queue.declare with `passive`: the number of consumers of a lease queue (1 while a worker holds the lease),
     /// creating nothing. A queue that does not exist is refused (404, channel closed).
     func leaseConsumers(_ name: String, on channel: amqp_channel_t) throws(AMQPError) -> UInt32 {
+        try leaseQueueCounts(name, on: channel).consumers
+    }
+
+    /// queue.declare with `passive`: a lease queue's consumers and the claims waiting in it (ready, not held by a
+    /// consumer), creating nothing. A queue that does not exist is refused (404, channel closed).
+    func leaseQueueCounts(_ name: String, on channel: amqp_channel_t) throws(AMQPError) -> (consumers: UInt32, messages: UInt32) {
         let ok = withAMQPBytes(name, "") { name, _ in
             // passive 1, durable 0, exclusive 0, auto_delete 0 (a passive declare compares none of them)
             amqp_queue_declare(state, channel, name, 1, 0, 0, 0, amqp_empty_table)
         }
         try leaseReply(channel, "amqp_queue_declare(lease, passive)")
-        return ok?.pointee.consumer_count ?? 0
+        return (ok?.pointee.consumer_count ?? 0, ok?.pointee.message_count ?? 0)
     }
 
     /// channel.close of a lease channel we are done with.

@@ -29,4 +29,28 @@ extension BrokerConnection {
         try connection.closeLeaseChannel(channel)
         return held
     }
+
+    /// Whether the job's lease queue (under any class's name) still holds a claim or has a holder: then that claim
+    /// comes back through `sluice.jobs` (or is held by a worker that runs the job), and the job will be attempted and
+    /// settled from it. Asked on a short connection of its own with passive declares, like `heldLeases(of:)`.
+    /// Blocking: call it from a thread of its own.
+    /// - Parameter jobID: the job to ask about.
+    /// - Returns: false when no lease queue of the job exists, or none holds a claim or a consumer.
+    public func claimWaits(jobID: String) throws(AMQPError) -> Bool {
+        let connection = try AMQPConnection(configuration: configuration)
+        let channel = AMQPConnection.firstLeaseChannel
+        try connection.openLeaseChannel(channel)
+        var waits = false
+        for jobClass in JobClass.allCases where !waits {
+            do throws(AMQPError) {
+                let counts = try connection.leaseQueueCounts(JobLease.queueName(jobID: jobID, jobClass: jobClass), on: channel)
+                waits = counts.consumers > 0 || counts.messages > 0
+            } catch .channelClosed {
+                // 404: no such queue. The broker closed the channel (and it was answered): open it again.
+                try connection.openLeaseChannel(channel)
+            }
+        }
+        try connection.closeLeaseChannel(channel)
+        return waits
+    }
 }

@@ -31,6 +31,11 @@ public struct DeliveryTriage: Sendable {
         /// Dead-letter with `reason`; `failing` says whether the job must first be recorded as `failed`
         /// (attempts exhausted) or is already final (rejected, or failed and redelivered).
         case deadLetter(reason: String, failing: Bool)
+        /// The job failed here and this is its message again, unsettled: its dead letter may never have reached the
+        /// broker. Dead-letter it with `reason`, unless the job's lease queue still holds a claim or a holder: then
+        /// that claim brings the job back (a take-over, one more attempt and its own settlement) and this copy is
+        /// only acked, so that the job is not dead-lettered twice (docs/ARCHITECTURE.md §5, settling).
+        case settleRedelivered(reason: String)
         /// The job already ended (cancelled) and this is the same message again: ack only.
         case acknowledge(reason: String)
     }
@@ -101,8 +106,9 @@ public struct DeliveryTriage: Sendable {
         case .rejected:
             return .deadLetter(reason: "job \(id) was rejected earlier: \(stored.error ?? "invalid spec")", failing: false)
         case .failed where redelivered:
-            // Its failure was committed but the worker stopped before settling the message.
-            return .deadLetter(reason: stored.error ?? "job \(id) failed", failing: false)
+            // Its failure was committed but the message was not settled: the worker stopped first, or the connection
+            // went with the message's ack and the dead letter's publish (the lease then lapses into a take-over).
+            return .settleRedelivered(reason: stored.error ?? "job \(id) failed")
         case .cancelled where redelivered:
             return .acknowledge(reason: "job \(id) was already cancelled")
         case .failed, .cancelled, .received, .retrying, .running:

@@ -111,6 +111,31 @@ extension Worker {
         }
     }
 
+    /// The unsettled message of a job that failed here (`DeliveryTriage.Verdict.settleRedelivered`): acked when the
+    /// job's lease queue still holds a claim or a holder, since that claim brings the job back and settles it; else
+    /// dead-lettered. When the broker cannot be asked, it is dead-lettered: a second dead letter is better than none.
+    func settleRedelivered(_ delivery: Delivery, reason: String, job: String) async {
+        let broker = broker
+        let waits: Result<Bool, AMQPError> = await withCheckedContinuation { done in
+            let thread = Thread {
+                done.resume(returning: Result { () throws(AMQPError) in try broker.claimWaits(jobID: job) })
+            }
+            thread.name = "sluice-claim-probe"
+            thread.start()
+        }
+        switch waits {
+        case .success(true):
+            log("its failure's message came again, unsettled, while its lease still holds a claim: acked; the claim brings "
+                + "the job back and settles it", job: job)
+            broker.ack(delivery)
+        case .success(false):
+            await deadLetter([delivery], reason: reason, job: job)
+        case let .failure(error):
+            log("cannot ask the broker whether the job's lease still holds a claim (\(error)); dead-lettering its message again", job: job)
+            await deadLetter([delivery], reason: reason, job: job)
+        }
+    }
+
     /// Publishes one copy (dead-letter or retry) from the newest delivery that can still be settled and acks
     /// the others; a delivery from a lost connection is skipped, since the broker redelivers its message.
     func settleOne(_ deliveries: [Delivery], job: String?,

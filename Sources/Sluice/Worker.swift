@@ -267,6 +267,8 @@ public final class Worker: @unchecked Sendable {
         case let .deadLetter(reason, failing):
             if failing { commit(spec.id, to: .failed, error: reason, message: nil) }
             await deadLetter([delivery], reason: reason, job: spec.id)
+        case let .settleRedelivered(reason):
+            await settleRedelivered(delivery, reason: reason, job: spec.id)
         case let .acknowledge(reason):
             log("\(reason); acknowledged without running", job: spec.id)
             broker.ack(delivery)

@@ -146,4 +146,29 @@ struct JobLeaseTests {
         let after = try await PrivateBroker.ctl(["list_queues", "-p", PrivateBroker.vhost("jq-lease-encode"), "--quiet", "--no-table-headers", "name"])
         #expect(!after.contains("sluice.encode-lease.e1") && !after.contains("sluice.lease.e1"), "\(after)")
     }
+
+    @Test("whether a job's lease still holds a claim: held, abandoned (the claim back in its queue), expired, released, never taken")
+    func claimWaitsFollowsTheLease() async throws {
+        try await Self.setupTestVhost("jq-lease-claim")
+        let holder = try await worker("jq-lease-claim")
+        let taker = try await worker("jq-lease-claim", consumesJobs: true)
+        defer { holder.close(); taker.close() }
+        let jobs = Collector(taker.deliveries)
+        #expect(try holder.claimWaits(jobID: "c1") == false, "a job never leased has no claim")
+        #expect(await holder.acquireLease(request("c1", holder: "h"), onLost: { _ in }) == .acquired)
+        #expect(try holder.claimWaits(jobID: "c1"), "a held lease: the holder settles the job")
+        // Left to lapse, as after a settle the broker did not confirm: the claim waits in its queue, unheld.
+        await holder.abandonLease(jobID: "c1")
+        #expect(holder.leasesHeld == 0)
+        #expect(try await eventually { try taker.claimWaits(jobID: "c1") }, "the abandoned lease's claim is not in its queue")
+        // The claim expires into sluice.jobs: then its queue holds nothing, and the copy that came is what settles it.
+        let copy = try #require(await jobs.wait(for: 1, timeout: .seconds(10)).first, "the abandoned claim never expired")
+        #expect(String(decoding: copy.body, as: UTF8.self) == #"{"id":"c1"}"#)
+        #expect(try taker.claimWaits(jobID: "c1") == false, "an expired claim still counted")
+        #expect(await taker.acquireLease(request("c1", holder: "t"), onLost: { _ in }) == .acquired)
+        #expect(try holder.claimWaits(jobID: "c1"), "the taker's lease is not seen")
+        await taker.releaseLease(jobID: "c1")
+        #expect(try holder.claimWaits(jobID: "c1") == false, "a released lease still counted")
+    }
 }
+

@@ -42,7 +42,7 @@ struct DeliveryTriageTests {
         Case(name: "rejected id stays dead", stored: stored(.rejected, error: "bad"), redelivered: false,
              verdict: .deadLetter(reason: "job j was rejected earlier: bad", failing: false), claims: false),
         Case(name: "failed and redelivered: settled again, not re-run", stored: stored(.failed, attempts: 1, error: "job j: no input"),
-             redelivered: true, verdict: .deadLetter(reason: "job j: no input", failing: false), claims: false),
+             redelivered: true, verdict: .settleRedelivered(reason: "job j: no input"), claims: false),
         Case(name: "cancelled and redelivered: ack only", stored: stored(.cancelled, attempts: 1), redelivered: true,
              verdict: .acknowledge(reason: "job j was already cancelled"), claims: false),
         Case(name: "failed, fresh message (jobs retry): runs even past max_attempts", stored: stored(.failed, attempts: 3),
