@@ -265,11 +265,13 @@ extension RelaySession {
         }
     }
 
-    /// The edge's tags become the burst's messages; Opus is made AAC when the job has an encoder.
+    /// The edge's tags become the burst's messages; Opus is made AAC when the job has an encoder, and goes to the job's
+    /// WHEP viewers as it came.
     private func take(_ tags: [FLVStreamTag], of publisher: WHIPPublisher) {
         for tag in tags {
             var converted = [tag]
             if let audio = publisher.audio, tag.type == .audio {
+                if !links.whep.isEmpty { whepPublisherOpus(tag) }
                 do {
                     converted = try audio.tags(for: tag)
                 } catch {

@@ -358,7 +358,8 @@ final class RelaySession: @unchecked Sendable {
             default: continue
             }
             let kind = FLVTagHead(message)
-            var time = timeline.map(typeID: message.typeID, timestamp: message.timestamp, isFrame: kind.isFrame)
+            let raw = message.timestamp
+            var time = timeline.map(typeID: message.typeID, timestamp: raw, isFrame: kind.isFrame)
             if kind.isFrame {
                 time = timeline.strictlyAfter(time, typeID: message.typeID, track: UInt8(truncatingIfNeeded: kind.configurationKey >> 8))
                 progress.dtsRepairs = timeline.repairs
@@ -378,7 +379,10 @@ final class RelaySession: @unchecked Sendable {
             }
             if kind.isFrame { progress.mediaTime = Double(time) / 1000 }
             relay(message, kind)
-            if !links.whep.isEmpty, kind.role == .audioFrame || kind.role == .audioHeader { whepAudio(message) }
+            if !links.whep.isEmpty {
+                if kind.isFrame { links.whepAudio.sourceOffset = time - Int64(raw) }
+                if kind.role == .audioFrame || kind.role == .audioHeader { whepAudio(message) }
+            }
             if fallback != nil { observeForFallback(message, kind) }
         }
         flushOutputs(receivedAt: receivedAt)
