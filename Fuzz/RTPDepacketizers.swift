@@ -1,6 +1,7 @@
-// libFuzzer target: RTP packets (RFC 3550) through the H.264 (RFC 6184), H.265 (RFC 7798), AAC (RFC 3640) and
-// MP4A-LATM (RFC 6416) depacketizers. The first byte chooses the codec; the rest is packets separated by "FUZZ" (for
-// LATM the first part is the StreamMuxConfig, read as the SDP's config is).
+// libFuzzer target: RTP packets (RFC 3550) through the H.264 (RFC 6184), H.265 (RFC 7798), AAC (RFC 3640),
+// MP4A-LATM (RFC 6416) and AV1 (AOMedia v1.0.0) depacketizers, AV1 on through the RTP edge to av01 tags. The first byte
+// chooses the codec; the rest is packets separated by "FUZZ" (for LATM the first part is the StreamMuxConfig, read as
+// the SDP's config is).
 import MediaFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -11,13 +12,25 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // What is read writes back to what was read.
         guard (try? RTPPacket(parsing: packet.serialized)) == packet else { fatalError("RTP packet \(packet) does not read back") }
     }
-    switch selector % 4 {
+    switch selector % 5 {
     case 0:
         var depacketizer = H264Depacketizer()
         for packet in packets { check(depacketizer.depacketize(packet)) }
     case 1:
         var depacketizer = H265Depacketizer()
         for packet in packets { check(depacketizer.depacketize(packet)) }
+    case 4:
+        var depacketizer = AV1Depacketizer()
+        for packet in packets { check(depacketizer.depacketize(packet)) }
+        var converter = RTPToFLVConverter(tracks: [RTPTrackFormat(payloadType: packets.first?.payloadType ?? 45, clockRate: 90000, codec: .av1)])
+        for packet in packets {
+            for tag in converter.feed(packet.serialized, track: 0, arrival: 0) {
+                // What the edge makes reads back as an av01 video tag.
+                guard let video = try? FLVVideoData(parsing: tag.data[...]), video.tracks.first?.codec == .fourCC(.av01) else {
+                    fatalError("the AV1 edge made a tag that does not read as av01")
+                }
+            }
+        }
     case 3:
         let parts = FuzzInput(bytes: rest).parts
         guard let first = parts.first, let config = try? LATMStreamMuxConfig(bytes: first) else { return 0 }

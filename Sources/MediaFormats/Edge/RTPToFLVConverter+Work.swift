@@ -16,6 +16,11 @@ extension RTPToFLVConverter.Work {
             let outputs = depacketizer.depacketize(packet)
             stream.depacketizer = .hevc(depacketizer)
             for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
+        case var .av1(depacketizer):
+            stream.depacketizer = .opus
+            let outputs = depacketizer.depacketize(packet)
+            stream.depacketizer = .av1(depacketizer)
+            for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
         case var .aac(depacketizer):
             stream.depacketizer = .opus
             let outputs = depacketizer.depacketize(packet)
@@ -105,6 +110,26 @@ extension RTPToFLVConverter.Work {
         if case let .packetLoss(lost) = reason { statistics.lostPackets += lost }
     }
 
+    /// An AV1 temporal unit: no reordering (AV1 over RTP sends frames in decoding order, and hidden frames are
+    /// shown later by OBUs of their own), so its time is both PTS and DTS.
+    private mutating func convertAV1(_ unit: RTPVideoAccessUnit, of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag]) {
+        guard var track = stream.av1.take() else { return }
+        defer { stream.av1 = track }
+        var dts = place(stream.milliseconds(stream.unwrapper.unwrap(unit.rtpTimestamp)))
+        if let last = stream.lastDTS, dts < last { dts = last }
+        do {
+            switch try track.convert(obus: unit.nalUnits) {
+            case let .tags(data):
+                stream.lastDTS = dts
+                tags += data.map { FLVStreamTag(type: .video, timestamp: dts, data: $0) }
+            case .beforeKeyframe: statistics.framesAwaitingKeyframe += 1
+            case .empty: break
+            }
+        } catch {
+            statistics.malformedAccessUnits += 1
+        }
+    }
+
     mutating func convertVideo(_ output: RTPVideoDepacketizerOutput, of stream: inout RTPToFLVConverter.Stream, awaitingKeyframe: Bool,
                                        into tags: inout [FLVStreamTag]) {
         let unit: RTPVideoAccessUnit
@@ -120,6 +145,7 @@ extension RTPToFLVConverter.Work {
             statistics.framesAwaitingKeyframe += 1
             return
         }
+        if stream.av1 != nil { return convertAV1(unit, of: &stream, into: &tags) }
         guard var track = stream.video.take() else { return }
         defer { stream.video = track }
         // The SDP's parameter sets go before a keyframe that carries none in band, so the record can be made from them.
@@ -170,7 +196,7 @@ extension RTPToFLVConverter.Work {
                 }
                 tags.append(FLVStreamTag(type: .audio, timestamp: time,
                                          data: try FLVAudioData(packetType: .codedFrames, fourCC: .opus, payload: frame).serialized()))
-            case .h264, .hevc, .g711:
+            case .h264, .hevc, .av1, .g711:
                 return
             }
         } catch {

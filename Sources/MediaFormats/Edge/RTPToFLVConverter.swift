@@ -57,6 +57,7 @@ public struct RTPToFLVConverter: Sendable {
     enum Depacketizer: Sendable {
         case h264(H264Depacketizer)
         case hevc(H265Depacketizer)
+        case av1(AV1Depacketizer)
         case aac(AACDepacketizer)
         case latm(LATMDepacketizer)
         case opus
@@ -74,6 +75,8 @@ public struct RTPToFLVConverter: Sendable {
         var anchorMilliseconds: Int64 = 0
         /// Video: the Annex B edge shared with the TS path; nil for audio.
         var video: TSToFLVVideoTrack?
+        /// AV1 video's edge (OBUs to av01 tags); nil for the other codecs.
+        var av1: RTPAV1Track?
         /// Audio: the sequence header was sent.
         var sentAudioConfiguration = false
         /// Video: the greatest PTS so far, how far the DTS runs behind the PTS, and the last DTS.
@@ -99,6 +102,9 @@ public struct RTPToFLVConverter: Sendable {
             case .hevc:
                 depacketizer = .hevc(H265Depacketizer())
                 video = TSToFLVVideoTrack(pid: 0, codec: .hevc)
+            case .av1:
+                depacketizer = .av1(AV1Depacketizer())
+                av1 = RTPAV1Track()
             case let .aac(parameters):
                 depacketizer = .aac(AACDepacketizer(parameters: parameters))
             case let .aacLATM(config):

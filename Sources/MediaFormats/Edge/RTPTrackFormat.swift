@@ -1,5 +1,5 @@
 // RFC 4566 §6 (a=rtpmap, a=fmtp) with the payload formats' SDP parameters: RFC 6184 §8.1 (H264), RFC 7798 §7.1
-// (H265), RFC 3640 §4.1 (mpeg4-generic), RFC 6416 §7.3 (MP4A-LATM), RFC 7587 §6 (opus), RFC 3551 §4.5.14 (PCMA, PCMU).
+// (H265), the AOMedia AV1 RTP payload format §7.1 (AV1), RFC 3640 §4.1 (mpeg4-generic), RFC 6416 §7.3 (MP4A-LATM), RFC 7587 §6 (opus), RFC 3551 §4.5.14 (PCMA, PCMU).
 
 /// What one RTP stream of a session description carries, as the RTP edge converts it.
 public enum RTPTrackCodec: Sendable, Equatable {
@@ -7,6 +7,8 @@ public enum RTPTrackCodec: Sendable, Equatable {
     case h264(parameterSets: [[UInt8]])
     /// H.265, with `sprop-vps`, `sprop-sps` and `sprop-pps` in that order.
     case hevc(parameterSets: [[UInt8]])
+    /// AV1: its sequence header comes in band, before each key frame.
+    case av1
     /// AAC in RFC 3640's mpeg4-generic packets.
     case aac(MPEG4GenericParameters)
     /// AAC in RFC 6416's MP4A-LATM packets, its StreamMuxConfig out of band.
@@ -18,7 +20,7 @@ public enum RTPTrackCodec: Sendable, Equatable {
 
     public var isVideo: Bool {
         switch self {
-        case .h264, .hevc: true
+        case .h264, .hevc, .av1: true
         case .aac, .aacLATM, .opus, .g711: false
         }
     }
@@ -28,7 +30,7 @@ public enum RTPTrackCodec: Sendable, Equatable {
         switch self {
         case let .aac(parameters): parameters.config
         case let .aacLATM(mux): mux.audioSpecificConfig
-        case .h264, .hevc, .opus, .g711: nil
+        case .h264, .hevc, .av1, .opus, .g711: nil
         }
     }
 
@@ -37,6 +39,7 @@ public enum RTPTrackCodec: Sendable, Equatable {
         switch self {
         case .h264: "H.264"
         case .hevc: "H.265"
+        case .av1: "AV1"
         case .aac: "AAC"
         case .aacLATM: "AAC (MP4A-LATM)"
         case .opus: "Opus"
@@ -82,6 +85,8 @@ public struct RTPTrackFormat: Sendable, Equatable {
             case "H265":
                 let sets = try media.hevcParameterSets(payloadType: payloadType)
                 codec = .hevc(parameterSets: sets.vps + sets.sps + sets.pps)
+            case "AV1":
+                codec = .av1
             case "MPEG4-GENERIC":
                 codec = .aac(try media.mpeg4GenericParameters(payloadType: payloadType))
             case "MP4A-LATM":
@@ -108,7 +113,7 @@ public struct RTPTrackFormat: Sendable, Equatable {
             return
         }
         throw MediaFormatError.unsupported(structure: "SDP \(media.media) section",
-                                           reason: "\(offered.joined(separator: ", ")) (H.264, H.265, AAC, Opus and G.711 are carried)")
+                                           reason: "\(offered.joined(separator: ", ")) (H.264, H.265, AV1, AAC, Opus and G.711 are carried)")
     }
 
     /// The static payload types of RFC 3551 §6 a camera may leave without an rtpmap (G.711, the usual ones).

@@ -22,11 +22,14 @@ public enum RTPVideoPayloadContent: Sendable, Equatable {
     case fragment(header: [UInt8], data: ArraySlice<UInt8>, isStart: Bool, isEnd: Bool)
     /// A packet type a receiver ignores.
     case nothing
+    /// Units and fragments of units in one packet (AV1's OBU elements): the end or middle of a unit the last packet
+    /// began (`continuedEnds` false: the middle), whole units, then the start of one the next packet goes on with.
+    case elements(continued: ArraySlice<UInt8>?, continuedEnds: Bool, whole: [ArraySlice<UInt8>], started: ArraySlice<UInt8>?)
 }
 
 /// Turns the video RTP packets of one SSRC, in sequence order, into access units (`H264Depacketizer`,
-/// `H265Depacketizer`). A lost or malformed packet drops only the access unit it may belong to and sets
-/// `awaitingKeyframe` until an access unit with a random access picture is delivered.
+/// `H265Depacketizer`, `AV1Depacketizer`, whose units are OBUs). A lost or malformed packet drops only the access unit
+/// it may belong to and sets `awaitingKeyframe` until an access unit with a random access picture is delivered.
 public struct RTPVideoDepacketizer<Payload: RTPVideoPayload>: Sendable {
     private var assembler = RTPAccessUnitAssembler()
 
@@ -51,6 +54,14 @@ public struct RTPVideoDepacketizer<Payload: RTPVideoPayload>: Sendable {
                     assembler.startFragment(header: header, data: data, isKeyframe: header.first.map(Payload.isKeyframe) ?? false)
                 } else {
                     assembler.continueFragment(data, isLast: isEnd, structure: Payload.fragmentStructure)
+                }
+            case let .elements(continued, continuedEnds, whole, started):
+                if let continued { assembler.continueFragment(continued, isLast: continuedEnds, structure: Payload.fragmentStructure) }
+                for unit in whole {
+                    assembler.append(Array(unit), isKeyframe: unit.first.map(Payload.isKeyframe) ?? false)
+                }
+                if let started {
+                    assembler.startFragment(header: [], data: started, isKeyframe: started.first.map(Payload.isKeyframe) ?? false)
                 }
             case .nothing:
                 break

@@ -1,7 +1,8 @@
-// RFC 6184 §8.2.2 H.264 offer/answer (packetization-mode, profile-level-id, level-asymmetry-allowed); RFC 7587 §7 Opus.
+// RFC 6184 §8.2.2 H.264 offer/answer (packetization-mode, profile-level-id, level-asymmetry-allowed); RFC 7798 §7.2.2
+// H.265; the AOMedia AV1 RTP payload format §7.2.2 (AV1: any profile, level and tier a receiver decodes); RFC 7587 §7 Opus.
 
-/// Which offered payload type a track takes: H.264 for video (and, received, H.265 when no H.264 is offered), Opus
-/// 48000/2 for audio, preferring the offer's order.
+/// Which offered payload type a track takes: H.264 for video (and, received, H.265 when no H.264 is offered, then AV1),
+/// Opus 48000/2 for audio, preferring the offer's order.
 struct WebRTCCodecChoice {
     /// The chosen payload type and its rtpmap.
     let payloadType: UInt8
@@ -14,7 +15,9 @@ struct WebRTCCodecChoice {
         let candidates: [(UInt8, MediaDescription.RTPMap)]
         switch kind {
         // H.264 first even after an H.265 the offer prefers: every output carries it, legacy RTMP and WHEP included.
-        case .video: candidates = h264Candidates(offered, media: media, sending: sending) + (sending == nil ? h265Candidates(offered, media: media) : [])
+        case .video:
+            candidates = h264Candidates(offered, media: media, sending: sending)
+                + (sending == nil ? h265Candidates(offered, media: media) + av1Candidates(offered) : [])
         case .audio: candidates = offered.filter { WebRTCCodec(encodingName: $0.1.encodingName) == .opus && $0.1.clockRate == 48000 && $0.1.channels == 2 }
         }
         if let (type, map) = candidates.first { return .success(WebRTCCodecChoice(payloadType: type, map: map)) }
@@ -23,7 +26,7 @@ struct WebRTCCodecChoice {
             let codec = WebRTCCodec(encodingName: map.encodingName)
             if codec.isMedia, !names.contains(codec.description) { names.append(codec.description) }
         }
-        let wanted = kind == .video ? (sending == nil ? "H.264 or H.265" : "H.264") : "Opus 48000/2"
+        let wanted = kind == .video ? (sending == nil ? "H.264, H.265 or AV1" : "H.264") : "Opus 48000/2"
         let what = names.isEmpty ? "no codec with an rtpmap" : names.joined(separator: ", ")
         let which = offered.contains { WebRTCCodec(encodingName: $0.1.encodingName) == .h264 } && kind == .video
             ? (sending.map { "; no H.264 payload type with packetization-mode=1 decodes profile-level-id \($0.text)" }
@@ -61,6 +64,12 @@ struct WebRTCCodecChoice {
             return WebRTCCodec(encodingName: map.encodingName) == .h265 && map.clockRate == 90000
                 && (parameters["tx-mode"] ?? "SRST").uppercased() == "SRST" && (parameters["sprop-max-don-diff"] ?? "0") == "0"
         }
+    }
+
+    /// AV1 payload types we can receive, in the offer's order: every profile, level and tier goes on as it is (the
+    /// edge copies the OBUs; what decodes them is the outputs' reader).
+    private static func av1Candidates(_ offered: [(UInt8, MediaDescription.RTPMap)]) -> [(UInt8, MediaDescription.RTPMap)] {
+        offered.filter { WebRTCCodec(encodingName: $0.1.encodingName) == .av1 && $0.1.clockRate == 90000 }
     }
 
     /// Why a section cannot be taken.

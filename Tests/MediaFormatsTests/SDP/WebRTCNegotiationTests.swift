@@ -150,7 +150,7 @@ struct WebRTCNegotiationTests {
         let offer = try SessionDescription(parsing: text)
         let answer = try Self.ingest.answer(offer)
         #expect(answer.tracks.map(\.kind) == [.audio])
-        #expect(answer.rejected == [WebRTCRejectedMedia(index: 0, media: "video", mid: "0", reason: "the offer's video is VP8; this job takes H.264 or H.265")])
+        #expect(answer.rejected == [WebRTCRejectedMedia(index: 0, media: "video", mid: "0", reason: "the offer's video is VP8; this job takes H.264, H.265 or AV1")])
         #expect(Self.lines(answer.description.render()).contains("m=video 0 UDP/TLS/RTP/SAVPF 96 97"))
     }
 
@@ -185,7 +185,32 @@ struct WebRTCNegotiationTests {
     func h265WithSeveralStreamsOrDONLIsRefused(fmtp: String) throws {
         let answer = try Self.ingest.answer(try Self.hevcOffer(types: "49 96", fmtp: fmtp))
         #expect(answer.tracks.map(\.kind) == [.audio])
-        #expect(answer.rejected.map(\.reason) == ["the offer's video is H.265, VP8; this job takes H.264 or H.265"])
+        #expect(answer.rejected.map(\.reason) == ["the offer's video is H.265, VP8; this job takes H.264, H.265 or AV1"])
+    }
+
+    /// Chrome's offer with an AV1 payload type 45 first (as `setCodecPreferences` leaves it), then the types `types`.
+    static func av1Offer(types: String) throws -> SessionDescription {
+        try SessionDescription(parsing: WebRTCOfferFixtures.chrome.replacingLines { line in
+            if line.hasPrefix("m=video") { return "m=video 9 UDP/TLS/RTP/SAVPF \(types)" }
+            if line == "a=rtpmap:96 VP8/90000" {
+                return ["a=rtpmap:45 AV1/90000", "a=rtcp-fb:45 nack", "a=rtcp-fb:45 nack pli", "a=fmtp:45 level-idx=5;profile=0;tier=0", line]
+                    .joined(separator: "\r\n")
+            }
+            return line
+        })
+    }
+
+    @Test func whipTakesAV1WhenNeitherH264NorH265IsOffered() throws {
+        let answer = try Self.ingest.answer(try Self.av1Offer(types: "45 96 97"))
+        #expect(answer.tracks.map(\.codec) == [.av1, .opus] && answer.tracks[0].payloadType == 45)
+        #expect(answer.tracks[0].nack && answer.tracks[0].pictureLossIndication)
+        #expect(Self.lines(answer.description.render()).contains("a=rtpmap:45 AV1/90000"))
+        // H.264 still wins, whatever the offer puts first.
+        #expect(try Self.ingest.answer(try Self.av1Offer(types: "45 96 97 102 103")).tracks.first?.codec == .h264)
+        // WHEP sends H.264 only.
+        let egress = try Self.egress(video: "42e01f").answer(
+            try SessionDescription(parsing: try Self.av1Offer(types: "45").render().replacing("a=sendonly", with: "a=recvonly")))
+        #expect(egress.rejected.map(\.reason) == ["the offer's video is AV1; this job takes H.264"])
     }
 
     @Test func whepNeverSendsH265() throws {
