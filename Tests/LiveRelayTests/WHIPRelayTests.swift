@@ -461,4 +461,36 @@ struct WHIPRelayTests {
         let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", archive])
         #expect(streams.contains("h264") && streams.contains("aac,48000,1"), "the archive holds \(streams)")
     }
+
+    @Test("Chromium publishes AV1 by WHIP (its camera, setCodecPreferences AV1 only): the job takes it as it is, the MP4 archive holds av01 that decodes, with AAC made from its Opus",
+          .enabled(if: chromiumRuns, "needs /usr/bin/chromium (scripts/bootstrap)"))
+    func chromiumPublishesAV1() throws {
+        let port = try Live.freePort()
+        let root = Live.scratch("whip-chromium-av1")
+        var options = Self.options(port: port, outputs: [], root: root, timeout: 60)
+        options.outputs = [OutputDescription(target: .file(path: root + "/out/archive.mp4"), kind: .mp4, name: "archive.mp4")]
+        let job = RunningJob(Self.engine, options)
+        #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
+        let peer = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("chromium-peer.py").path
+        let line = try Live.run("/usr/bin/python3", [peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--token", Self.token,
+                                                     "--seconds", "6", "--codec", "av1"])
+        let said = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+        let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(20).joined(separator: "\n")
+        #expect(said["status"] as? Int == 201 && said["connected"] as? Bool == true && said["delete_status"] as? Int == 200, "\(said)\n\(log)")
+        #expect((said["codecs"] as? [String])?.contains { $0.lowercased() == "video/av1" } == true, "Chromium did not send AV1: \(said)")
+        let encoded = said["frames_encoded"] as? Int ?? 0
+        // The publisher left by DELETE; the job would wait for another until its input timeout.
+        job.interrupter.cancel()
+        let result = try #require(job.wait(seconds: 60), "the job did not end").get()
+        #expect(result.progress.videoFrames >= 30, "\(result.progress)\n\(log)")
+        let archive = root + "/out/archive.mp4"
+        let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", archive])
+        #expect(streams.contains("av1") && streams.contains("aac"), "the archive holds \(streams)")
+        // Decoded by libdav1d at the archive's own times (Chromium's fake camera runs at a variable rate).
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-enc_time_base:v", "-1", "-f", "null", "-"])
+        #expect(decode.wait(seconds: 60) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
+        let frames = try Live.frames(archive, "v")
+        #expect(frames.count >= 30 && frames.count >= encoded * 7 / 10, "the archive decodes to \(frames.count) frames of the \(encoded) Chromium encoded")
+    }
 }
+
