@@ -1,5 +1,6 @@
 // libFuzzer target: RTP packets (RFC 3550) through the H.264 (RFC 6184), H.265 (RFC 7798), AAC (RFC 3640),
-// MP4A-LATM (RFC 6416) and AV1 (AOMedia v1.0.0) depacketizers, AV1 on through the RTP edge to av01 tags. The first byte
+// MP4A-LATM (RFC 6416), AV1 (AOMedia v1.0.0), VP8 (RFC 7741) and VP9 (RFC 9628) depacketizers, the last three on
+// through the RTP edge to av01, vp08 and vp09 tags. The first byte
 // chooses the codec; the rest is packets separated by "FUZZ" (for LATM the first part is the StreamMuxConfig, read as
 // the SDP's config is).
 import MediaFormats
@@ -12,7 +13,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // What is read writes back to what was read.
         guard (try? RTPPacket(parsing: packet.serialized)) == packet else { fatalError("RTP packet \(packet) does not read back") }
     }
-    switch selector % 5 {
+    switch selector % 7 {
     case 0:
         var depacketizer = H264Depacketizer()
         for packet in packets { check(depacketizer.depacketize(packet)) }
@@ -22,15 +23,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 4:
         var depacketizer = AV1Depacketizer()
         for packet in packets { check(depacketizer.depacketize(packet)) }
-        var converter = RTPToFLVConverter(tracks: [RTPTrackFormat(payloadType: packets.first?.payloadType ?? 45, clockRate: 90000, codec: .av1)])
-        for packet in packets {
-            for tag in converter.feed(packet.serialized, track: 0, arrival: 0) {
-                // What the edge makes reads back as an av01 video tag.
-                guard let video = try? FLVVideoData(parsing: tag.data[...]), video.tracks.first?.codec == .fourCC(.av01) else {
-                    fatalError("the AV1 edge made a tag that does not read as av01")
-                }
-            }
-        }
+        edge(packets, codec: .av1, fourCC: .av01)
+    case 5:
+        var depacketizer = VP8Depacketizer()
+        for packet in packets { check(depacketizer.depacketize(packet)) }
+        edge(packets, codec: .vp8, fourCC: .vp08)
+    case 6:
+        var depacketizer = VP9Depacketizer()
+        for packet in packets { check(depacketizer.depacketize(packet)) }
+        edge(packets, codec: .vp9, fourCC: .vp09)
     case 3:
         let parts = FuzzInput(bytes: rest).parts
         guard let first = parts.first, let config = try? LATMStreamMuxConfig(bytes: first) else { return 0 }
@@ -62,6 +63,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// The packets through the RTP edge as one video stream: what it makes reads back as a `fourCC` video tag.
+private func edge(_ packets: [RTPPacket], codec: RTPTrackCodec, fourCC: FLVVideoFourCC) {
+    var converter = RTPToFLVConverter(tracks: [RTPTrackFormat(payloadType: packets.first?.payloadType ?? 96, clockRate: 90000, codec: codec)])
+    for packet in packets {
+        for tag in converter.feed(packet.serialized, track: 0, arrival: 0) {
+            guard let video = try? FLVVideoData(parsing: tag.data[...]), video.tracks.first?.codec == .fourCC(fourCC) else {
+                fatalError("the \(codec.name) edge made a tag that does not read as \(fourCC)")
+            }
+        }
+    }
 }
 
 /// Every access unit holds NAL units with their headers, within the size limit.

@@ -7,7 +7,7 @@ import MediaJob
 package struct LiveMediaTag {
     /// The codecs the codec job decodes from a live input, by FFmpeg's names.
     package enum Codec: String, Sendable {
-        case h264, hevc, av1, vp9, aac, opus
+        case h264, hevc, av1, vp9, vp8, aac, opus
     }
 
     package enum Content: Equatable {
@@ -23,7 +23,7 @@ package struct LiveMediaTag {
     package var codec: Codec?
     package var content: Content
 
-    private static let videoCodecs: [FLVVideoFourCC: Codec] = [.avc1: .h264, .hvc1: .hevc, .av01: .av1, .vp09: .vp9]
+    private static let videoCodecs: [FLVVideoFourCC: Codec] = [.avc1: .h264, .hvc1: .hevc, .av01: .av1, .vp09: .vp9, .vp08: .vp8]
     private static let audioCodecs: [FLVAudioFourCC: Codec] = [.mp4a: .aac, .opus: .opus]
 
     /// Reads a video tag's body.

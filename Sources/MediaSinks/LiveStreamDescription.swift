@@ -122,7 +122,7 @@ extension LiveStreamDescription {
                 let av1C = try AV1CodecConfigurationRecord(parsing: record)
                 let header = try? av1C.sequenceHeader()
                 return (header?.maxFrameWidth ?? 0, header?.maxFrameHeight ?? 0, header?.frameRate)
-            case .vp9:
+            case .vp9, .vp8:
                 _ = try VPCodecConfigurationRecord(parsing: record)
                 return (0, 0, nil)
             case .aac, .opus:

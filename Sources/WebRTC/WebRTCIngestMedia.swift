@@ -43,7 +43,8 @@ public struct WebRTCIngestMedia: Sendable {
     public private(set) var unknownPayloadType = 0
 
     /// - Parameters:
-    ///   - tracks: the answer's tracks (`WebRTCAnswer.tracks`); H.264, H.265, AV1 and Opus are converted, the rest refused.
+    ///   - tracks: the answer's tracks (`WebRTCAnswer.tracks`); H.264, H.265, AV1, VP9, VP8 and Opus are
+    ///     converted, the rest refused.
     ///   - localSSRC: ours, for the RTCP we send.
     public init(tracks negotiated: [WebRTCNegotiatedTrack], localSSRC: UInt32) throws {
         var formats: [RTPTrackFormat?] = []
@@ -57,6 +58,8 @@ public struct WebRTCIngestMedia: Sendable {
                 let sets = try MediaDescription.hevcParameterSets(track.formatParameters)
                 codec = .hevc(parameterSets: sets.vps + sets.sps + sets.pps)
             case .av1: codec = .av1
+            case .vp9: codec = .vp9
+            case .vp8: codec = .vp8
             case .opus: codec = .opus(channels: track.channels ?? 2)
             default:
                 throw MediaFormatError.unsupported(structure: "WebRTC track", reason: "mid \(track.mid) carries \(track.codec), which a WHIP ingest does not take")

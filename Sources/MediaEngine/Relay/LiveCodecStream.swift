@@ -26,6 +26,9 @@ enum LiveCodecStream {
         case .vp9:
             codecID = AV_CODEC_ID_VP9
             extradata = []
+        case .vp8:
+            codecID = AV_CODEC_ID_VP8
+            extradata = []
         case .aac, .opus:
             throw .invalidStream(kind: "video", stream: index, .invalid(structure: "live video", reason: "\(codec.rawValue) is an audio codec"))
         }
@@ -59,7 +62,7 @@ enum LiveCodecStream {
                 channels = Int(header.channelCount)
                 sampleRate = opusSampleRate
                 frameMilliseconds = opusFrameMilliseconds
-            case .h264, .hevc, .av1, .vp9:
+            case .h264, .hevc, .av1, .vp9, .vp8:
                 throw MediaFormatError.invalid(structure: "live audio", reason: "\(codec.rawValue) is a video codec")
             }
         } catch let error as MediaFormatError {

@@ -204,7 +204,7 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
             switch media.content {
             case let .configuration(record):
                 // VP9 decodes without extradata: its vpcC is not handed to the decoder.
-                if !record.isEmpty, record != videoExtradata, videoCodec != .vp9 {
+                if !record.isEmpty, record != videoExtradata, videoCodec != .vp9, videoCodec != .vp8 {
                     videoExtradata = record
                     pendingVideoExtradata = record
                 }

@@ -21,6 +21,16 @@ extension RTPToFLVConverter.Work {
             let outputs = depacketizer.depacketize(packet)
             stream.depacketizer = .av1(depacketizer)
             for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
+        case var .vp8(depacketizer):
+            stream.depacketizer = .opus
+            let outputs = depacketizer.depacketize(packet)
+            stream.depacketizer = .vp8(depacketizer)
+            for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
+        case var .vp9(depacketizer):
+            stream.depacketizer = .opus
+            let outputs = depacketizer.depacketize(packet)
+            stream.depacketizer = .vp9(depacketizer)
+            for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
         case var .aac(depacketizer):
             stream.depacketizer = .opus
             let outputs = depacketizer.depacketize(packet)
@@ -110,15 +120,23 @@ extension RTPToFLVConverter.Work {
         if case let .packetLoss(lost) = reason { statistics.lostPackets += lost }
     }
 
-    /// An AV1 temporal unit: no reordering (AV1 over RTP sends frames in decoding order, and hidden frames are
-    /// shown later by OBUs of their own), so its time is both PTS and DTS.
-    private mutating func convertAV1(_ unit: RTPVideoAccessUnit, of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag]) {
-        guard var track = stream.av1.take() else { return }
-        defer { stream.av1 = track }
+    /// An AV1 temporal unit, or a VP8 or VP9 picture: no reordering (these formats send frames in decoding order, a
+    /// hidden frame shown later by a frame of its own), so its time is both PTS and DTS.
+    private mutating func convertOrdered(_ unit: RTPVideoAccessUnit, of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag]) {
         var dts = place(stream.milliseconds(stream.unwrapper.unwrap(unit.rtpTimestamp)))
         if let last = stream.lastDTS, dts < last { dts = last }
         do {
-            switch try track.convert(obus: unit.nalUnits) {
+            let output: TSToFLVVideoTrack.Output
+            if var track = stream.av1.take() {
+                defer { stream.av1 = track }
+                output = try track.convert(obus: unit.nalUnits)
+            } else if var track = stream.vpx.take() {
+                defer { stream.vpx = track }
+                output = try track.convert(units: unit.nalUnits)
+            } else {
+                return
+            }
+            switch output {
             case let .tags(data):
                 stream.lastDTS = dts
                 tags += data.map { FLVStreamTag(type: .video, timestamp: dts, data: $0) }
@@ -145,7 +163,7 @@ extension RTPToFLVConverter.Work {
             statistics.framesAwaitingKeyframe += 1
             return
         }
-        if stream.av1 != nil { return convertAV1(unit, of: &stream, into: &tags) }
+        if stream.av1 != nil || stream.vpx != nil { return convertOrdered(unit, of: &stream, into: &tags) }
         guard var track = stream.video.take() else { return }
         defer { stream.video = track }
         // The SDP's parameter sets go before a keyframe that carries none in band, so the record can be made from them.
@@ -196,7 +214,7 @@ extension RTPToFLVConverter.Work {
                 }
                 tags.append(FLVStreamTag(type: .audio, timestamp: time,
                                          data: try FLVAudioData(packetType: .codedFrames, fourCC: .opus, payload: frame).serialized()))
-            case .h264, .hevc, .av1, .g711:
+            case .h264, .hevc, .av1, .vp8, .vp9, .g711:
                 return
             }
         } catch {

@@ -58,6 +58,8 @@ public struct RTPToFLVConverter: Sendable {
         case h264(H264Depacketizer)
         case hevc(H265Depacketizer)
         case av1(AV1Depacketizer)
+        case vp8(VP8Depacketizer)
+        case vp9(VP9Depacketizer)
         case aac(AACDepacketizer)
         case latm(LATMDepacketizer)
         case opus
@@ -77,6 +79,8 @@ public struct RTPToFLVConverter: Sendable {
         var video: TSToFLVVideoTrack?
         /// AV1 video's edge (OBUs to av01 tags); nil for the other codecs.
         var av1: RTPAV1Track?
+        /// VP8 and VP9 video's edge (frames to vp08 and vp09 tags); nil for the other codecs.
+        var vpx: RTPVPXTrack?
         /// Audio: the sequence header was sent.
         var sentAudioConfiguration = false
         /// Video: the greatest PTS so far, how far the DTS runs behind the PTS, and the last DTS.
@@ -105,6 +109,12 @@ public struct RTPToFLVConverter: Sendable {
             case .av1:
                 depacketizer = .av1(AV1Depacketizer())
                 av1 = RTPAV1Track()
+            case .vp8:
+                depacketizer = .vp8(VP8Depacketizer())
+                vpx = RTPVPXTrack(codec: .vp8)
+            case .vp9:
+                depacketizer = .vp9(VP9Depacketizer())
+                vpx = RTPVPXTrack(codec: .vp9)
             case let .aac(parameters):
                 depacketizer = .aac(AACDepacketizer(parameters: parameters))
             case let .aacLATM(config):

@@ -1,5 +1,5 @@
 // RFC 4566 §6 (a=rtpmap, a=fmtp) with the payload formats' SDP parameters: RFC 6184 §8.1 (H264), RFC 7798 §7.1
-// (H265), the AOMedia AV1 RTP payload format §7.1 (AV1), RFC 3640 §4.1 (mpeg4-generic), RFC 6416 §7.3 (MP4A-LATM), RFC 7587 §6 (opus), RFC 3551 §4.5.14 (PCMA, PCMU).
+// (H265), the AOMedia AV1 RTP payload format §7.1 (AV1), RFC 7741 §6.1 (VP8), RFC 9628 §6.1 (VP9), RFC 3640 §4.1 (mpeg4-generic), RFC 6416 §7.3 (MP4A-LATM), RFC 7587 §6 (opus), RFC 3551 §4.5.14 (PCMA, PCMU).
 
 /// What one RTP stream of a session description carries, as the RTP edge converts it.
 public enum RTPTrackCodec: Sendable, Equatable {
@@ -9,6 +9,8 @@ public enum RTPTrackCodec: Sendable, Equatable {
     case hevc(parameterSets: [[UInt8]])
     /// AV1: its sequence header comes in band, before each key frame.
     case av1
+    /// VP8 and VP9: what a key frame says is the configuration.
+    case vp8, vp9
     /// AAC in RFC 3640's mpeg4-generic packets.
     case aac(MPEG4GenericParameters)
     /// AAC in RFC 6416's MP4A-LATM packets, its StreamMuxConfig out of band.
@@ -20,7 +22,7 @@ public enum RTPTrackCodec: Sendable, Equatable {
 
     public var isVideo: Bool {
         switch self {
-        case .h264, .hevc, .av1: true
+        case .h264, .hevc, .av1, .vp8, .vp9: true
         case .aac, .aacLATM, .opus, .g711: false
         }
     }
@@ -30,7 +32,7 @@ public enum RTPTrackCodec: Sendable, Equatable {
         switch self {
         case let .aac(parameters): parameters.config
         case let .aacLATM(mux): mux.audioSpecificConfig
-        case .h264, .hevc, .av1, .opus, .g711: nil
+        case .h264, .hevc, .av1, .vp8, .vp9, .opus, .g711: nil
         }
     }
 
@@ -40,6 +42,8 @@ public enum RTPTrackCodec: Sendable, Equatable {
         case .h264: "H.264"
         case .hevc: "H.265"
         case .av1: "AV1"
+        case .vp8: "VP8"
+        case .vp9: "VP9"
         case .aac: "AAC"
         case .aacLATM: "AAC (MP4A-LATM)"
         case .opus: "Opus"
@@ -87,6 +91,10 @@ public struct RTPTrackFormat: Sendable, Equatable {
                 codec = .hevc(parameterSets: sets.vps + sets.sps + sets.pps)
             case "AV1":
                 codec = .av1
+            case "VP8":
+                codec = .vp8
+            case "VP9":
+                codec = .vp9
             case "MPEG4-GENERIC":
                 codec = .aac(try media.mpeg4GenericParameters(payloadType: payloadType))
             case "MP4A-LATM":
@@ -113,7 +121,7 @@ public struct RTPTrackFormat: Sendable, Equatable {
             return
         }
         throw MediaFormatError.unsupported(structure: "SDP \(media.media) section",
-                                           reason: "\(offered.joined(separator: ", ")) (H.264, H.265, AV1, AAC, Opus and G.711 are carried)")
+                                           reason: "\(offered.joined(separator: ", ")) (H.264, H.265, AV1, VP9, VP8, AAC, Opus and G.711 are carried)")
     }
 
     /// The static payload types of RFC 3551 §6 a camera may leave without an rtpmap (G.711, the usual ones).

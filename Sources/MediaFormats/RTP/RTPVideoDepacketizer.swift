@@ -25,6 +25,8 @@ public enum RTPVideoPayloadContent: Sendable, Equatable {
     /// Units and fragments of units in one packet (AV1's OBU elements): the end or middle of a unit the last packet
     /// began (`continuedEnds` false: the middle), whole units, then the start of one the next packet goes on with.
     case elements(continued: ArraySlice<UInt8>?, continuedEnds: Bool, whole: [ArraySlice<UInt8>], started: ArraySlice<UInt8>?)
+    /// A piece of a frame whose end only the marker says (VP8): kept as a unit of its own, the edge joins them.
+    case piece(ArraySlice<UInt8>, startsFrame: Bool, isKeyframe: Bool)
 }
 
 /// Turns the video RTP packets of one SSRC, in sequence order, into access units (`H264Depacketizer`,
@@ -63,6 +65,8 @@ public struct RTPVideoDepacketizer<Payload: RTPVideoPayload>: Sendable {
                 if let started {
                     assembler.startFragment(header: [], data: started, isKeyframe: started.first.map(Payload.isKeyframe) ?? false)
                 }
+            case let .piece(piece, _, isKeyframe):
+                assembler.append(Array(piece), isKeyframe: isKeyframe)
             case .nothing:
                 break
             }

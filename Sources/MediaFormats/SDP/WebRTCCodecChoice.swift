@@ -1,7 +1,9 @@
 // RFC 6184 §8.2.2 H.264 offer/answer (packetization-mode, profile-level-id, level-asymmetry-allowed); RFC 7798 §7.2.2
-// H.265; the AOMedia AV1 RTP payload format §7.2.2 (AV1: any profile, level and tier a receiver decodes); RFC 7587 §7 Opus.
+// H.265; the AOMedia AV1 RTP payload format §7.2.2, RFC 9628 §6.2 and RFC 7741 §6.2 (AV1, VP9, VP8: any profile);
+// RFC 7587 §7 Opus.
 
-/// Which offered payload type a track takes: H.264 for video (and, received, H.265 when no H.264 is offered, then AV1),
+/// Which offered payload type a track takes: H.264 for video (and, received, H.265 when no H.264 is offered, then AV1,
+/// VP9, VP8),
 /// Opus 48000/2 for audio, preferring the offer's order.
 struct WebRTCCodecChoice {
     /// The chosen payload type and its rtpmap.
@@ -17,7 +19,8 @@ struct WebRTCCodecChoice {
         // H.264 first even after an H.265 the offer prefers: every output carries it, legacy RTMP and WHEP included.
         case .video:
             candidates = h264Candidates(offered, media: media, sending: sending)
-                + (sending == nil ? h265Candidates(offered, media: media) + av1Candidates(offered) : [])
+                + (sending == nil ? h265Candidates(offered, media: media) + Self.offered(.av1, in: offered) + Self.offered(.vp9, in: offered)
+                    + Self.offered(.vp8, in: offered) : [])
         case .audio: candidates = offered.filter { WebRTCCodec(encodingName: $0.1.encodingName) == .opus && $0.1.clockRate == 48000 && $0.1.channels == 2 }
         }
         if let (type, map) = candidates.first { return .success(WebRTCCodecChoice(payloadType: type, map: map)) }
@@ -26,7 +29,7 @@ struct WebRTCCodecChoice {
             let codec = WebRTCCodec(encodingName: map.encodingName)
             if codec.isMedia, !names.contains(codec.description) { names.append(codec.description) }
         }
-        let wanted = kind == .video ? (sending == nil ? "H.264, H.265 or AV1" : "H.264") : "Opus 48000/2"
+        let wanted = kind == .video ? (sending == nil ? "H.264, H.265, AV1, VP9 or VP8" : "H.264") : "Opus 48000/2"
         let what = names.isEmpty ? "no codec with an rtpmap" : names.joined(separator: ", ")
         let which = offered.contains { WebRTCCodec(encodingName: $0.1.encodingName) == .h264 } && kind == .video
             ? (sending.map { "; no H.264 payload type with packetization-mode=1 decodes profile-level-id \($0.text)" }
@@ -66,10 +69,10 @@ struct WebRTCCodecChoice {
         }
     }
 
-    /// AV1 payload types we can receive, in the offer's order: every profile, level and tier goes on as it is (the
-    /// edge copies the OBUs; what decodes them is the outputs' reader).
-    private static func av1Candidates(_ offered: [(UInt8, MediaDescription.RTPMap)]) -> [(UInt8, MediaDescription.RTPMap)] {
-        offered.filter { WebRTCCodec(encodingName: $0.1.encodingName) == .av1 && $0.1.clockRate == 90000 }
+    /// AV1, VP9 or VP8 payload types we can receive, in the offer's order: every profile, level and tier goes on as it
+    /// is (the edge copies the frames; what decodes them is the outputs' reader).
+    private static func offered(_ codec: WebRTCCodec, in offered: [(UInt8, MediaDescription.RTPMap)]) -> [(UInt8, MediaDescription.RTPMap)] {
+        offered.filter { WebRTCCodec(encodingName: $0.1.encodingName) == codec && $0.1.clockRate == 90000 }
     }
 
     /// Why a section cannot be taken.

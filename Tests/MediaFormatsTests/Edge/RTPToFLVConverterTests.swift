@@ -140,7 +140,7 @@ import Testing
     @Test("a section without a codec the edge carries is refused naming what it offers")
     func unsupportedSectionsAreNamed() throws {
         let description = try SessionDescription(parsing: "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 0 RTP/AVP 9 98\r\na=rtpmap:98 L16/8000\r\n")
-        #expect(throws: MediaFormatError.unsupported(structure: "SDP audio section", reason: "payload type 9 without an rtpmap, L16 (H.264, H.265, AV1, AAC, Opus and G.711 are carried)")) {
+        #expect(throws: MediaFormatError.unsupported(structure: "SDP audio section", reason: "payload type 9 without an rtpmap, L16 (H.264, H.265, AV1, VP9, VP8, AAC, Opus and G.711 are carried)")) {
             try RTPTrackFormat(media: description.media[0])
         }
         // G.711's static payload types need no rtpmap; MP4A-LATM with its configuration in band is named.

@@ -143,15 +143,26 @@ struct WebRTCNegotiationTests {
         }
     }
 
-    @Test func vp8OnlyOfferIsRefusedByName() throws {
+    @Test func vp8OnlyOfferIsTakenByWHIPAndRefusedByWHEP() throws {
         let text = WebRTCOfferFixtures.chrome.replacingLines { line in
             line.hasPrefix("m=video") ? "m=video 9 UDP/TLS/RTP/SAVPF 96 97" : line
         }
-        let offer = try SessionDescription(parsing: text)
-        let answer = try Self.ingest.answer(offer)
-        #expect(answer.tracks.map(\.kind) == [.audio])
-        #expect(answer.rejected == [WebRTCRejectedMedia(index: 0, media: "video", mid: "0", reason: "the offer's video is VP8; this job takes H.264, H.265 or AV1")])
-        #expect(Self.lines(answer.description.render()).contains("m=video 0 UDP/TLS/RTP/SAVPF 96 97"))
+        let answer = try Self.ingest.answer(try SessionDescription(parsing: text))
+        #expect(answer.tracks.map(\.codec) == [.vp8, .opus] && answer.tracks[0].payloadType == 96 && answer.tracks[0].nack)
+        #expect(Self.lines(answer.description.render()).contains("a=rtpmap:96 VP8/90000"))
+        let egress = try Self.egress(video: "42e01f").answer(try SessionDescription(parsing: text.replacing("a=sendonly", with: "a=recvonly")))
+        #expect(egress.tracks.map(\.kind) == [.audio])
+        #expect(egress.rejected == [WebRTCRejectedMedia(index: 0, media: "video", mid: "0", reason: "the offer's video is VP8; this job takes H.264")])
+        #expect(Self.lines(egress.description.render()).contains("m=video 0 UDP/TLS/RTP/SAVPF 96 97"))
+    }
+
+    @Test func mpeg4VideoIsRefusedByName() throws {
+        let text = WebRTCOfferFixtures.chrome.replacingLines { line in
+            if line.hasPrefix("m=video") { return "m=video 9 UDP/TLS/RTP/SAVPF 96" }
+            return line == "a=rtpmap:96 VP8/90000" ? "a=rtpmap:96 MP4V-ES/90000" : line
+        }
+        let answer = try Self.ingest.answer(try SessionDescription(parsing: text))
+        #expect(answer.rejected.map(\.reason) == ["the offer's video is MP4V-ES; this job takes H.264, H.265, AV1, VP9 or VP8"])
     }
 
     /// Chrome's offer with an H.265 payload type 49 put first (`fmtp` its parameters), and the video's types `types`.
@@ -183,9 +194,9 @@ struct WebRTCNegotiationTests {
 
     @Test(arguments: ["tx-mode=MRST", "sprop-max-don-diff=2"])
     func h265WithSeveralStreamsOrDONLIsRefused(fmtp: String) throws {
-        let answer = try Self.ingest.answer(try Self.hevcOffer(types: "49 96", fmtp: fmtp))
+        let answer = try Self.ingest.answer(try Self.hevcOffer(types: "49", fmtp: fmtp))
         #expect(answer.tracks.map(\.kind) == [.audio])
-        #expect(answer.rejected.map(\.reason) == ["the offer's video is H.265, VP8; this job takes H.264, H.265 or AV1"])
+        #expect(answer.rejected.map(\.reason) == ["the offer's video is H.265; this job takes H.264, H.265, AV1, VP9 or VP8"])
     }
 
     /// Chrome's offer with an AV1 payload type 45 first (as `setCodecPreferences` leaves it), then the types `types`.
