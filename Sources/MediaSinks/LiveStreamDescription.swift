@@ -11,6 +11,9 @@ package struct LiveStreamDescription {
     package var audioCodec: LiveMediaTag.Codec?
     package var audioConfiguration: [UInt8]?
     package var announcedFrameRate: Double?
+    /// The picture size when the configuration record does not say it (VP8's and VP9's vpcC): the first key frame's, or
+    /// else `onMetaData`'s width and height.
+    package var pictureSize: (width: Int, height: Int)?
     package var firstFrameTime: Int64?
     package var lastTime: Int64 = 0
 
@@ -61,15 +64,23 @@ package struct LiveStreamDescription {
             guard !tag.data.isEmpty else { return }
             let media = try LiveMediaTag(video: tag.data)
             if let record = configure(media, at: tag.timestamp) { (videoCodec, videoConfiguration) = (media.codec, record) }
+            if case let .frame(data, _, true) = media.content, let codec = videoCodec, codec == .vp8 || codec == .vp9,
+               let keyframe = try? (codec == .vp8 ? VPXKeyframe(vp8: data) : VPXKeyframe(vp9: data)) {
+                pictureSize = (keyframe.width, keyframe.height)
+            }
         case .audio where wantsAudio:
             guard !tag.data.isEmpty else { return }
             let media = try LiveMediaTag(audio: tag.data)
             if let record = configure(media, at: tag.timestamp) { (audioCodec, audioConfiguration) = (media.codec, record) }
         case .scriptData:
             var reader = ByteReader(tag.data)
-            if let data = try? FLVScriptData(parsing: &reader), data.name == "onMetaData",
-               let rate = data.value["framerate"]?.numberValue, rate.isFinite, rate > 0, rate <= 240 {
+            guard let data = try? FLVScriptData(parsing: &reader), data.name == "onMetaData" else { return }
+            if let rate = data.value["framerate"]?.numberValue, rate.isFinite, rate > 0, rate <= 240 {
                 announcedFrameRate = rate
+            }
+            if pictureSize == nil, let width = data.value["width"]?.numberValue, let height = data.value["height"]?.numberValue,
+               (1...16384).contains(width), (1...16384).contains(height) {
+                pictureSize = (Int(width), Int(height))
             }
         default:
             return
@@ -89,9 +100,12 @@ package struct LiveStreamDescription {
         }
     }
 
-    /// Whether every stream the job takes is configured, or the probe time after the first frame has passed.
+    /// Whether every stream the job takes is configured (and VP8 or VP9 sized), or the probe time after the first frame
+    /// has passed.
     package func isComplete(video wantsVideo: Bool, audio wantsAudio: Bool) -> Bool {
-        if (videoConfiguration != nil || !wantsVideo) && (audioConfiguration != nil || !wantsAudio) { return true }
+        // VP8's and VP9's size is in their key frames: the first one, which follows the configuration at once.
+        let sized = pictureSize != nil || (videoCodec != .vp8 && videoCodec != .vp9)
+        if (videoConfiguration != nil && sized || !wantsVideo) && (audioConfiguration != nil || !wantsAudio) { return true }
         guard let firstFrameTime else { return false }
         return lastTime - firstFrameTime >= LiveStreamDescription.probeMilliseconds
     }

@@ -492,5 +492,38 @@ struct WHIPRelayTests {
         let frames = try Live.frames(archive, "v")
         #expect(frames.count >= 30 && frames.count >= encoded * 7 / 10, "the archive decodes to \(frames.count) frames of the \(encoded) Chromium encoded")
     }
+
+    /// One Chromium publish of `codec` for 6 s to a job with `outputs`; the publisher's report and the job's result.
+    private func chromiumPublishes(_ codec: String, outputs: [OutputDescription], root: String) throws -> (said: [String: Any], result: MediaJobResult, log: String) {
+        let port = try Live.freePort()
+        var options = Self.options(port: port, outputs: [], root: root, timeout: 60)
+        options.outputs = outputs
+        let job = RunningJob(Self.engine, options)
+        #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
+        let peer = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("chromium-peer.py").path
+        let line = try Live.run("/usr/bin/python3", [peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--token", Self.token,
+                                                     "--seconds", "6", "--codec", codec])
+        let said = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+        let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(20).joined(separator: "\n")
+        #expect(said["status"] as? Int == 201 && said["connected"] as? Bool == true && said["delete_status"] as? Int == 200, "\(said)\n\(log)")
+        #expect((said["codecs"] as? [String])?.contains { $0.lowercased() == "video/\(codec)" } == true, "Chromium did not send \(codec): \(said)")
+        // The publisher left by DELETE; the job would wait for another until its input timeout.
+        job.interrupter.cancel()
+        let result = try #require(job.wait(seconds: 60), "the job did not end").get()
+        return (said, result, log)
+    }
+
+    @Test("Chromium publishes VP9 by WHIP to a copy job: the FLV archive holds its frames as Enhanced RTMP vp09, which FFmpeg 8 decodes",
+          .enabled(if: chromiumRuns, "needs /usr/bin/chromium (scripts/bootstrap)"))
+    func chromiumPublishesVP9Copied() throws {
+        let root = Live.scratch("whip-chromium-vp9-copy")
+        let (said, result, log) = try chromiumPublishes("vp9", outputs: [OutputDescription(target: .file(path: root + "/out/vp9.flv"), kind: .flv, name: "vp9.flv")],
+                                                        root: root)
+        #expect(result.progress.videoFrames >= 30, "\(result.progress)\n\(log)")
+        let decoded = try EnhancedPeer.decode(root + "/out/vp9.flv")
+        let encoded = said["frames_encoded"] as? Int ?? 0
+        #expect(decoded.errors.isEmpty && decoded.video?.codec == "vp9" && decoded.audio?.codec == "aac", "\(decoded.errors) \(decoded.video?.codec ?? "no video")")
+        #expect((decoded.video?.frames ?? 0) >= encoded * 7 / 10, "FFmpeg 8 decodes \(decoded.video?.frames ?? 0) of the \(encoded) frames Chromium encoded")
+    }
 }
 

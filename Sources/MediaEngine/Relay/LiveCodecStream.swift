@@ -13,10 +13,12 @@ enum LiveCodecStream {
     /// Opus always decodes at 48 kHz (RFC 7845 §5.1: the input rate is informational).
     static let opusSampleRate = 48_000
 
-    static func video(codec: LiveMediaTag.Codec, record: [UInt8], index: Int, announcedFrameRate: Double?)
+    static func video(codec: LiveMediaTag.Codec, record: [UInt8], index: Int, announcedFrameRate: Double?,
+                      pictureSize: (width: Int, height: Int)? = nil)
         throws(MediaJobError) -> (stream: StreamInfo, parameters: CodecParameters?)
     {
-        let (width, height, rate) = try LiveStreamDescription.videoGeometry(codec: codec, record: record, index: index)
+        var (width, height, rate) = try LiveStreamDescription.videoGeometry(codec: codec, record: record, index: index)
+        if width == 0 || height == 0, let pictureSize { (width, height) = pictureSize }
         let codecID: AVCodecID
         var extradata = record
         switch codec {

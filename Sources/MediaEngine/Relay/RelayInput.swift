@@ -160,7 +160,7 @@ public final class RelayInput: PacketSource, LiveTagConsumer, @unchecked Sendabl
         lookahead = read
         if let codec = description.videoCodec, let record = description.videoConfiguration {
             let described = try LiveCodecStream.video(codec: codec, record: record, index: streams.count,
-                                                      announcedFrameRate: description.announcedFrameRate)
+                                                      announcedFrameRate: description.announcedFrameRate, pictureSize: description.pictureSize)
             streams.append(described.stream)
             parameters[described.stream.index] = described.parameters
             videoIndex = described.stream.index

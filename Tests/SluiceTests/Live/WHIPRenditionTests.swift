@@ -1,0 +1,46 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// `sluice run` on a WHIP listen job whose output has its own rendition, as a user runs it: Chromium publishes its camera
+/// as VP8, VP9 or AV1 (what a page that prefers them sends), the codec stage decodes it and the archive is H.264 and AAC at
+/// the picture's own size, which only the key frames say for VP8 and VP9 (their vpcC has none).
+@Suite("WHIP publishers transcoded", .serialized,
+       .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs /usr/bin/chromium (scripts/bootstrap)"))
+struct WHIPRenditionTests {
+    let folder = Fixtures.scratch("whip-rendition")
+    static let peer = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../scripts/lib/chromium-peer.py").standardizedFileURL.path
+
+    @Test("Chromium publishes VP8, VP9 or AV1 by WHIP to a job whose output encodes: H.264 at its own 640x360 and AAC, decoding cleanly",
+          arguments: ["vp8", "vp9", "av1"])
+    func chromiumTranscoded(codec: String) throws {
+        let port = try TestRTMP.freePort()
+        let id = "whip-\(codec)-h264"
+        let archive = folder + "/\(id).flv"
+        let path = folder + "/\(id).json"
+        // No picture size given: the rendition keeps the publisher's.
+        try """
+            {"id": "\(id)", "input": {"url": "whip://127.0.0.1:\(port)/live/cam", "listen": true, "token": "t0ken", "timeout_s": 30},
+             "max_duration_s": 5,
+             "outputs": [{"url": "\(archive)", "video": {"mode": "encode", "encoder": "software"}, "audio": {"mode": "encode"}}]}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let sluice = try BackgroundProcess(Command.sluiceBinary, ["run", "--quiet", "--db", folder + "/jobs.sqlite", path])
+        defer { sluice.end() }
+        #expect(ListeningPort.wait(port), "sluice never listened on \(port): \(sluice.stderr)")
+        // Chromium sends until the job has its 5 s and ends (its DELETE then finds no session: 404 or no answer).
+        let published = try Command.run("/usr/bin/python3", [Self.peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--token", "t0ken",
+                                                            "--seconds", "8", "--codec", codec], check: false)
+        let said = (try? JSONSerialization.jsonObject(with: published.stdout) as? [String: Any]) ?? [:]
+        #expect(said["status"] as? Int == 201 && said["connected"] as? Bool == true, "\(published.text) \(published.stderr)")
+        #expect((said["codecs"] as? [String])?.contains { $0.lowercased() == "video/\(codec)" } == true, "Chromium did not send \(codec): \(said)")
+        #expect(sluice.wait(seconds: 60) == 0, "sluice: \(sluice.stderr)")
+        let video = try Probe.streams(archive, "v")
+        #expect(video.first?.codec == "h264" && video.first?.width == 640 && video.first?.height == 360, "\(video)")
+        #expect(try Probe.streams(archive, "a").first?.codec == "aac")
+        #expect(try Probe.decodeErrors(archive).isEmpty)
+        // 5 s of Chromium's fake camera (20–30 fps, variable).
+        let frames = try Probe.frameCount(archive, "v")
+        #expect(frames >= 60, "\(frames) video frames")
+    }
+}
