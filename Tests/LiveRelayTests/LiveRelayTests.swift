@@ -27,7 +27,7 @@ struct LiveRelayTests {
         let outcome = try #require(job.wait(seconds: 30), "the job did not end")
         let result = try outcome.get()
         #expect(result.reachedMaxDuration)
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr); the job sent \(result.progress.outputs.first?.videoFrames ?? 0) frames")
+        #expect(player.wait(seconds: 30) == 0, "player: \(player.stderr); the job sent \(result.progress.outputs.first?.videoFrames ?? 0) frames")
         publisher.wait(seconds: 10)
 
         let published = try Live.frames(source, "v")
@@ -61,7 +61,7 @@ struct LiveRelayTests {
         let result = try outcome.get()
         #expect(result.reachedMaxDuration)
         publisher.wait(seconds: 10)
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(player.wait(seconds: 30) == 0, "player: \(player.stderr)")
         let played = try Live.frames(folder + "/played.flv", "v")
         #expect(played.count >= 55 && played.count <= 61, "played \(played.count) frames")
         let published = try Live.frames(source, "v")
@@ -130,7 +130,7 @@ struct LiveRelayTests {
         for (index, job) in jobs.enumerated() {
             let result = try #require(job.wait(seconds: 20)).get()
             #expect(result.reachedMaxDuration)
-            #expect(players[index].wait(seconds: 15) == 0)
+            #expect(players[index].wait(seconds: 30) == 0)
             // The relay wrote every frame of its 2 s from the publisher's first on; a player that reached nginx after
             // the output began joins at nginx's next keyframe (1 s later), so what it plays is an unbroken run.
             #expect((result.progress.outputs.first?.videoFrames ?? 0) >= 58, "job \(index): outputs \(result.progress.outputs)")
@@ -156,7 +156,7 @@ struct LiveRelayTests {
                                                        reconnect: ReconnectPolicy(attempts: 3, initialDelay: 0.1, maxDelay: 0.2)))
         let result = try #require(job.wait(seconds: 20)).get()
         publisher.wait(seconds: 10)
-        for player in players { #expect(player.wait(seconds: 15) == 0) }
+        for player in players { #expect(player.wait(seconds: 30) == 0) }
         let a = try Live.frames(folder + "/played0.flv", "v")
         let b = try Live.frames(folder + "/played1.flv", "v")
         #expect(a == b, "the two working destinations differ (\(a.count) and \(b.count) frames)")
@@ -265,7 +265,7 @@ struct LiveRelayTests {
         #expect(result.reachedMaxDuration)
         let out = try #require(result.progress.outputs.first)
         #expect(out.reconnects >= 1 && out.lastError != nil && out.status == .finished)
-        #expect(late.wait(seconds: 15) == 0, "late player: \(late.stderr)")
+        #expect(late.wait(seconds: 30) == 0, "late player: \(late.stderr)")
         let played = try Live.frames(folder + "/late.flv", "v")
         #expect(played.count >= 60, "late player got \(played.count) frames")
         #expect(try Live.frames(source, "v").containsContiguous(Array(played.dropLast(2))), "not an unbroken run of source frames")
@@ -427,7 +427,7 @@ struct LiveRelayTests {
         let said = try OBSLikePublisher.run(port: port, app: "ingest", key: "obskey", flv: flv)
         #expect(said.contains("published"))
         let result = try #require(job.wait(seconds: 30)).get()
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(player.wait(seconds: 30) == 0, "player: \(player.stderr)")
         let played = try Live.frames(folder + "/played.flv", "v")
         let published = try Live.frames(source, "v")
         #expect(played == published, "played \(played.count) of \(published.count) frames")

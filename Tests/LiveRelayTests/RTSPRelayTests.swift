@@ -67,7 +67,7 @@ struct RTSPRelayTests {
         let result = try #require(job.wait(seconds: 30), "the job did not end").get()
         #expect(result.reachedMaxDuration)
         #expect(result.progress.inputReconnects == 0)
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(player.wait(seconds: 30) == 0, "player: \(player.stderr)")
         let published = try Live.frames(source, "v")
         let archived = try Live.frames(root + "/out/archive.flv", "v")
         // 4 s of a 30 fps camera from its first frame (the file's start: the camera's media is the client's own).

@@ -43,7 +43,7 @@ struct SRTRelayTests {
         let result = try #require(job.wait(seconds: 25), "the job did not end").get()
         publisher.end()
         #expect(result.reachedMaxDuration)
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(player.wait(seconds: 30) == 0, "player: \(player.stderr)")
         let published = try Live.frames(source, "v")
         let archived = try Live.frames(root + "/out/archive.flv", "v")
         #expect(archived.count >= 80 && archived.count <= 92, "archived \(archived.count) frames")
@@ -81,7 +81,7 @@ struct SRTRelayTests {
         let archived = try Live.frames(root + "/out/far.flv", "v")
         #expect(archived.count >= 110, "archived \(archived.count) frames")
         #expect(Array(archived.dropLast(2)) == Array(published.prefix(archived.count - 2)), "frames were lost or damaged on the way")
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(player.wait(seconds: 30) == 0, "player: \(player.stderr)")
         let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", root + "/played.flv", "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the player's copy does not decode cleanly: \(decode.stderr)")
     }

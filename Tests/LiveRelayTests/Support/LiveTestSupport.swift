@@ -97,7 +97,10 @@ enum Live {
         try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", file, "-c", "copy"] + extra + ["-f", "flv", url])
     }
 
-    static func play(_ url: String, into file: String, idle: Double = 3) throws -> Child {
+    /// ffmpeg playing `url` into `file`. `idle` (its rw_timeout) is both how long it waits for the stream to start and
+    /// how long it waits after the stream ends before it exits: 8 s, since a player attached before the job published
+    /// waited more than 3 s for the first frame once in CI (Chromium encoding in software beside it) and gave up (EIO).
+    static func play(_ url: String, into file: String, idle: Double = 8) throws -> Child {
         try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-rw_timeout", String(Int(idle * 1_000_000)),
                                       "-i", url, "-c", "copy", "-f", "flv", "-y", file])
     }

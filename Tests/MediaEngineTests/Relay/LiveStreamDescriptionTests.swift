@@ -34,15 +34,15 @@ struct LiveStreamDescriptionTests {
         }
     }
 
-    @Test("HEVC, AV1 and VP9 over Enhanced RTMP are taken with their records; VVC and VP8 are named by codec and FourCC")
+    @Test("HEVC, AV1, VP9 and VP8 over Enhanced RTMP are taken with their records; VVC is named by codec and FourCC")
     func enhancedVideo() throws {
-        for (fourCC, codec) in [(FLVVideoFourCC.hvc1, LiveMediaTag.Codec.hevc), (.av01, .av1), (.vp09, .vp9)] {
+        for (fourCC, codec) in [(FLVVideoFourCC.hvc1, LiveMediaTag.Codec.hevc), (.av01, .av1), (.vp09, .vp9), (.vp08, .vp8)] {
             var description = LiveStreamDescription()
             try description.take(try Self.enhancedVideo(fourCC), video: true, audio: true)
             #expect(description.videoCodec == codec)
             #expect(description.videoConfiguration == [1, 2, 3, 4])
         }
-        for (fourCC, name) in [(FLVVideoFourCC.vvc1, "H.266"), (.vp08, "VP8")] {
+        for (fourCC, name) in [(FLVVideoFourCC.vvc1, "H.266")] {
             let message = try #require(Self.refusal(try Self.enhancedVideo(fourCC)), "\(fourCC) was taken")
             #expect(message.contains("the live input's video is \(name) (FourCC \(fourCC), Enhanced RTMP)"), "\(message)")
             #expect(message.contains("video.mode to drop"))
