@@ -3,8 +3,8 @@ import SluiceTestSupport
 import Testing
 
 /// `sluice run` on a WHIP listen job whose output has its own rendition, as a user runs it: Chromium publishes its camera
-/// as VP8, VP9 or AV1 (what a page that prefers them sends), the codec stage decodes it and the archive is H.264 and AAC at
-/// the picture's own size, which only the key frames say for VP8 and VP9 (their vpcC has none).
+/// as VP8 (what a page that prefers it sends), the codec stage decodes it and the archive is H.264 and AAC at the
+/// picture's own size, which only the key frames say for VP8 and VP9 (their vpcC has none).
 @Suite("WHIP publishers transcoded", .serialized,
        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs /usr/bin/chromium (scripts/bootstrap)"))
 struct WHIPRenditionTests {
@@ -12,8 +12,11 @@ struct WHIPRenditionTests {
     static let peer = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../../scripts/lib/chromium-peer.py").standardizedFileURL.path
 
-    @Test("Chromium publishes VP8, VP9 or AV1 by WHIP to a job whose output encodes: H.264 at its own 640x360 and AAC, decoding cleanly",
-          arguments: ["vp8", "vp9", "av1"])
+    /// VP8 only in CI: no reader here takes its copy (vp08 in FLV), so the rendition is how VP8 is checked end to end. VP9
+    /// (whose copy `chromiumPublishesVP9Copied` checks) and AV1 go the same way (`--filter chromiumTranscoded` with them
+    /// added here); each Chromium run is seconds of two software encoders, kept out of the stage's load.
+    @Test("Chromium publishes VP8 by WHIP to a job whose output encodes: H.264 at its own 640x360 and AAC, decoding cleanly",
+          arguments: ["vp8"])
     func chromiumTranscoded(codec: String) throws {
         let port = try TestRTMP.freePort()
         let id = "whip-\(codec)-h264"
