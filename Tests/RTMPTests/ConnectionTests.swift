@@ -339,6 +339,51 @@ struct ServerEncoder {
         #expect(throws: ProtocolError.self) { _ = try server.receive([]) }
         #expect(try server.receive([]).isEmpty, "thrown once")
     }
+
+    /// A publisher that published, unpublished and published again in one read: the first acceptPublish reads
+    /// the held bytes and returns the second request. The fuzz harness accepted only requests that receive
+    /// returned, so in one piece the second went unanswered and in many pieces it was answered.
+    @Test func aRequestReadByAcceptPublishIsAnsweredLikeAnyOther() throws {
+        let bytes = try Self.corpus("crash-pieces-differ")
+        func run(_ pieces: [ArraySlice<UInt8>]) throws -> (requests: Int, starts: Int, sent: [UInt8]) {
+            var limits = Limits()
+            limits.maxMessageLength = 1 << 16
+            limits.maxChunkStreams = 8
+            limits.windowAcknowledgementSize = 4096
+            var server = ServerConnection(limits: limits, epoch: 1, random: [0x52, 0x54, 0x4D, 0x50])
+            var requests = 0
+            var sent: [UInt8] = []
+            func take(_ actions: [ServerAction]) {
+                for action in actions {
+                    switch action {
+                    case let .send(bytes): sent += bytes
+                    case .publishRequested:
+                        requests += 1
+                        take(server.acceptPublish())
+                    default: break
+                    }
+                }
+            }
+            for piece in pieces { take(try server.receive(Array(piece))) }
+            take(try server.receive([]))
+            let start = Array("NetStream.Publish.Start".utf8)
+            let starts = sent.indices.filter { sent[$0...].starts(with: start) }.count
+            return (requests, starts, sent)
+        }
+        let whole = try run([bytes[...]])
+        var pieces: [ArraySlice<UInt8>] = []
+        var start = 0
+        var length = 1
+        while start < bytes.count {
+            pieces.append(bytes[start..<min(bytes.count, start + length)])
+            start += length
+            length = length % 97 + 1
+        }
+        let split = try run(pieces)
+        #expect(whole.requests == 2 && whole.starts == 2, "both publishes answered in one read")
+        #expect(split.requests == 2 && split.starts == 2)
+        #expect(whole.sent == split.sent)
+    }
 }
 
 /// The ClientConnection fuzz seeds (a server's side written by Fuzz/make-rtmp-corpus) give what they were made for.
@@ -377,3 +422,4 @@ struct ServerEncoder {
         #expect(try Self.events("publish") == [.ready])
     }
 }
+
