@@ -58,15 +58,16 @@ struct LiveHLSRoutesTests {
 
     static let key = LivePlaylistKey(jobID: "cam-1", output: 0)
 
-    /// Publishes parts of 1/3 s into a live window, writing each part's file first, as the sink does.
+    /// Publishes parts of 1/3 s into a live window, writing each part's file first, as the sink does. A blocking
+    /// request waits three target durations (`targetDuration` s each) for the part it names.
     struct Publisher {
         var window: HLSSlidingWindow
         var count = 0
         let running: Running
 
-        init(_ running: Running) throws {
+        init(_ running: Running, targetDuration: Int = 1) throws {
             self.running = running
-            window = try HLSSlidingWindow(configuration: .init(mode: .live(window: 10), targetDuration: 1, partTarget: 1.0 / 3,
+            window = try HLSSlidingWindow(configuration: .init(mode: .live(window: 10), targetDuration: targetDuration, partTarget: 1.0 / 3,
                                                                mapURI: "index-init.mp4", offersDeltaUpdates: true))
             try Data("init".utf8).write(to: URL(fileURLWithPath: running.folder + "/index-init.mp4"))
         }
@@ -96,7 +97,9 @@ struct LiveHLSRoutesTests {
     @Test("the playlist: 200 with the HLS type, no-cache; a blocking request for the next part returns once it is published, cacheable")
     func blockingReload() async throws {
         let running = try await Running()
-        var publisher = try Publisher(running)
+        // A 10 s target gives the parked request 30 s: a starved test thread (CI beside a busy suite took more than
+        // the 3 s a 1 s target gives between parking and publishing) still publishes before it gives up.
+        var publisher = try Publisher(running, targetDuration: 10)
         for _ in 0..<4 { try publisher.step() }
         let plain = try await running.get("/hls/cam-1/0/index.m3u8")
         #expect(plain.status == 200)
@@ -113,7 +116,7 @@ struct LiveHLSRoutesTests {
         try publisher.step()
         let reply = try await blocked.value
         #expect(reply.status == 200)
-        #expect(reply.headers["cache-control"] == "public, max-age=6")
+        #expect(reply.headers["cache-control"] == "public, max-age=60", "six target durations")
         let playlist = try HLSMediaPlaylist(parsing: reply.text)
         #expect(playlist.openSegment.parts.map(\.uri) == ["index-1.0.m4s", "index-1.1.m4s"])
         await running.stop()
