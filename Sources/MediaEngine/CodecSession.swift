@@ -58,7 +58,9 @@ struct CodecSession {
         plan = RenditionPlan(options)
         video = plan.video.isEmpty ? nil : firstVideo
         audio = plan.audio.isEmpty ? nil : firstAudio
-        if let video, !VideoBitstream.copiedCodecNames.contains(video.codecName), plan.copiedVideo != nil {
+        // VP9 is copied with the vpcC a live input's sequence start carries; libavformat gives a file's VP9 none.
+        if let video, plan.copiedVideo != nil,
+           !VideoBitstream.copiedCodecNames.contains(video.codecName) || video.codecName == "vp9" && video.extradata.isEmpty {
             throw MediaJobError.unsupportedCodec(kind: "video", stream: video.index, codec: video.codecName)
         }
         if let audio, audio.codecName != "aac", plan.copiedAudio != nil {

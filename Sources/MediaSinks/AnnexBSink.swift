@@ -42,10 +42,14 @@ extension AnnexBSink {
         }
     }
 
-    /// Refuses, before the file is created, video the output cannot hold: AV1, or a codec its extension does not name.
+    /// Refuses, before the file is created, video the output cannot hold: AV1 or VP9, or a codec its extension does
+    /// not name.
     package static func checkCodec(_ bitstream: VideoBitstream, path: String, output: String) throws {
-        if case .av1 = bitstream {
-            throw OutputError.unsupported(output: output, reason: "the video is AV1, which has no Annex B byte stream (write it to .flv)")
+        switch bitstream {
+        case .av1, .vp9:
+            throw OutputError.unsupported(output: output, reason: "the video is \(bitstream.codecName), which has no Annex B byte stream (write it to .mp4 or .flv)")
+        case .avcc, .annexB, .hvcc:
+            break
         }
         if let named = codecNamed(byPath: path), named != bitstream.codecName {
             let fits = bitstream.codecName == "HEVC" ? ".h265 or .hevc" : ".h264"

@@ -1,7 +1,7 @@
-// Enhanced RTMP v2 (veovera/enhanced-rtmp), "Enhanced Video": HEVC and AV1 in FLV as FFmpeg 6.1+'s flvenc writes them.
+// Enhanced RTMP v2 (veovera/enhanced-rtmp), "Enhanced Video": HEVC, AV1 and VP9 in FLV as FFmpeg 6.1+'s flvenc writes them.
 import MediaFormats
 
-/// HEVC and AV1 tags: an ex-header (IsExHeader, FrameType, VideoPacketType, FourCC) instead of the legacy CodecID.
+/// HEVC, AV1 and VP9 tags: an ex-header (IsExHeader, FrameType, VideoPacketType, FourCC) instead of the legacy CodecID.
 extension FLVMuxer {
     /// `onMetaData`'s `videocodecid`: the legacy CodecID for H.264 (7); for an enhanced codec its FourCC read as a
     /// big-endian number, as FFmpeg 6.1+ writes it (`hvc1` = 1752589105).
@@ -10,7 +10,7 @@ extension FLVMuxer {
         return Double(fourCC.rawValue)
     }
 
-    /// A SequenceStart tag carrying the hvcC or av1C record.
+    /// A SequenceStart tag carrying the hvcC, av1C or vpcC record (vpcC with its FullBox version and flags).
     package mutating func writeEnhancedSequenceStart(_ bitstream: VideoBitstream, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
         let record: [UInt8]
         let fourCC: FLVVideoFourCC
@@ -21,6 +21,9 @@ extension FLVMuxer {
         case let .av1(av1C):
             record = try av1C.serialized()
             fourCC = .av01
+        case let .vp9(vpcC):
+            record = try vpcC.serialized()
+            fourCC = .vp09
         case .avcc, .annexB:
             throw MediaFormatError.invalid(structure: "FLV video", reason: "H.264 takes the legacy AVC sequence header")
         }

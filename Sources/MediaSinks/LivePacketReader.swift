@@ -59,7 +59,8 @@ package struct LivePacketReader {
     private mutating func describe() throws(MediaJobError) -> [MediaPacket] {
         var found = Streams()
         if let codec = description.videoCodec, let record = description.videoConfiguration {
-            found.video = try LivePacketReader.videoConfiguration(codec: codec, record: record, announcedFrameRate: description.announcedFrameRate)
+            found.video = try LivePacketReader.videoConfiguration(codec: codec, record: record, announcedFrameRate: description.announcedFrameRate,
+                                                                  pictureSize: description.pictureSize)
             (videoCodec, videoRecord) = (codec, record)
         }
         if let codec = description.audioCodec, let record = description.audioConfiguration {
@@ -136,14 +137,17 @@ package struct LivePacketReader {
     // MARK: Configurations
 
     /// The video as a file output opens it: the bitstream from its record, the size and rate from its SPS (or
-    /// sequence header); the rate `onMetaData` announced when the stream's own is absent or implausible.
-    static func videoConfiguration(codec: LiveMediaTag.Codec, record: [UInt8], announcedFrameRate: Double?) throws(MediaJobError) -> VideoConfiguration {
+    /// sequence header); the rate `onMetaData` announced when the stream's own is absent or implausible. VP9's vpcC
+    /// says no size: `pictureSize` (the first key frame's, or `onMetaData`'s) does.
+    static func videoConfiguration(codec: LiveMediaTag.Codec, record: [UInt8], announcedFrameRate: Double?,
+                                   pictureSize: (width: Int, height: Int)? = nil) throws(MediaJobError) -> VideoConfiguration {
         let geometry = try LiveStreamDescription.videoGeometry(codec: codec, record: record, index: 0)
         let rate = geometry.frameRate.flatMap { LiveStreamDescription.plausibleFrameRates.contains($0) ? $0 : nil } ?? announcedFrameRate
-        return VideoConfiguration(bitstream: try bitstream(codec: codec, record: record), width: geometry.width, height: geometry.height, frameRate: rate)
+        let size = geometry.width > 0 ? (width: geometry.width, height: geometry.height) : pictureSize ?? (0, 0)
+        return VideoConfiguration(bitstream: try bitstream(codec: codec, record: record), width: size.width, height: size.height, frameRate: rate)
     }
 
-    /// The copied bitstream: H.264, HEVC and AV1 (VP9 has no copy path to the file formats here).
+    /// The copied bitstream: H.264, HEVC, AV1 and VP9 (VP8 has no copy path to the file formats here).
     static func bitstream(codec: LiveMediaTag.Codec, record: [UInt8]) throws(MediaJobError) -> VideoBitstream {
         guard VideoBitstream.copiedCodecNames.contains(codec.rawValue) else {
             throw .unsupportedCodec(kind: "video", stream: 0, codec: codec.rawValue)

@@ -11,6 +11,9 @@ public enum VideoBitstream: Sendable, Equatable {
     case hvcc(HEVCDecoderConfigurationRecord)
     /// AV1 temporal units of low-overhead OBUs (MP4, Matroska, enhanced FLV), configured by an av1C record.
     case av1(AV1CodecConfigurationRecord)
+    /// VP9 frames (a superframe when a picture has hidden frames), configured by a vpcC record (MP4, enhanced FLV);
+    /// the picture size is the key frames', since vpcC does not say it.
+    case vp9(VPCodecConfigurationRecord)
 }
 
 /// What an output needs to know about the video before its first packet.

@@ -4,8 +4,9 @@ import MediaFormats
 /// extradata (the same at the start and for new extradata mid-stream).
 extension VideoBitstream {
     /// FFmpeg's names of the video codecs copy mode carries: H.264 (legacy FLV, Annex B), HEVC (enhanced FLV,
-    /// Annex B) and AV1 (enhanced FLV).
-    package static let copiedCodecNames: Set<String> = ["h264", "hevc", "av1"]
+    /// Annex B), AV1 and VP9 (enhanced FLV, MP4). VP9 needs its vpcC record, which only live inputs bring (their
+    /// sequence start): libavformat gives a file's VP9 no extradata, so a file's VP9 is refused by `init`.
+    package static let copiedCodecNames: Set<String> = ["h264", "hevc", "av1", "vp9"]
 
     /// The codec as messages name it.
     public var codecName: String {
@@ -13,6 +14,7 @@ extension VideoBitstream {
         case .avcc, .annexB: return "H.264"
         case .hvcc: return "HEVC"
         case .av1: return "AV1"
+        case .vp9: return "VP9"
         }
     }
 
@@ -22,6 +24,7 @@ extension VideoBitstream {
         case .avcc, .annexB: return nil
         case .hvcc: return .hvc1
         case .av1: return .av01
+        case .vp9: return .vp09
         }
     }
 
@@ -42,6 +45,12 @@ extension VideoBitstream {
                 throw MediaFormatError.unsupported(structure: "AV1 stream", reason: "no av1C record (copied from MP4 or Matroska only)")
             }
             self = .av1(try AV1CodecConfigurationRecord(parsing: extradata))
+        case "vp9":
+            guard !extradata.isEmpty else {
+                throw MediaFormatError.unsupported(
+                    structure: "VP9 stream", reason: "no vpcC record (VP9 is copied from live inputs, whose sequence start carries it; set video.mode to encode)")
+            }
+            self = .vp9(try VPCodecConfigurationRecord(parsing: extradata))
         default:
             if AVCDecoderConfigurationRecord.isAVCC(extradata) {
                 self = .avcc(try AVCDecoderConfigurationRecord(parsing: extradata))

@@ -513,17 +513,22 @@ struct WHIPRelayTests {
         return (said, result, log)
     }
 
-    @Test("Chromium publishes VP9 by WHIP to a copy job: the FLV archive holds its frames as Enhanced RTMP vp09, which FFmpeg 8 decodes",
+    @Test("Chromium publishes VP9 by WHIP to a copy job: the FLV archive holds its frames as Enhanced RTMP vp09, which FFmpeg 8 decodes, and the .mp4 the same frames as vp09",
           .enabled(if: chromiumRuns, "needs /usr/bin/chromium (scripts/bootstrap)"))
     func chromiumPublishesVP9Copied() throws {
         let root = Live.scratch("whip-chromium-vp9-copy")
-        let (said, result, log) = try chromiumPublishes("vp9", outputs: [OutputDescription(target: .file(path: root + "/out/vp9.flv"), kind: .flv, name: "vp9.flv")],
+        let (said, result, log) = try chromiumPublishes("vp9", outputs: [OutputDescription(target: .file(path: root + "/out/vp9.flv"), kind: .flv, name: "vp9.flv"),
+                                                                         OutputDescription(target: .file(path: root + "/out/vp9.mp4"), kind: .mp4, name: "vp9.mp4")],
                                                         root: root)
         #expect(result.progress.videoFrames >= 30, "\(result.progress)\n\(log)")
         let decoded = try EnhancedPeer.decode(root + "/out/vp9.flv")
         let encoded = said["frames_encoded"] as? Int ?? 0
         #expect(decoded.errors.isEmpty && decoded.video?.codec == "vp9" && decoded.audio?.codec == "aac", "\(decoded.errors) \(decoded.video?.codec ?? "no video")")
         #expect((decoded.video?.frames ?? 0) >= encoded * 7 / 10, "FFmpeg 8 decodes \(decoded.video?.frames ?? 0) of the \(encoded) frames Chromium encoded")
+        // The .mp4 (vp09 + vpcC, sized by the key frames) holds the same pictures, frame for frame.
+        let mp4 = try EnhancedPeer.decode(root + "/out/vp9.mp4")
+        #expect(mp4.errors.isEmpty && mp4.video?.codec == "vp9", "\(mp4.errors)")
+        #expect(mp4.video?.hashes == decoded.video?.hashes, "\(mp4.video?.frames ?? 0) frames in the .mp4, \(decoded.video?.frames ?? 0) in the FLV")
     }
 }
 

@@ -97,7 +97,7 @@ struct LivePacketReaderTests {
         #expect(record.pictureParameterSets == [changedPPS])
     }
 
-    @Test("codecs the file formats cannot copy are refused by name: Opus audio, VP9 video")
+    @Test("codecs the file formats cannot copy are refused by name: Opus audio, VP8 video")
     func refusals() throws {
         let opusHead: [UInt8] = Array("OpusHead".utf8) + [1, 2, 0x38, 1, 0x80, 0xBB, 0, 0, 0, 0, 0]
         let opus = try FLVAudioData(packetType: .sequenceStart, fourCC: .opus, payload: opusHead[...]).serialized()
@@ -108,12 +108,32 @@ struct LivePacketReaderTests {
             #expect("\(error)".contains("opus"), "\(error)")
         }
         let vpcC: [UInt8] = [1, 0, 0, 0, 0, 0x0A, 0x80, 0x01, 0x01, 0x01, 0, 0]
-        let vp9 = try FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: .vp09, payload: vpcC[...]).serialized()
+        let vp8 = try FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: .vp08, payload: vpcC[...]).serialized()
         do {
-            _ = try Self.read([FLVStreamTag(type: .video, timestamp: 0, data: vp9)], audio: false)
-            Issue.record("VP9 was taken")
+            _ = try Self.read([FLVStreamTag(type: .video, timestamp: 0, data: vp8)], audio: false)
+            Issue.record("VP8 was taken")
         } catch {
-            #expect("\(error)".contains("vp9"), "\(error)")
+            #expect("\(error)".contains("vp8"), "\(error)")
         }
+    }
+
+    /// A VP9 key frame's uncompressed header (640x360, profile 0, 8 bits), as the RTP tests' fixture.
+    static let vp9Key = hex("824983420027f016760a38241c184a10") + Array(repeating: 0x77, count: 40)
+
+    @Test("VP9 is copied with its vpcC, at the size its first key frame says (vpcC says none); frames pass as they came")
+    func vp9TakesTheKeyFramesSize() throws {
+        let vpcC: [UInt8] = [1, 0, 0, 0, 0, 0x1F, 0x80, 0x01, 0x01, 0x01, 0, 0]
+        let header = try FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: .vp09, payload: vpcC[...]).serialized()
+        let key = try FLVVideoData(frameType: .keyFrame, packetType: .codedFramesX, fourCC: .vp09, payload: Self.vp9Key[...]).serialized()
+        let inter: [UInt8] = [0x86, 0x00, 0x40, 0x92, 0x9C]
+        let next = try FLVVideoData(frameType: .interFrame, packetType: .codedFramesX, fourCC: .vp09, payload: inter[...]).serialized()
+        let (reader, packets) = try Self.read([FLVStreamTag(type: .video, timestamp: 0, data: header),
+                                               FLVStreamTag(type: .video, timestamp: 0, data: key),
+                                               FLVStreamTag(type: .video, timestamp: 33, data: next)], audio: false)
+        let video = try #require(reader.streams?.video)
+        #expect(video.bitstream == .vp9(try VPCodecConfigurationRecord(parsing: vpcC)))
+        #expect(video.width == 640 && video.height == 360)
+        #expect(packets.map(\.data) == [Self.vp9Key, inter] && packets.map(\.isKeyframe) == [true, false])
+        #expect(packets.map(\.dts) == [0, 33_000])
     }
 }

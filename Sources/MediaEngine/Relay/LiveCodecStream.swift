@@ -6,7 +6,8 @@ import MediaSinks
 /// A live input's stream described for the codec job from its codec and configuration record: the `StreamInfo` (size
 /// and rate from the record's SPS or sequence header, channels from the AudioSpecificConfig or OpusHead) and the
 /// decoder's codec parameters, with the record as extradata in the form libavcodec's decoders read it (avcC, hvcC,
-/// av1C, AudioSpecificConfig, OpusHead; VP9 needs none, and its vpcC is only checked).
+/// av1C, AudioSpecificConfig, OpusHead). VP8's and VP9's decoders take none: their vpcC stays the stream's extradata
+/// only, where a copied VP9 finds it.
 enum LiveCodecStream {
     /// Opus frames are 20 ms unless the encoder says otherwise (FFmpeg's libopus default, and OBS's).
     static let opusFrameMilliseconds: Int64 = 20
@@ -20,25 +21,25 @@ enum LiveCodecStream {
         var (width, height, rate) = try LiveStreamDescription.videoGeometry(codec: codec, record: record, index: index)
         if width == 0 || height == 0, let pictureSize { (width, height) = pictureSize }
         let codecID: AVCodecID
-        var extradata = record
+        var decoderExtradata = record
         switch codec {
         case .h264: codecID = AV_CODEC_ID_H264
         case .hevc: codecID = AV_CODEC_ID_HEVC
         case .av1: codecID = AV_CODEC_ID_AV1
         case .vp9:
             codecID = AV_CODEC_ID_VP9
-            extradata = []
+            decoderExtradata = []
         case .vp8:
             codecID = AV_CODEC_ID_VP8
-            extradata = []
+            decoderExtradata = []
         case .aac, .opus:
             throw .invalidStream(kind: "video", stream: index, .invalid(structure: "live video", reason: "\(codec.rawValue) is an audio codec"))
         }
         let plausible = rate.flatMap { LiveStreamDescription.plausibleFrameRates.contains($0) ? $0 : nil } ?? announcedFrameRate
-        let stream = StreamInfo(index: index, kind: .video, codecName: codec.rawValue, extradata: extradata, timeBaseNumerator: 1,
+        let stream = StreamInfo(index: index, kind: .video, codecName: codec.rawValue, extradata: record, timeBaseNumerator: 1,
                                 timeBaseDenominator: 1000, width: width, height: height, sampleRate: 0, channels: 0,
                                 averageFrameRate: plausible, isAttachedPicture: false)
-        return (stream, CodecParameters(video: codecID, extradata: extradata, width: width, height: height))
+        return (stream, CodecParameters(video: codecID, extradata: decoderExtradata, width: width, height: height))
     }
 
     static func audio(codec: LiveMediaTag.Codec, record: [UInt8], index: Int)

@@ -85,6 +85,7 @@ extension CodecString {
         case let .avc(record): avc(record)
         case let .hevc(record): hevc(record)
         case let .av1(record): av1(record)
+        case let .vp9(record, _, _): vp9(record)
         case let .aac(config): aac(config)
         case .opus: opus
         }

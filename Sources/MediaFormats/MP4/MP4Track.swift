@@ -9,13 +9,15 @@ public struct MP4Track: Sendable, Equatable {
         case avc(AVCDecoderConfigurationRecord)
         case hevc(HEVCDecoderConfigurationRecord)
         case av1(AV1CodecConfigurationRecord)
+        /// VP9: its vpcC record says no picture size, so the track is given the key frames' size.
+        case vp9(VPCodecConfigurationRecord, width: Int, height: Int)
         case aac(AudioSpecificConfig)
         case opus(OpusIDHeader)
 
         /// True for the video codecs.
         public var isVideo: Bool {
             switch self {
-            case .avc, .hevc, .av1: true
+            case .avc, .hevc, .av1, .vp9: true
             case .aac, .opus: false
             }
         }
@@ -72,6 +74,11 @@ public struct MP4Track: Sendable, Equatable {
                 throw MediaFormatError.invalid(structure: "av1C", reason: "no sequence header to take the picture size from")
             }
             size = (header.maxFrameWidth, header.maxFrameHeight)
+        case let .vp9(_, width, height):
+            guard (1...Int(UInt16.max)).contains(width), (1...Int(UInt16.max)).contains(height) else {
+                throw MediaFormatError.invalid(structure: "vp09", reason: "picture size \(width)x\(height) (VP9's size comes from its key frames)")
+            }
+            size = (width, height)
         case .aac(let config):
             audio = (config.channelCount ?? Self.programConfigChannelCount, config.outputSamplingFrequency)
         case .opus(let header):
@@ -115,6 +122,10 @@ public struct MP4Track: Sendable, Equatable {
         case .av1(let record):
             return try VisualSampleEntry(type: VisualSampleEntry.av01, width: width, height: height,
                                          configuration: MP4OpaqueBox("av1C", payload: try record.serialized()))
+        case .vp9(let record, _, _):
+            // VP Codec ISO Media File Format Binding §2.2: vpcC is a FullBox (version 1); the record writes its header.
+            return try VisualSampleEntry(type: VisualSampleEntry.vp09, width: width, height: height,
+                                         configuration: MP4OpaqueBox("vpcC", payload: try record.serialized()))
         case .aac(let config):
             return try AudioSampleEntry(type: AudioSampleEntry.mp4a, channelCount: channelCount, sampleRate: sampleRate,
                                         configuration: ElementaryStreamDescriptorBox(audioSpecificConfig: config))

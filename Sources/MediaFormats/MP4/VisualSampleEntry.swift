@@ -1,15 +1,15 @@
 // ISO/IEC 14496-12 (2022) §8.5.2.2 SampleEntry and §12.1.3 VisualSampleEntry; the entries and their configuration
 // boxes: ISO/IEC 14496-15 (2022) §5.4.2 'avc1' + 'avcC', §8.4.1 'hvc1' + 'hvcC', AV1 Codec ISO Media File Format
-// Binding §2.2 'av01' + 'av1C'.
+// Binding §2.2 'av01' + 'av1C', VP Codec ISO Media File Format Binding §2.1-2.2 'vp09' + 'vpcC'.
 
-/// A video sample entry (`avc1`, `hvc1`, `av01`) with its decoder configuration box.
+/// A video sample entry (`avc1`, `hvc1`, `av01`, `vp09`) with its decoder configuration box.
 public struct VisualSampleEntry: MP4SampleEntry, Equatable {
     /// The entry's type, which names the codec and how parameter sets are carried.
     public var boxType: MP4FourCC
     /// Coded picture size in pixels.
     public var width: Int
     public var height: Int
-    /// The codec configuration box (`avcC`, `hvcC`, `av1C`).
+    /// The codec configuration box (`avcC`, `hvcC`, `av1C`, `vpcC`).
     public var configuration: MP4OpaqueBox
 
     /// H.264 with parameter sets in avcC (in-band copies are allowed).
@@ -18,6 +18,8 @@ public struct VisualSampleEntry: MP4SampleEntry, Equatable {
     public static let hvc1: MP4FourCC = "hvc1"
     /// AV1.
     public static let av01: MP4FourCC = "av01"
+    /// VP9 (a sample is a frame, or a superframe holding a picture's frames).
+    public static let vp09: MP4FourCC = "vp09"
     /// The 16-bit width and height fields (and the integer part of tkhd's 16.16 ones).
     public static let maxDimension = 0xFFFF
     /// SampleEntry (6 reserved + data_reference_index) + the VisualSampleEntry fields before its child boxes.

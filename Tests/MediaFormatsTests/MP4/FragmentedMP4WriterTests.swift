@@ -21,6 +21,8 @@ struct InitSegmentCase: Sendable, CustomTestStringConvertible {
               configuration: "hvcC", dimensions: (100, 60)),
         .init(name: "AV1 av01 + av1C, 160x90 from the sequence header", track: MP4Fixtures.av1, entry: "av01",
               configuration: "av1C", dimensions: (160, 90)),
+        .init(name: "VP9 vp09 + vpcC (a FullBox, version 1), 640x360 as given", track: MP4Fixtures.vp9, entry: "vp09",
+              configuration: "vpcC", dimensions: (640, 360)),
         .init(name: "AAC mp4a + esds, mono 44.1 kHz", track: MP4Fixtures.aac(id: 1), entry: "mp4a", configuration: "esds",
               dimensions: (1, 44_100)),
         .init(name: "Opus + dOps, stereo at 48 kHz", track: MP4Fixtures.opus(id: 1), entry: "Opus", configuration: "dOps",
@@ -71,6 +73,9 @@ struct InitSegmentCase: Sendable, CustomTestStringConvertible {
         case .av1(let record):
             let expected = try record.serialized()
             #expect(Array(configuration.payload) == expected)
+        case .vp9:
+            // FFmpeg's own vpcC payload, FullBox header included, byte for byte.
+            #expect(Array(configuration.payload) == CodecConfigurationFixtures.vp9Profile0)
         case .hevc(let record):
             let written = try HEVCDecoderConfigurationRecord(parsing: Array(configuration.payload))
             #expect(written.arrays.map(\.completeness) == Array(repeating: true, count: record.arrays.count))

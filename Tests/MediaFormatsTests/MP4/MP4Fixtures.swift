@@ -14,6 +14,10 @@ enum MP4Fixtures {
     static var av1: MP4Track {
         try! MP4Track(id: 1, codec: .av1(try! AV1CodecConfigurationRecord(parsing: AV1Fixtures.svt10.av1C)))
     }
+    /// libvpx-vp9 profile 0 (FFmpeg 8's vpcC), 640x360 as its key frames say.
+    static var vp9: MP4Track {
+        try! MP4Track(id: 1, codec: .vp9(try! VPCodecConfigurationRecord(parsing: CodecConfigurationFixtures.vp9Profile0), width: 640, height: 360))
+    }
     /// AAC-LC 44.1 kHz mono (FFmpeg's ASC with the "no SBR" extension).
     static func aac(id: UInt32 = 2) -> MP4Track {
         try! MP4Track(id: id, codec: .aac(try! AudioSpecificConfig(parsing: FLVFixtures.ffmpegAudioSpecificConfig)))

@@ -116,4 +116,47 @@ struct EnhancedLiveDecodeTests {
         let audioFrames = try Probe.frameCount(folder + "/\(id).aac", "a")
         #expect(audioFrames >= 160 && audioFrames <= 192, "\(audioFrames) audio frames")
     }
+
+    /// VP9's frames in an MP4 or an HLS output, decoded by Debian's ffmpeg, are the published ones, every frame.
+    func expectVP9Copied(_ path: String, of source: String, file: String = #fileID, line: Int = #line) throws {
+        let video = try Probe.streams(path, "v")
+        #expect(video.count == 1 && video.first?.codec == "vp9" && video.first?.width == 320 && video.first?.height == 240, "\(path): \(video)")
+        let copied = try FrameHashes.of(path, .video)
+        let published = try FrameHashes.of(source, .video)
+        #expect(copied.count >= 100 && copied == published, "\(path): \(copied.count) frames, \(published.count) published, equal up to \(zip(copied, published).prefix { $0 == $1 }.count)")
+    }
+
+    @Test("VP9 + Opus published to a copy job: .mp4 and HLS get the VP9 as vp09 + vpcC, frame for frame, on the relay engine")
+    func vp9CopiedToMP4AndHLS() throws {
+        let source = try EnhancedReferee.fixture(video: "vp9", audio: "opus")
+        let (sluice, publisher) = try listen(id: "vp9-copy", source: source, job: """
+            "audio": {"mode": "drop"},
+            "outputs": ["\(folder)/vp9.mp4", {"url": "\(folder)/vp9-hls/index.m3u8", "segment_s": 1}]
+            """)
+        #expect(sluice.wait(seconds: 40) == 0, "sluice: \(sluice.stderr)")
+        publisher.wait(seconds: 10)
+        try expectVP9Copied(folder + "/vp9.mp4", of: source)
+        try expectVP9Copied(folder + "/vp9-hls/index.m3u8", of: source)
+        // The init segment's sample entry and its CODECS string: vp09, profile 0, 8 bits.
+        let entry = try Command.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string,profile", "-of", "csv=p=0",
+                                                folder + "/vp9-hls/index-init.mp4"]).text
+        #expect(entry.contains("vp09"), "\(entry)")
+    }
+
+    @Test("VP9 + Opus published to a job that encodes one output and copies the VP9 to another: the codec stage copies it to .mp4, frame for frame")
+    func vp9CopiedBesideAnEncode() throws {
+        let source = try EnhancedReferee.fixture(video: "vp9", audio: "opus")
+        let (sluice, publisher) = try listen(id: "vp9-mixed", source: source, job: """
+            "outputs": [
+              {"url": "\(folder)/vp9-h264.flv", "video": {"mode": "encode", "encoder": "software", "width": 320, "height": 240, "gop_s": 1},
+               "audio": {"mode": "encode", "bitrate_kbps": 64}},
+              {"url": "\(folder)/vp9-mixed.mp4", "video": {"mode": "copy"}, "audio": {"mode": "drop"}}
+            ]
+            """)
+        #expect(sluice.wait(seconds: 40) == 0, "sluice: \(sluice.stderr)")
+        publisher.wait(seconds: 10)
+        try expectVP9Copied(folder + "/vp9-mixed.mp4", of: source)
+        let encoded = try Probe.streams(folder + "/vp9-h264.flv", "v")
+        #expect(encoded.first?.codec == "h264" && encoded.first?.width == 320, "\(encoded)")
+    }
 }
