@@ -63,7 +63,8 @@ struct CodecSession {
            !VideoBitstream.copiedCodecNames.contains(video.codecName) || video.codecName == "vp9" && video.extradata.isEmpty {
             throw MediaJobError.unsupportedCodec(kind: "video", stream: video.index, codec: video.codecName)
         }
-        if let audio, audio.codecName != "aac", plan.copiedAudio != nil {
+        // Opus is copied with its OpusHead (the extradata of WebM, MP4, Ogg and a live sequence start).
+        if let audio, plan.copiedAudio != nil, audio.codecName != "aac", audio.codecName != "opus" || audio.extradata.isEmpty {
             throw MediaJobError.unsupportedCodec(kind: "audio", stream: audio.index, codec: audio.codecName)
         }
         countedVideoLane = plan.lanes.firstIndex { $0.video != nil }
@@ -126,7 +127,13 @@ struct CodecSession {
             }
             videoConfiguration = VideoConfiguration(bitstream: bitstream, width: video.width, height: video.height, frameRate: frameRate)
         }
-        if let audio, plan.copiedAudio != nil {
+        if let audio, plan.copiedAudio != nil, audio.codecName == "opus" {
+            do {
+                audioConfiguration = AudioConfiguration(opus: try OpusIDHeader(parsing: audio.extradata))
+            } catch let error as MediaFormatError {
+                throw MediaJobError.invalidStream(kind: "audio", stream: audio.index, error)
+            }
+        } else if let audio, plan.copiedAudio != nil {
             do {
                 let config: AudioSpecificConfig
                 if !audio.extradata.isEmpty {
@@ -284,7 +291,12 @@ struct CodecSession {
         guard audioIsADTS else {
             var changed: AudioConfiguration?
             if let extradata = packet.newExtradata, var configuration = audioConfiguration {
-                do { configuration.audioSpecificConfig = try AudioSpecificConfig(parsing: extradata) } catch let error as MediaFormatError {
+                do {
+                    switch configuration.bitstream {
+                    case .aac: configuration.bitstream = .aac(try AudioSpecificConfig(parsing: extradata))
+                    case .opus: configuration = AudioConfiguration(opus: try OpusIDHeader(parsing: extradata))
+                    }
+                } catch let error as MediaFormatError {
                     throw MediaJobError.invalidStream(kind: "audio", stream: stream.index, error)
                 }
                 if configuration != audioConfiguration {
@@ -308,7 +320,7 @@ struct CodecSession {
                 var changed: AudioConfiguration?
                 let config = try header.audioSpecificConfig
                 if var configuration = audioConfiguration, configuration.audioSpecificConfig != config {
-                    configuration.audioSpecificConfig = config
+                    configuration.bitstream = .aac(config)
                     configuration.sampleRate = config.samplingFrequency
                     audioConfiguration = configuration
                     changed = configuration

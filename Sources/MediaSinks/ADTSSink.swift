@@ -1,4 +1,5 @@
 import MediaFormats
+import MediaJob
 
 /// Raw AAC with an ADTS header before every frame (`.aac`). ADTS carries object types 1–4 only;
 /// anything else is refused when the output opens, before a byte is written.
@@ -11,18 +12,26 @@ package final class ADTSSink: PacketSink {
     package let wantsAudio = true
     package var bytesWritten: Int64 { file.bytesWritten }
 
-    /// Throws when the stream's AudioSpecificConfig cannot be carried in ADTS (e.g. AAC-ELD).
+    /// Throws when the stream is not AAC, or its AudioSpecificConfig cannot be carried in ADTS (e.g. AAC-ELD).
     package init(file: FileWriter, name: String, audio: AudioConfiguration) throws {
         self.file = file
         self.name = name
-        self.config = audio.audioSpecificConfig
+        self.config = try Self.carried(audio, output: name)
+    }
+
+    /// The AAC configuration ADTS carries, checked on a header of no payload; Opus is refused by name.
+    package static func carried(_ audio: AudioConfiguration, output: String) throws -> AudioSpecificConfig {
+        guard let config = audio.audioSpecificConfig else {
+            throw OutputError.unsupported(output: output, reason: "the audio is \(audio.codecName), which ADTS does not carry (write it to .mp4, HLS or .flv)")
+        }
         _ = try ADTSHeader(audioSpecificConfig: config, payloadLength: 0)
+        return config
     }
 
     package func open() throws {}
 
     package func write(_ packet: MediaPacket) throws {
-        if let changed = packet.audioConfiguration { config = changed.audioSpecificConfig }
+        if let changed = packet.audioConfiguration { config = try Self.carried(changed, output: name) }
         let header = try ADTSHeader(audioSpecificConfig: config, payloadLength: packet.data.count)
         try file.append { buffer in
             header.write(into: &buffer)

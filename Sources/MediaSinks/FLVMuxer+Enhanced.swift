@@ -10,6 +10,14 @@ extension FLVMuxer {
         return Double(fourCC.rawValue)
     }
 
+    /// `onMetaData`'s `audiocodecid`: the legacy SoundFormat for AAC (10); Opus's FourCC read as a big-endian number.
+    package static func audioCodecID(_ bitstream: AudioBitstream) -> Double {
+        switch bitstream {
+        case .aac: Double(FLVSoundFormat.aac.rawValue)
+        case .opus: Double(FLVAudioFourCC.opus.rawValue)
+        }
+    }
+
     /// A SequenceStart tag carrying the hvcC, av1C or vpcC record (vpcC with its FullBox version and flags).
     package mutating func writeEnhancedSequenceStart(_ bitstream: VideoBitstream, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
         let record: [UInt8]

@@ -2,7 +2,7 @@ import MediaFormats
 
 /// The FLV tags of a job's stream: `onMetaData`, sequence headers before media and again whenever SPS/PPS or
 /// the AudioSpecificConfig change, AVCC video (Annex B input converted), composition time = PTS − DTS. H.264 and AAC
-/// keep the legacy tags; HEVC, AV1 and VP9 get Enhanced RTMP ex-headers (`FLVMuxer+Enhanced.swift`). No I/O: it
+/// keep the legacy tags; HEVC, AV1, VP9 and Opus get Enhanced RTMP ex-headers (`FLVMuxer+Enhanced.swift`). No I/O: it
 /// appends tags to a buffer, which `FLVSink` writes to a file and `RelayPublishOutput` hands to the relay engine.
 package struct FLVMuxer {
     package private(set) var video: VideoConfiguration?
@@ -36,7 +36,7 @@ package struct FLVMuxer {
             metadata.audiosamplerate = Double(audio.sampleRate)
             metadata.audiosamplesize = 16
             metadata.stereo = audio.channels >= 2
-            metadata.audiocodecid = Double(FLVSoundFormat.aac.rawValue)
+            metadata.audiocodecid = Self.audioCodecID(audio.bitstream)
         }
         metadata.filesize = 0
         metadata.encoder = "Sluice"
@@ -53,7 +53,7 @@ package struct FLVMuxer {
                 try writeEnhancedSequenceStart(video.bitstream, timestamp: 0, into: &buffer)
             }
         }
-        if let audio { try writeAudioSequenceHeader(audio.audioSpecificConfig, timestamp: 0, into: &buffer) }
+        if let audio { try writeAudioSequenceHeader(audio.bitstream, timestamp: 0, into: &buffer) }
         return offsets
     }
 
@@ -64,8 +64,15 @@ package struct FLVMuxer {
         wroteVideoSequenceHeader = true
     }
 
-    private func writeAudioSequenceHeader(_ config: AudioSpecificConfig, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
-        try flv.writeAudio(timestamp: timestamp, aacPacketType: .sequenceHeader, payload: config.bytes, into: &buffer)
+    /// AAC's legacy sequence header, or Opus's SequenceStart (an Enhanced RTMP ex-header) carrying its OpusHead.
+    private func writeAudioSequenceHeader(_ bitstream: AudioBitstream, timestamp: Int64, into buffer: inout some FLVTagDestination) throws {
+        switch bitstream {
+        case let .aac(config):
+            try flv.writeAudio(timestamp: timestamp, aacPacketType: .sequenceHeader, payload: config.bytes, into: &buffer)
+        case let .opus(header):
+            let head = try header.serialized()
+            try flv.writeAudio(timestamp: timestamp, data: FLVAudioData(packetType: .sequenceStart, fourCC: .opus, payload: head[...]), into: &buffer)
+        }
     }
 
     /// Appends the tag(s) of one packet: a new sequence header first when its configuration changed.
@@ -118,10 +125,15 @@ package struct FLVMuxer {
         case .audio:
             if let changed = packet.audioConfiguration, changed != audio {
                 audio = changed
-                try writeAudioSequenceHeader(changed.audioSpecificConfig, timestamp: timestamp, into: &buffer)
+                try writeAudioSequenceHeader(changed.bitstream, timestamp: timestamp, into: &buffer)
             }
-            try packet.data.withUnsafeBytes {
-                try flv.writeAudio(timestamp: timestamp, aacPacketType: .raw, payload: $0, into: &buffer)
+            switch audio?.bitstream {
+            case .opus:
+                try flv.writeAudio(timestamp: timestamp, data: FLVAudioData(packetType: .codedFrames, fourCC: .opus, payload: packet.data[...]), into: &buffer)
+            case .aac, nil:
+                try packet.data.withUnsafeBytes {
+                    try flv.writeAudio(timestamp: timestamp, aacPacketType: .raw, payload: $0, into: &buffer)
+                }
             }
         }
     }

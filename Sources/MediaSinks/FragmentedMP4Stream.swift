@@ -106,7 +106,12 @@ package struct FragmentedMP4Stream {
         }
         if let audio {
             audioTrack = tracks.count
-            var track = try MP4Track(id: UInt32(tracks.count + 1), codec: .aac(audio.audioSpecificConfig))
+            let codec: MP4Track.Codec
+            switch audio.bitstream {
+            case let .aac(config): codec = .aac(config)
+            case let .opus(header): codec = .opus(header)
+            }
+            var track = try MP4Track(id: UInt32(tracks.count + 1), codec: codec)
             track.presentationStart = presentationStart.map { max(0, $0.audioTicks) }
             if presentationStart != nil { track.priming = UInt32(clamping: audio.priming) }
             tracks.append(track)
@@ -135,7 +140,7 @@ package struct FragmentedMP4Stream {
         if packet.kind == .audio {
             // The first audio packet: the presentation starts where its priming ends, on every track.
             let origin = min(waiting.map(\.dts).min() ?? 0, 0)
-            let timescale = Int64(audio.audioSpecificConfig.outputSamplingFrequency)
+            let timescale = Int64(audio.timescale)
             let audioTicks = packet.pts.subtractingSaturating(origin).rescaledSaturating(from: 1_000_000, to: timescale)
                 .addingSaturating(Int64(audio.priming))
             presentationStart = (audioTicks.rescaledSaturating(from: timescale, to: 1_000_000), audioTicks)
@@ -254,7 +259,7 @@ package struct FragmentedMP4Stream {
         if let changed = packet.videoConfiguration, let video, changed.bitstream != video.bitstream, annexBToAVCC == nil {
             throw videoChanged
         }
-        if let changed = packet.audioConfiguration, let audio, changed.audioSpecificConfig != audio.audioSpecificConfig {
+        if let changed = packet.audioConfiguration, let audio, changed.bitstream != audio.bitstream {
             throw OutputError.unsupported(output: name, reason: "the audio's configuration changed mid-stream, which one MP4 file cannot hold (write it to .ts or .flv)")
         }
     }

@@ -109,12 +109,8 @@ package struct LivePacketReader {
             }
             switch media.content {
             case let .configuration(record):
-                guard !record.isEmpty, record != audioRecord, var changed = streams?.audio else { return [] }
-                do {
-                    changed.audioSpecificConfig = try AudioSpecificConfig(parsing: record)
-                } catch {
-                    throw .invalidStream(kind: "audio", stream: audioIndex, LivePacketReader.formatError(error, "AAC configuration"))
-                }
+                guard !record.isEmpty, record != audioRecord, streams?.audio != nil else { return [] }
+                let changed = try LivePacketReader.audioConfiguration(codec: audioCodec, record: record, index: audioIndex)
                 audioRecord = record
                 streams?.audio = changed
                 pendingAudio = changed
@@ -159,8 +155,16 @@ package struct LivePacketReader {
         }
     }
 
-    /// The audio as a file output opens it: AAC only (Opus has no copy path to the file formats here).
+    /// The audio as a file output opens it: AAC, or Opus (its OpusHead; MP4, HLS and FLV carry it, MPEG-TS and ADTS
+    /// refuse it by name).
     static func audioConfiguration(codec: LiveMediaTag.Codec, record: [UInt8], index: Int) throws(MediaJobError) -> AudioConfiguration {
+        if codec == .opus {
+            do {
+                return AudioConfiguration(opus: try OpusIDHeader(parsing: record))
+            } catch {
+                throw .invalidStream(kind: "audio", stream: index, formatError(error, "OpusHead"))
+            }
+        }
         guard codec == .aac else { throw .unsupportedCodec(kind: "audio", stream: index, codec: codec.rawValue) }
         let config: AudioSpecificConfig
         do {

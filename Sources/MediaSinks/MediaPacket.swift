@@ -31,20 +31,60 @@ public struct VideoConfiguration: Sendable, Equatable {
     }
 }
 
+/// How an audio stream's packets are coded and what configures them.
+public enum AudioBitstream: Sendable, Equatable {
+    /// Raw AAC frames (no ADTS), configured by an AudioSpecificConfig.
+    case aac(AudioSpecificConfig)
+    /// Opus packets (RFC 6716), configured by an identification header (RFC 7845 §5.1).
+    case opus(OpusIDHeader)
+}
+
 /// What an output needs to know about the audio before its first packet.
 public struct AudioConfiguration: Sendable, Equatable {
-    public var audioSpecificConfig: AudioSpecificConfig
+    public var bitstream: AudioBitstream
     public var sampleRate: Int
     public var channels: Int
-    /// Samples the encoder put before the media (its priming), which players skip: an `.mp4` or HLS init segment's
-    /// edit list. 0: none known.
+    /// Samples the encoder put before the media (its priming, Opus's pre-skip), which players skip: an `.mp4` or HLS
+    /// init segment's edit list. 0: none known.
     public var priming: Int = 0
 
     package init(audioSpecificConfig: AudioSpecificConfig, sampleRate: Int, channels: Int, priming: Int = 0) {
-        self.audioSpecificConfig = audioSpecificConfig
+        bitstream = .aac(audioSpecificConfig)
         self.sampleRate = sampleRate
         self.channels = channels
         self.priming = priming
+    }
+
+    /// Opus: always decoded at 48 kHz (RFC 7845 §5.1, the input rate only informs), priming its pre-skip.
+    package init(opus header: OpusIDHeader) {
+        bitstream = .opus(header)
+        sampleRate = Self.opusSampleRate
+        channels = Int(header.channelCount)
+        priming = Int(header.preSkip)
+    }
+
+    /// Opus's one decoding rate.
+    package static let opusSampleRate = 48_000
+
+    /// The AAC configuration; nil for Opus.
+    public var audioSpecificConfig: AudioSpecificConfig? {
+        if case let .aac(config) = bitstream { config } else { nil }
+    }
+
+    /// The rate its samples are counted in: AAC's output rate (twice the core's with SBR), 48 kHz for Opus.
+    public var timescale: Int {
+        switch bitstream {
+        case let .aac(config): config.outputSamplingFrequency
+        case .opus: Self.opusSampleRate
+        }
+    }
+
+    /// The codec as messages name it.
+    public var codecName: String {
+        switch bitstream {
+        case .aac: "AAC"
+        case .opus: "Opus"
+        }
     }
 }
 
@@ -54,7 +94,8 @@ public struct MediaPacket: Sendable {
     public enum Kind: Sendable, Equatable { case video, audio }
 
     public var kind: Kind
-    /// Video: as the input's bitstream carries it (see `VideoBitstream`). Audio: one raw AAC frame (no ADTS).
+    /// Video: as the input's bitstream carries it (see `VideoBitstream`). Audio: one raw AAC frame (no ADTS) or one
+    /// Opus packet.
     public var data: [UInt8]
     public var pts: Int64
     public var dts: Int64

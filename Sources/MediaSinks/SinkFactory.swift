@@ -44,6 +44,7 @@ package struct SinkFactory: Sendable {
             make = { try MP4Sink(file: $0, name: name, video: videoConfiguration, audio: audioConfiguration) }
         case .mpegts where eitherStream:
             if let videoConfiguration { _ = try TSSink.videoStream(videoConfiguration, output: name) }
+            if let audioConfiguration { _ = try TSSink.audioStream(audioConfiguration, output: name) }
             make = { try TSSink(file: $0, name: name, video: videoConfiguration, audio: audioConfiguration) }
         case .hls where eitherStream:
             guard let settings = description.hls else {
@@ -62,8 +63,8 @@ package struct SinkFactory: Sendable {
             make = { try AnnexBSink(file: $0, video: videoConfiguration) }
         case .adts:
             guard let audioConfiguration else { throw OutputError.missingStream(output: name, kind: "audio") }
-            // ADTS can carry this AAC: checked on a header of no payload.
-            _ = try ADTSHeader(audioSpecificConfig: audioConfiguration.audioSpecificConfig, payloadLength: 0)
+            // ADTS can carry this audio (AAC of types 1-4): checked on a header of no payload.
+            _ = try ADTSSink.carried(audioConfiguration, output: name)
             make = { try ADTSSink(file: $0, name: name, audio: audioConfiguration) }
         }
         if let segments = description.segments {

@@ -97,16 +97,8 @@ struct LivePacketReaderTests {
         #expect(record.pictureParameterSets == [changedPPS])
     }
 
-    @Test("codecs the file formats cannot copy are refused by name: Opus audio, VP8 video")
+    @Test("a codec the file formats cannot copy is refused by name: VP8 video")
     func refusals() throws {
-        let opusHead: [UInt8] = Array("OpusHead".utf8) + [1, 2, 0x38, 1, 0x80, 0xBB, 0, 0, 0, 0, 0]
-        let opus = try FLVAudioData(packetType: .sequenceStart, fourCC: .opus, payload: opusHead[...]).serialized()
-        do {
-            _ = try Self.read([FLVStreamTag(type: .audio, timestamp: 0, data: opus)], video: false)
-            Issue.record("Opus was taken")
-        } catch {
-            #expect("\(error)".contains("opus"), "\(error)")
-        }
         let vpcC: [UInt8] = [1, 0, 0, 0, 0, 0x0A, 0x80, 0x01, 0x01, 0x01, 0, 0]
         let vp8 = try FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: .vp08, payload: vpcC[...]).serialized()
         do {
@@ -115,6 +107,22 @@ struct LivePacketReaderTests {
         } catch {
             #expect("\(error)".contains("vp8"), "\(error)")
         }
+    }
+
+    @Test("Opus is copied with its OpusHead: 48 kHz, its channels, its pre-skip as the priming; packets as they came")
+    func opusTakesItsHead() throws {
+        // FFmpeg's OpusHead for libopus stereo: version 1, 2 channels, pre-skip 312, 48 kHz input, gain 0, family 0.
+        let opusHead: [UInt8] = Array("OpusHead".utf8) + [1, 2, 0x38, 1, 0x80, 0xBB, 0, 0, 0, 0, 0]
+        let start = try FLVAudioData(packetType: .sequenceStart, fourCC: .opus, payload: opusHead[...]).serialized()
+        let frame: [UInt8] = [0xFC, 0xFF, 0xFE]
+        let packet = try FLVAudioData(packetType: .codedFrames, fourCC: .opus, payload: frame[...]).serialized()
+        let (reader, packets) = try Self.read([FLVStreamTag(type: .audio, timestamp: 0, data: start),
+                                               FLVStreamTag(type: .audio, timestamp: 20, data: packet)], video: false)
+        let audio = try #require(reader.streams?.audio)
+        #expect(audio.bitstream == .opus(try OpusIDHeader(parsing: opusHead)))
+        #expect(audio.sampleRate == 48_000 && audio.channels == 2 && audio.priming == 312 && audio.timescale == 48_000)
+        #expect(audio.audioSpecificConfig == nil && audio.codecName == "Opus")
+        #expect(packets.map(\.data) == [frame] && packets.map(\.pts) == [20_000])
     }
 
     /// A VP9 key frame's uncompressed header (640x360, profile 0, 8 bits), as the RTP tests' fixture.

@@ -11,6 +11,8 @@ final class AudioEncodeChain {
     let rendition: Int
     /// What the outputs are opened with: the encoder's AudioSpecificConfig, rate and channels.
     let configuration: AudioConfiguration
+    /// The AAC the encoder writes (what `configuration` carries).
+    let audioSpecificConfig: AudioSpecificConfig
 
     private let encoder: AACEncoder
     private var resampler: AudioResampler?
@@ -41,6 +43,7 @@ final class AudioEncodeChain {
         } catch {
             throw .unsupportedSetting("the AAC encoder wrote an AudioSpecificConfig MediaFormats cannot read: \(error)")
         }
+        audioSpecificConfig = config
         configuration = AudioConfiguration(audioSpecificConfig: config, sampleRate: Int(encoder.sampleRate), channels: Int(encoder.channels),
                                            priming: max(0, encoder.initialPadding))
     }

@@ -34,7 +34,7 @@ final class PCMToAACEncoder: PCMAudioEncoding {
         do { frame = try RawFrame() } catch { throw .ffmpeg(stage: "allocating the PCM frame", error) }
         self.sampleRate = Int32(sampleRate)
         self.channels = Int32(channels)
-        audioSpecificConfig = chain.configuration.audioSpecificConfig.bytes
+        audioSpecificConfig = chain.audioSpecificConfig.bytes
     }
 
     func encode(_ samples: [Int16], milliseconds: Int64) throws(EncodeError) -> [(milliseconds: Int64, frame: [UInt8])] {
@@ -98,7 +98,7 @@ final class OpusToAACTranscoder: OpusAudioTranscoding {
                                 averageFrameRate: nil, isAttachedPicture: false)
         chain = try AudioEncodeChain(rendition: 0, stream: stream, settings: settings)
         chain.dropsBeforeZero = true
-        audioSpecificConfig = chain.configuration.audioSpecificConfig.bytes
+        audioSpecificConfig = chain.audioSpecificConfig.bytes
     }
 
     func transcode(_ opus: [UInt8], milliseconds: Int64) throws(EncodeError) -> [(milliseconds: Int64, frame: [UInt8])] {

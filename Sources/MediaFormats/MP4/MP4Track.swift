@@ -38,8 +38,8 @@ public struct MP4Track: Sendable, Equatable {
     /// encoder's priming, and the same start on the other tracks so they stay in sync. Nil: no edit list, every sample
     /// is presented at its composition time.
     public var presentationStart: Int64?
-    /// Audio: samples of encoder priming (in `timescale`), also written as the track's iTunSMPB (`ITunSMPBBox`) for
-    /// readers that take priming from there. 0: none.
+    /// Audio: samples of encoder priming (in `timescale`), also written as an AAC track's iTunSMPB (`ITunSMPBBox`)
+    /// for readers that take priming from there. 0: none.
     public var priming: UInt32 = 0
 
     /// 90 kHz: the clock of MPEG systems, a multiple of every common frame rate and of FLV's milliseconds.
@@ -148,7 +148,8 @@ public struct MP4Track: Sendable, Equatable {
             handler,
             MP4ContainerBox("minf", [mediaHeader, MP4ContainerBox("dinf", [DataReferenceBox()]), sampleTable]),
         ]))
-        if priming > 0, !isVideo { children.append(ITunSMPBBox(priming: priming)) }
+        // iTunSMPB is AAC's (iTunes' gapless data); Opus's pre-skip is in its dOps and the edit list.
+        if priming > 0, case .aac = codec { children.append(ITunSMPBBox(priming: priming)) }
         return MP4ContainerBox("trak", children)
     }
 }

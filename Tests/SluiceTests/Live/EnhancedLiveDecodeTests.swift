@@ -126,17 +126,25 @@ struct EnhancedLiveDecodeTests {
         #expect(copied.count >= 100 && copied == published, "\(path): \(copied.count) frames, \(published.count) published, equal up to \(zip(copied, published).prefix { $0 == $1 }.count)")
     }
 
-    @Test("VP9 + Opus published to a copy job: .mp4 and HLS get the VP9 as vp09 + vpcC, frame for frame, on the relay engine")
+    @Test("VP9 + Opus published to a copy job: .mp4 and HLS get the VP9 as vp09 + vpcC, frame for frame, and the Opus packets as they came, on the relay engine")
     func vp9CopiedToMP4AndHLS() throws {
         let source = try EnhancedReferee.fixture(video: "vp9", audio: "opus")
         let (sluice, publisher) = try listen(id: "vp9-copy", source: source, job: """
-            "audio": {"mode": "drop"},
             "outputs": ["\(folder)/vp9.mp4", {"url": "\(folder)/vp9-hls/index.m3u8", "segment_s": 1}]
             """)
         #expect(sluice.wait(seconds: 40) == 0, "sluice: \(sluice.stderr)")
         publisher.wait(seconds: 10)
         try expectVP9Copied(folder + "/vp9.mp4", of: source)
         try expectVP9Copied(folder + "/vp9-hls/index.m3u8", of: source)
+        // The Opus: the published packets from where the outputs started (the first key frame), none changed or lost.
+        let published = try FrameHashes.packets(source, .audio)
+        for output in ["vp9.mp4", "vp9-hls/index.m3u8"] {
+            let copied = try FrameHashes.packets(folder + "/" + output, .audio)
+            let start = published.firstIndex(of: copied.first ?? "") ?? published.count
+            #expect(copied.count >= published.count * 9 / 10 && published[start...].starts(with: copied),
+                    "\(output): \(copied.count) Opus packets, \(published.count) published, a run of them from \(start): \(published[start...].starts(with: copied))")
+            #expect(try Probe.streams(folder + "/" + output, "a").first?.codec == "opus")
+        }
         // The init segment's sample entry and its CODECS string: vp09, profile 0, 8 bits.
         let entry = try Command.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string,profile", "-of", "csv=p=0",
                                                 folder + "/vp9-hls/index-init.mp4"]).text

@@ -4,9 +4,10 @@ import Testing
 @testable import MediaSinks
 
 /// Where a copied VP9 goes: FLV as an Enhanced RTMP vp09 SequenceStart carrying its vpcC; MPEG-TS and Annex B files
-/// refuse it by name before a file is made (as they refuse AV1).
-@Suite("VP9 carriage")
-struct VideoCarriageTests {
+/// refuse it by name before a file is made (as they refuse AV1). Where a copied Opus goes: FLV as an Enhanced RTMP
+/// Opus SequenceStart carrying its OpusHead, MPEG-TS with its Opus descriptor; ADTS refuses it by name.
+@Suite("VP9 and Opus carriage")
+struct CarriageTests {
     /// FFmpeg 8's vpcC for libvpx-vp9 profile 0 (version 1, flags 0, level 10, 8 bits, 4:2:0 colocated, BT.709).
     static let vpcC: [UInt8] = [1, 0, 0, 0, 0, 10, 0x82, 1, 1, 1, 0, 0]
     static let video = VideoConfiguration(bitstream: .vp9(try! VPCodecConfigurationRecord(parsing: vpcC)), width: 640, height: 360, frameRate: 30)
@@ -36,5 +37,31 @@ struct VideoCarriageTests {
             "\(error)".contains("the video is VP9, which has no Annex B byte stream")
         }
         #expect(throws: MediaFormatError.self) { _ = try AnnexBConversion(Self.video.bitstream) }
+    }
+
+    static let opusHead: [UInt8] = Array("OpusHead".utf8) + [1, 2, 0x38, 1, 0x80, 0xBB, 0, 0, 0, 0, 0]
+    static let opus = AudioConfiguration(opus: try! OpusIDHeader(parsing: opusHead))
+
+    @Test("an FLV gets the OpusHead in an Opus SequenceStart, then each packet as CodedFrames; onMetaData names the FourCC")
+    func flvOpus() throws {
+        var muxer = FLVMuxer(video: nil, audio: Self.opus)
+        var bytes: [UInt8] = []
+        _ = try muxer.writeStart(into: &bytes)
+        // SoundFormat 9 (ex-header) | SequenceStart (0), the FourCC, the OpusHead.
+        #expect(bytes.indices.contains { bytes[$0...].starts(with: [0x90] + Array("Opus".utf8) + Self.opusHead) }, "no Opus SequenceStart")
+        let packet: [UInt8] = [0xFC, 0xFF, 0xFE]
+        var tags: [UInt8] = []
+        try muxer.write(MediaPacket(kind: .audio, data: packet, pts: 20_000, dts: 20_000, isKeyframe: true), into: &tags)
+        #expect(tags.indices.contains { tags[$0...].starts(with: [0x91] + Array("Opus".utf8) + packet) }, "\(tags)")
+        #expect(FLVMuxer.audioCodecID(Self.opus.bitstream) == Double(FLVAudioFourCC.opus.rawValue))
+    }
+
+    @Test("MPEG-TS carries Opus with its descriptor; ADTS refuses it naming it")
+    func opusInTSAndADTS() throws {
+        let stream = try TSSink.audioStream(Self.opus, output: "out.ts")
+        #expect(stream.codec == .opus(try OpusAudioDescriptor(idHeader: OpusIDHeader(parsing: Self.opusHead))))
+        #expect { _ = try ADTSSink.carried(Self.opus, output: "out.aac") } throws: { error in
+            "\(error)" == "output out.aac: the audio is Opus, which ADTS does not carry (write it to .mp4, HLS or .flv)"
+        }
     }
 }
