@@ -58,9 +58,7 @@ struct CodecSession {
         plan = RenditionPlan(options)
         video = plan.video.isEmpty ? nil : firstVideo
         audio = plan.audio.isEmpty ? nil : firstAudio
-        // VP9 is copied with the vpcC a live input's sequence start carries; libavformat gives a file's VP9 none.
-        if let video, plan.copiedVideo != nil,
-           !VideoBitstream.copiedCodecNames.contains(video.codecName) || video.codecName == "vp9" && video.extradata.isEmpty {
+        if let video, plan.copiedVideo != nil, !VideoBitstream.copiedCodecNames.contains(video.codecName) {
             throw MediaJobError.unsupportedCodec(kind: "video", stream: video.index, codec: video.codecName)
         }
         // Opus is copied with its OpusHead (the extradata of WebM, MP4, Ogg and a live sequence start).
@@ -113,12 +111,20 @@ struct CodecSession {
         try openTranscoders()
         if let video, plan.copiedVideo != nil {
             let bitstream: VideoBitstream
+            let firstVideo = lookahead.first { $0.streamIndex == video.index }
             do {
-                bitstream = try VideoBitstream(codec: video.codecName, extradata: video.extradata)
+                if video.codecName == "vp9", video.extradata.isEmpty {
+                    // libavformat gives a file's VP9 no vpcC (WebM carries none): its first key frame says what it holds.
+                    guard let firstVideo, let keyframe = try VPXKeyframe(vp9: firstVideo.data[...]) else {
+                        throw MediaFormatError.invalid(structure: "VP9 stream", reason: "its first frame is not a key frame, whose header gives the vpcC")
+                    }
+                    bitstream = .vp9(keyframe.record)
+                } else {
+                    bitstream = try VideoBitstream(codec: video.codecName, extradata: video.extradata)
+                }
             } catch let error as MediaFormatError {
                 throw MediaJobError.invalidStream(kind: "video", stream: video.index, error)
             }
-            let firstVideo = lookahead.first { $0.streamIndex == video.index }
             var frameRate = video.averageFrameRate
             if case .annexB = bitstream, let firstVideo, firstVideo.pts == nil, firstVideo.dts == nil {
                 let rate = options.inputFrameRate ?? RawVideoTiming.frameRate(fromParameterSets: video.extradata, firstAccessUnit: firstVideo.data) ?? RawVideoTiming.defaultFrameRate

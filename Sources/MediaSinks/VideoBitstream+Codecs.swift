@@ -4,8 +4,8 @@ import MediaFormats
 /// extradata (the same at the start and for new extradata mid-stream).
 extension VideoBitstream {
     /// FFmpeg's names of the video codecs copy mode carries: H.264 (legacy FLV, Annex B), HEVC (enhanced FLV,
-    /// Annex B), AV1 and VP9 (enhanced FLV, MP4). VP9 needs its vpcC record, which only live inputs bring (their
-    /// sequence start): libavformat gives a file's VP9 no extradata, so a file's VP9 is refused by `init`.
+    /// Annex B), AV1 and VP9 (enhanced FLV, MP4). A live VP9's vpcC comes in its sequence start; a file's (WebM
+    /// has none) is read from its first key frame by the codec engine.
     package static let copiedCodecNames: Set<String> = ["h264", "hevc", "av1", "vp9"]
 
     /// The codec as messages name it.
@@ -48,7 +48,7 @@ extension VideoBitstream {
         case "vp9":
             guard !extradata.isEmpty else {
                 throw MediaFormatError.unsupported(
-                    structure: "VP9 stream", reason: "no vpcC record (VP9 is copied from live inputs, whose sequence start carries it; set video.mode to encode)")
+                    structure: "VP9 stream", reason: "no vpcC record")
             }
             self = .vp9(try VPCodecConfigurationRecord(parsing: extradata))
         default:

@@ -41,10 +41,10 @@ struct BadInputTests {
         Case(name: "MPEG-2 video in copy mode", make: { folder in
             try Fixtures.make("mpeg2.ts", Fixtures.video() + ["-t", "1", "-c:v", "mpeg2video", "-f", "mpegts"])
         }, expected: "video stream 0 is mpeg2video: not supported in copy mode"),
-        // Copied from live inputs only: libavformat gives a WebM's VP9 no vpcC to copy it with.
-        Case(name: "VP9 from a file in copy mode", make: { folder in
+        // The outputs are .flv and .h264: VP9 has no Annex B byte stream.
+        Case(name: "VP9 into an Annex B file", make: { folder in
             try Fixtures.make("vp9-copy-refused.webm", Fixtures.video() + ["-t", "1", "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"])
-        }, expected: "video stream 0 is vp9: not supported in copy mode"),
+        }, expected: "the video is VP9, which has no Annex B byte stream"),
     ]
 
     @Test("unreadable inputs fail the job with a clear message", arguments: cases)

@@ -8,6 +8,12 @@ extension Fixtures {
     static func h264OpusMKV() throws -> String {
         try make("h264-opus.mkv", video() + audio() + ["-t", "2"] + x264 + ["-c:a", "libopus", "-b:a", "96k", "-shortest"])
     }
+
+    /// VP9 (libvpx-vp9, a keyframe a second) and Opus in WebM, as a browser's MediaRecorder writes them.
+    static func vp9OpusWebM() throws -> String {
+        try make("vp9-opus-file.webm", video() + audio() + ["-t", "2", "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8",
+                                                            "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "libopus", "-shortest"])
+    }
 }
 
 extension FrameHashes {
@@ -34,8 +40,9 @@ extension FrameHashes {
 }
 
 /// Opus from a file in copy mode: its packets untouched into fragmented MP4 (`Opus` + `dOps`, the pre-skip as the
-/// edit list), HLS, MPEG-TS (with its descriptor) and FLV (Enhanced RTMP Opus); ADTS refuses it by name.
-@Suite("Opus copy", .serialized)
+/// edit list), HLS, MPEG-TS (with its descriptor) and FLV (Enhanced RTMP Opus); ADTS refuses it by name. VP9 from
+/// WebM (no vpcC there: its first key frame's header gives one) into MP4 and HLS.
+@Suite("Opus and VP9 file copy", .serialized)
 struct OpusCopyTests {
     @Test("H.264 + Opus Matroska → .mp4, HLS and .ts with every Opus packet the source's, heard from the same sample")
     func opusToMP4TSAndHLS() throws {
@@ -71,6 +78,30 @@ struct OpusCopyTests {
             #expect(flv.errors.isEmpty && flv.audio?.codec == "opus" && flv.audio?.frames == source.count,
                     "\(flv.errors) \(flv.audio?.codec ?? "no audio") \(flv.audio?.frames ?? 0) of \(source.count)")
         }
+    }
+
+    @Test("VP9 + Opus WebM → .mp4 and HLS: every video frame and every Opus packet the source's, vp09 with a vpcC from the first key frame")
+    func webmToMP4AndHLS() throws {
+        let input = try Fixtures.vp9OpusWebM()
+        let harness = try JobHarness("webm-copy")
+        let outcome = try harness.run(.object(["id": .string("webm-1"), "input": .string(input), "outputs": .array([
+            .string(harness.path("out.mp4")), .string(harness.path("hls/index.m3u8")),
+        ])]))
+        _ = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
+        let frames = try FrameHashes.of(input, .video)
+        let packets = try FrameHashes.packets(input, .audio)
+        #expect(frames.count == 60 && packets.count >= 90)
+        for output in ["out.mp4", "hls/index.m3u8"] {
+            let path = harness.path(output)
+            let video = try Probe.streams(path, "v")
+            #expect(video.first?.codec == "vp9" && video.first?.width == 320 && video.first?.height == 240, "\(output): \(video)")
+            #expect(try FrameHashes.of(path, .video) == frames, "\(output): VP9 frames differ")
+            #expect(try FrameHashes.packets(path, .audio) == packets, "\(output): Opus packets differ")
+        }
+        // profile 0, 8 bits, 4:2:0: what the key frame says, as the CODECS string and FFmpeg's reading of vpcC show.
+        let entry = try Command.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string,profile,pix_fmt", "-of", "csv=p=0",
+                                                harness.path("out.mp4")]).text
+        #expect(entry.contains("vp09") && entry.contains("yuv420p") && entry.contains("Profile 0"), "\(entry)")
     }
 
     @Test("an ADTS output of Opus is refused naming the codec, and nothing is left behind")
