@@ -51,8 +51,9 @@ package final class TSSink: PacketSink {
         }
     }
 
-    /// The audio stream MPEG-TS carries: AAC in ADTS, or Opus with its descriptor (ETSI TS 102 366 annex, as the SRT
-    /// outputs write it; a channel layout the descriptor cannot say is refused by name).
+    /// The audio stream MPEG-TS carries: AAC in ADTS, or Opus as stream_type 0x06 with its registration and DVB
+    /// extension descriptor (`OpusAudioDescriptor`, as the SRT outputs write it; a channel layout the descriptor cannot
+    /// say is refused by name).
     package static func audioStream(_ audio: AudioConfiguration, output: String) throws -> TSMuxer.Stream {
         switch audio.bitstream {
         case .aac:
