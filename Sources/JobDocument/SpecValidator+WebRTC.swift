@@ -35,21 +35,22 @@ extension SpecValidator {
         return true
     }
 
-    /// A WHEP output: its URL, and no rendition of its own (the relay sends the job's stream as it is to each viewer).
-    mutating func checkWHEPOutput(_ url: String, path: String, ownStreams: Bool) -> Bool {
+    /// A WHEP output: its URL, and what its viewers can be sent. Its video may be its own rendition (`encode`: H.264
+    /// without B-frames, made by the codec stage for a source whose video viewers cannot take, HEVC or B-frames); its
+    /// audio is Opus made for the viewers from the job's, so it takes no encode of its own.
+    mutating func checkWHEPOutput(_ url: String, path: String, audio: AudioSpec?) -> Bool {
         guard checkWHIPURL(url, path: "\(path).url") else { return false }
-        if ownStreams {
-            problem(path, "a WHEP output takes the job's stream as it is; give it no video or audio object of its own")
+        if let audio, audio.mode == .encode {
+            problem("\(path).audio", "a WHEP output's viewers get Opus made from the job's audio; give it audio copy or drop")
             return false
         }
         return true
     }
 
-    /// The job as a whole: WHEP outputs need a live input and a copy job; a WHIP input is published to the worker.
-    mutating func checkWebRTC(input: InputSpec?, outputs: [OutputSpec], encodes: Bool) {
+    /// The job as a whole: WHEP outputs need a live input; a WHIP input is published to the worker.
+    mutating func checkWebRTC(input: InputSpec?, outputs: [OutputSpec]) {
         for (index, output) in outputs.enumerated() where output.isWHEP {
             if let input, !input.isNetwork { problem("outputs[\(index)].url", "a WHEP output needs a live input (rtmp://, rtmps://, srt://, rtsp:// or whip://)") }
-            if encodes { problem("outputs[\(index)].url", "a WHEP output takes the job's stream as it is: video and audio copy or drop") }
         }
         if let input, input.isWHIP, !input.listen {
             problem("input.listen", "a whip:// input is published to the worker: give the input as {\"url\": …, \"listen\": true}")

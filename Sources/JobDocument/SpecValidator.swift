@@ -104,7 +104,7 @@ struct SpecValidator {
         for (index, output) in outputs.enumerated() where output.partSeconds != nil {
             if let input, !input.isNetwork { problem("outputs[\(index)].part_s", "needs a live input (rtmp://, rtmps://, srt:// or rtsp://); a file input's HLS is VOD, which has no parts") }
         }
-        checkWebRTC(input: input, outputs: outputs, encodes: video.mode == .encode || audio.mode == .encode)
+        checkWebRTC(input: input, outputs: outputs)
         if let input, input.listen, !input.isNetwork { problem("input.listen", "listen needs an rtmp://, rtmps://, srt:// or whip:// URL") }
         if let input, input.isSRT {
             checkSRTInput(input)
@@ -314,7 +314,7 @@ struct SpecValidator {
             let isSRT = scheme == "srt"
             let isWHEP = scheme == "whep"
             let isNetwork = scheme == "rtmp" || scheme == "rtmps" || isSRT || isWHEP
-            if isWHEP, !checkWHEPOutput(url, path: path, ownStreams: video != nil || audio != nil) { continue }
+            if isWHEP, !checkWHEPOutput(url, path: path, audio: audio) { continue }
             if let token, !checkOutputToken(token, isWHEP: isWHEP, path: path) { continue }
             if isSRT {
                 do throws(SRTAddressError) { try SpecValidator.checkSRTAddress(url) } catch {

@@ -14,15 +14,20 @@ extension RelayEngine: LiveTransport {
         var relay = options
         // The codec job already copied, encoded and cut its stream: the session relays it as it is.
         let isSRT = (try? SRTURL(parsing: destination.url)) != nil
-        relay.outputs = [OutputDescription(target: .network(url: destination.url), kind: isSRT ? .mpegts : .flv, name: destination.name)]
+        // A WHEP output's viewers are the publication's: the session serves them its stream (a rendition without
+        // B-frames, or the job's copy) as a live copy job serves its own.
+        let isWHEP = (try? WHIPURL(parsing: destination.url))?.scheme == .whep
+        var output = OutputDescription(target: .network(url: destination.url), kind: isSRT ? .mpegts : .flv, name: destination.name)
+        output.token = destination.token
+        relay.outputs = [output]
         relay.video = .copy
         relay.audio = .copy
         relay.maxDuration = nil
         relay.inputName = destination.name
         let publication = EnginePublication()
         let loop = group.next()
-        guard RTMPEndpoint(parsing: destination.url) != nil || isSRT, !isShutDown else {
-            let reason = isShutDown ? "the relay engine is shutting down" : "not an rtmp://, rtmps:// or srt:// URL"
+        guard RTMPEndpoint(parsing: destination.url) != nil || isSRT || isWHEP, !isShutDown else {
+            let reason = isShutDown ? "the relay engine is shutting down" : "not an rtmp://, rtmps://, srt:// or whep:// URL"
             publication.ended(.failure(.openOutput(index: destination.index, name: destination.name,
                                                    OutputError.unsupported(output: destination.name, reason: reason))))
             return publication

@@ -4,7 +4,7 @@ import MediaFormats
 import MediaJob
 import MediaSinks
 
-/// The session's outputs at start-up: an RTMP or SRT output is published by the relay engine, a file output gets the sink of
+/// The session's outputs at start-up: an RTMP, SRT or WHEP output is published by the relay engine, a file output gets the sink of
 /// its format on an output worker, each with its rendition's configuration; a failure closes what was opened.
 extension CodecSession {
     /// Opens every output's target and sink, then starts them. A failure closes what was opened.
@@ -59,15 +59,15 @@ extension CodecSession {
                        video videoConfiguration: VideoConfiguration?, audio audioConfiguration: AudioConfiguration?) throws -> RelayPublishOutput {
         // The relay engine takes FLV tags either way: RTMP carries them, SRT gets MPEG-TS made of them at its edge.
         guard description.kind == .flv || description.kind == .mpegts else {
-            throw OutputError.unsupported(output: description.name, reason: "a network output carries FLV (RTMP) or MPEG-TS (SRT)")
+            throw OutputError.unsupported(output: description.name, reason: "a network output carries FLV (RTMP, WHEP) or MPEG-TS (SRT)")
         }
         guard videoConfiguration != nil || audioConfiguration != nil else {
             throw OutputError.missingStream(output: description.name, kind: "audio or video")
         }
         guard let transport = options.transport else {
-            throw OutputError.unsupported(output: description.name, reason: "RTMP and SRT outputs need the relay engine, and none runs here")
+            throw OutputError.unsupported(output: description.name, reason: "RTMP, SRT and WHEP outputs need the relay engine, and none runs here")
         }
-        let destination = LiveDestination(index: index, name: description.name, url: url)
+        let destination = LiveDestination(index: index, name: description.name, url: url, token: description.token)
         return RelayPublishOutput(destination: destination, video: videoConfiguration, audio: audioConfiguration,
                                    publication: transport.publish(to: destination, options: options))
     }

@@ -74,7 +74,11 @@ public struct JobPlan: Sendable {
         options.audio = JobPlan.audioHandling(spec.audio)
         for output in spec.outputs {
             // An output's own rendition replaces the job's for it.
-            let video = output.video.map { JobPlan.videoHandling($0, live: live, followsInputKeyframes: aligned.contains($0)) }
+            var video = output.video.map { JobPlan.videoHandling($0, live: live, followsInputKeyframes: aligned.contains($0)) }
+            if output.isWHEP, let own = output.video ?? (spec.video.mode == .encode ? spec.video : nil),
+               let viewers = JobPlan.whepVideo(own, live: live, followsInputKeyframes: aligned.contains(own)) {
+                video = viewers
+            }
             let audio = output.audio.map { JobPlan.audioHandling($0) }
             let kind: OutputKind
             switch output.format {

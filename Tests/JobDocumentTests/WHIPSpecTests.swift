@@ -40,7 +40,7 @@ struct WHIPSpecTests {
                 == ["input.url: invalid WHIP URL: the path needs one or more non-empty segments, none of them '.' or '..'"])
     }
 
-    @Test("a whep:// output is a live output carrying the job's stream; its token is masked; refused by name where it cannot be")
+    @Test("a whep:// output is a live output carrying the job's stream or a rendition of its own; its token is masked; refused by name where it cannot be")
     func whepOutputs() throws {
         let spec = try JobSpec.parse(Data(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "whep://0.0.0.0:8080/watch/k", "token": "v13wer"}, "a.flv"]}"#.utf8))
         #expect(spec.outputs[0].isWHEP && spec.outputs[0].isNetwork && spec.outputs[0].format == .flv)
@@ -48,13 +48,16 @@ struct WHIPSpecTests {
         #expect(!spec.redactedDocument.jsonText().contains("v13wer"))
         #expect(Self.problems(#"{"id": "w", "input": "in.mp4", "outputs": ["whep://h:8080/x"]}"#)
                 == ["outputs[0].url: a WHEP output needs a live input (rtmp://, rtmps://, srt://, rtsp:// or whip://)"])
-        #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "video": {"mode": "encode"}, "outputs": ["whep://h:8080/x"]}"#)
-                == ["outputs[0].url: a WHEP output takes the job's stream as it is: video and audio copy or drop"])
+        // An encode job's viewers get its rendition; a WHEP output may have one of its own (H.264 for an HEVC source).
+        #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "video": {"mode": "encode"}, "outputs": ["whep://h:8080/x"]}"#) == [])
+        let rendition = try JobSpec.parse(Data(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "whep://h:8080/x", "token": "v", "video": {"mode": "encode", "width": 640, "height": 360}}, "a.flv"]}"#.utf8))
+        #expect(rendition.outputs[0].video?.mode == .encode && rendition.outputs[0].video?.width == 640 && rendition.outputs[0].token == "v")
+        #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "whep://h:8080/x", "video": {"mode": "copy"}, "audio": {"mode": "drop"}}]}"#) == [])
         #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "whep://h:8080/x", "format": "mpegts"}]}"#)
                 == ["outputs[0].format: WHEP outputs carry the job's stream over WebRTC; name no format"])
         #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "rtmp://h/live/o", "token": "t"}]}"#)
                 == ["outputs[0].token: is for WHEP outputs (whep://); other outputs carry their secret in the URL"])
-        #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "whep://h:8080/x", "video": {"mode": "copy"}}]}"#)
-                == ["outputs[0]: a WHEP output takes the job's stream as it is; give it no video or audio object of its own"])
+        #expect(Self.problems(#"{"id": "w", "input": "rtmp://h/live/k", "outputs": [{"url": "whep://h:8080/x", "audio": {"mode": "encode"}}]}"#)
+                == ["outputs[0].audio: a WHEP output's viewers get Opus made from the job's audio; give it audio copy or drop"])
     }
 }

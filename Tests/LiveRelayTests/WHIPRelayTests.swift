@@ -241,6 +241,76 @@ struct WHIPRelayTests {
         _ = try #require(job.wait(seconds: 30), "the job did not end")
     }
 
+    @Test("a WHEP output with a rendition of its own: viewers of an HEVC publisher (with B-frames) get H.264 without B-frames made by the codec stage, and its AAC as Opus; the archive keeps the HEVC frame for frame")
+    func whepRenditionOfHEVC() throws {
+        let source = try EnhancedPeer.fixture(video: "hevc", audio: "aac", seconds: 20)
+        let reference = try EnhancedPeer.decode(source)
+        let rtmpPort = try Live.freePort()
+        let port = try Live.freePort()
+        let root = Live.scratch("whep-rendition")
+        // The job ends 8 s after its publisher (its wait for another): the timeout also bounds the publisher's start.
+        var options = Live.options(input: "rtmp://127.0.0.1:\(rtmpPort)/live/hevc", listen: true, outputs: [], timeout: 8)
+        options.edgeAudioEncoder = EdgeAACEncoderMaker()
+        options.fileRoots = FileRoots(input: root, output: root)
+        var rung = VideoEncodeSettings()
+        rung.encoder = .software
+        rung.width = 320
+        rung.height = 180
+        rung.gopSeconds = 1
+        rung.live = true
+        // What JobPlan gives a WHEP output's rendition (`whepVideo`): aiortc decodes no other profile.
+        rung.profile = "constrained_baseline"
+        let url = "whep://127.0.0.1:\(port)/watch/hevc"
+        var whep = OutputDescription(target: .network(url: url), kind: .flv, name: url)
+        whep.token = "viewer-token"
+        whep.video = .encode(rung)
+        // The same rendition into a file (one encoder feeds both), where ffprobe can tell what the viewers were sent.
+        var rendition = OutputDescription(target: .file(path: root + "/rendition.flv"), kind: .flv, name: "rendition.flv")
+        rendition.video = .encode(rung)
+        let archive = OutputDescription(target: .file(path: root + "/archive.flv"), kind: .flv, name: "archive.flv")
+        options.outputs = [whep, rendition, archive]
+        options.transport = Self.engine
+        let pipeline = CodecJob(options: options)
+        let outcome = LockedBox<Result<MediaJobResult, any Error>?>(nil)
+        // CodecJob.run blocks its thread, which becomes the input thread (never Swift's cooperative pool).
+        let thread = Thread { outcome.set(Result { try pipeline.run() }) }
+        thread.start()
+        #expect(ListeningPort.wait(rtmpPort, seconds: 10), "the RTMP port never listened")
+        let publisher = try EnhancedPeer.publish(source, to: "rtmp://127.0.0.1:\(rtmpPort)/live/hevc")
+        // The viewers' port and path are served once the codec stage has opened its outputs (the input described).
+        #expect(ListeningPort.wait(port, seconds: 20), "the WHEP port never listened")
+        let played = try Self.client(["play", "http://127.0.0.1:\(port)/watch/hevc", "--token", "viewer-token", "--seconds", "4"])
+        let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(10).joined(separator: "\n")
+        #expect(played["status"] as? Int == 201 && played["connected"] as? Bool == true, "\(played)\n\(log)")
+        #expect(played["sizes"] as? [String] == ["320x180"], "the viewer decoded \(played["sizes"] ?? "nothing")")
+        #expect(played["video_frames"] as? Int ?? 0 >= 60, "the viewer decoded \(played["video_frames"] ?? 0) frames in 4 s; the job's lines:\n\(log)")
+        #expect(played["audio_frames"] as? Int ?? 0 >= 100, "the viewer decoded \(played["audio_frames"] ?? 0) Opus frames in 4 s")
+        #expect((played["longest_video_gap"] as? Double).map { $0 < 0.5 } == true, "the picture froze: \(played)")
+        #expect(publisher.wait(seconds: 40) == 0, "publisher: \(publisher.stderr)")
+        #expect(Live.wait(seconds: 60) { outcome.get() != nil }, "the job did not end")
+        let result = try #require(outcome.get()).get()
+        let whepProgress = try #require(result.progress.outputs.first)
+        #expect(whepProgress.bytes > 50_000 && whepProgress.lastError == nil, "\(result.progress.outputs)")
+        // What the viewers were sent: H.264 whose every packet is decoded in the order it comes (DTS = PTS: no B-frame).
+        let stream = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=codec_name,has_b_frames",
+                                                        "-of", "csv=p=0", root + "/rendition.flv"])
+        #expect(stream.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,0", "\(stream)")
+        let packets = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts,dts",
+                                                         "-of", "csv=p=0", root + "/rendition.flv"])
+            .split(separator: "\n").map(String.init)
+        let reordered = packets.filter(Self.reordered)
+        #expect(packets.count > 500 && reordered.isEmpty, "\(packets.count) packets, \(reordered.count) out of order: \(reordered.prefix(3))")
+        // The archive copies the HEVC, B-frames and all.
+        let archived = try EnhancedPeer.decode(root + "/archive.flv")
+        #expect(archived.video?.codec == "hevc" && archived.video?.hashes == reference.video?.hashes, "\(archived.errors)")
+    }
+
+    /// Whether a packet's "pts,dts" line says it is presented at another time than it is decoded.
+    static func reordered(_ line: String) -> Bool {
+        let times = line.split(separator: ",")
+        return times.count != 2 || times[0] != times[1]
+    }
+
     @Test("take-over: the worker that had the job closes the publisher's and the viewer's sessions (close_notify); each POSTs the same URL again and the job's new worker takes it, and answers the old Locations 404")
     func takeOver() throws {
         let source = try Live.fixture(seconds: 8)

@@ -37,4 +37,28 @@ struct JobPlanTests {
         #expect(plan.options.inputOptions["protocol_whitelist"] == "file")
         #expect(!plan.options.liveInput)
     }
+
+    @Test("a WHEP output's rendition, its own or the job's, is Constrained Baseline unless it names a profile; a copy stays a copy")
+    func whepRenditionProfile() throws {
+        func plan(_ document: String) throws -> MediaJobOptions {
+            try JobPlan(spec: JobSpec.parse(Data(document.utf8)), paths: .trusted).options
+        }
+        func profile(_ handling: StreamHandling<VideoEncodeSettings>?) -> String? {
+            if case let .encode(settings)? = handling { return settings.profile ?? "none" }
+            return nil
+        }
+        let input = #""input": {"url": "rtmp://127.0.0.1:1935/live/k", "listen": true}"#
+        let own = try plan(#"{"id": "w", \#(input), "outputs": [{"url": "whep://127.0.0.1:8080/w", "video": {"mode": "encode", "width": 640, "height": 360}}, "a.flv"]}"#)
+        #expect(profile(own.outputs[0].video) == "constrained_baseline")
+        #expect(own.outputs[1].video == nil && own.video == .copy)
+        let named = try plan(#"{"id": "w", \#(input), "outputs": [{"url": "whep://127.0.0.1:8080/w", "video": {"mode": "encode", "profile": "high"}}]}"#)
+        #expect(profile(named.outputs[0].video) == "high")
+        // An encode job: the WHEP output gets the job's rendition at Constrained Baseline (an encode of its own), the
+        // other outputs the job's as it is.
+        let job = try plan(#"{"id": "w", \#(input), "video": {"mode": "encode", "width": 640, "height": 360}, "outputs": ["whep://127.0.0.1:8080/w", "rtmp://h/live/o"]}"#)
+        #expect(profile(job.outputs[0].video) == "constrained_baseline")
+        #expect(job.outputs[1].video == nil && profile(job.video) == "none")
+        let copied = try plan(#"{"id": "w", \#(input), "outputs": ["whep://127.0.0.1:8080/w"]}"#)
+        #expect(copied.outputs[0].video == nil && copied.video == .copy)
+    }
 }

@@ -109,7 +109,7 @@ final class H264Encoder {
         }
     }
 
-    /// What both encoders share: size, timing, GOP and rate control.
+    /// What both encoders share: size, timing, GOP, rate control and, live, no B-frames.
     private static func configure(_ context: UnsafeMutablePointer<AVCodecContext>, settings: VideoEncodeSettings, size: PictureSize, rate: AVRational) {
         context.pointee.width = Int32(size.width)
         context.pointee.height = Int32(size.height)
@@ -128,6 +128,9 @@ final class H264Encoder {
             context.pointee.rc_buffer_size = Int32(clamping: bitsPerSecond * 2)
         }
         if settings.globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        // A live encode has no B-frames, on either encoder (x264's zerolatency already has none; h264_vaapi's default
+        // is 2): WebRTC viewers assume none, and each one delays every picture by a frame.
+        if settings.live { context.pointee.max_b_frames = 0 }
     }
 
     /// x264's X264_KEYINT_MAX_INFINITE: no keyframe but those asked for (and the first).

@@ -12,11 +12,14 @@ public struct LiveDestination: Sendable, Equatable {
     public var name: String
     /// The full URL (stream key included): never logged.
     public var url: String
+    /// A WHEP output's viewer token (a secret like a stream key); nil for the others.
+    public var token: String?
 
-    public init(index: Int, name: String, url: String) {
+    public init(index: Int, name: String, url: String, token: String? = nil) {
         self.index = index
         self.name = name
         self.url = url
+        self.token = token
     }
 }
 

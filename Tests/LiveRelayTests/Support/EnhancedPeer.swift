@@ -26,12 +26,13 @@ enum EnhancedPeer {
 
     private static let fixtureLock = NSLock()
 
-    /// 4 s of testsrc2 320x240 30 fps (a keyframe a second) and a sine: "hevc"+"aac" or "av1"+"opus", in MP4.
-    static func fixture(video: String, audio: String) throws -> String {
+    /// `seconds` (4) of testsrc2 320x240 30 fps (a keyframe a second) and a sine: "hevc"+"aac" or "av1"+"opus", in MP4.
+    static func fixture(video: String, audio: String, seconds: Int = 4) throws -> String {
         try fixtureLock.withLock {
-            let path = (Live.directory as NSString).appendingPathComponent("enhanced-\(video)-\(audio).mp4")
+            let name = "enhanced-\(video)-\(audio)" + (seconds == 4 ? "" : "-\(seconds)s") + ".mp4"
+            let path = (Live.directory as NSString).appendingPathComponent(name)
             if FileManager.default.fileExists(atPath: path) { return path }
-            try Live.run(python[0], Array(python.dropFirst()) + [script, "make", path, "--video", video, "--audio", audio, "--seconds", "4"])
+            try Live.run(python[0], Array(python.dropFirst()) + [script, "make", path, "--video", video, "--audio", audio, "--seconds", "\(seconds)"])
             return path
         }
     }
