@@ -113,12 +113,16 @@ struct CodecSession {
             let bitstream: VideoBitstream
             let firstVideo = lookahead.first { $0.streamIndex == video.index }
             do {
-                if video.codecName == "vp9", video.extradata.isEmpty {
-                    // libavformat gives a file's VP9 no vpcC (WebM carries none): its first key frame says what it holds.
-                    guard let firstVideo, let keyframe = try VPXKeyframe(vp9: firstVideo.data[...]) else {
-                        throw MediaFormatError.invalid(structure: "VP9 stream", reason: "its first frame is not a key frame, whose header gives the vpcC")
+                if video.codecName == "vp9" || video.codecName == "vp8", video.extradata.isEmpty {
+                    // libavformat gives a file's VP9 or VP8 no vpcC (WebM carries none): its first key frame says what
+                    // it holds.
+                    let isVP9 = video.codecName == "vp9"
+                    guard let firstVideo,
+                          let keyframe = try isVP9 ? VPXKeyframe(vp9: firstVideo.data[...]) : VPXKeyframe(vp8: firstVideo.data[...]) else {
+                        throw MediaFormatError.invalid(structure: "\(video.codecName.uppercased()) stream",
+                                                       reason: "its first frame is not a key frame, whose header gives the vpcC")
                     }
-                    bitstream = .vp9(keyframe.record)
+                    bitstream = isVP9 ? .vp9(keyframe.record) : .vp8(keyframe.record)
                 } else {
                     bitstream = try VideoBitstream(codec: video.codecName, extradata: video.extradata)
                 }

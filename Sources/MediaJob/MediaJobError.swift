@@ -39,9 +39,9 @@ public enum MediaJobError: Error, Sendable, CustomStringConvertible {
         case let .inputTimedOut(name, seconds): return "input \(name) sent no data for \(MediaJobError.format(seconds)) s"
         case let .noStreams(name): return "input \(name) has no video or audio stream to use"
         case let .unsupportedCodec(kind, stream, codec):
-            return "\(kind) stream \(stream) is \(codec): not supported in copy mode (copy carries H.264, HEVC, AV1 and VP9 video and AAC and Opus audio; set \(kind).mode to encode or drop)"
+            return "\(kind) stream \(stream) is \(codec): not supported in copy mode (copy carries H.264, HEVC, AV1, VP9 and VP8 video and AAC and Opus audio; set \(kind).mode to encode or drop)"
         case let .unsupportedLiveCodec(kind, codec):
-            return "the live input's \(kind) is \(codec), which this job cannot carry (the codec stage decodes H.264, HEVC, AV1, VP9, AAC and Opus; set \(kind).mode to drop to use the rest of the stream)"
+            return "the live input's \(kind) is \(codec), which this job cannot carry (the codec stage decodes H.264, HEVC, AV1, VP9, VP8, AAC and Opus; set \(kind).mode to drop to use the rest of the stream)"
         case let .invalidStream(kind, stream, error): return "\(kind) stream \(stream) is malformed: \(error)"
         case let .encode(kind, stream, error): return "cannot encode \(kind) stream \(stream): \(error)"
         case let .output(index, name, error):

@@ -12,7 +12,7 @@ package struct AnnexBConversion {
 
     private var conversion: Conversion
 
-    /// A conversion for `bitstream`; AV1 and VP9 have no Annex B byte stream and throw.
+    /// A conversion for `bitstream`; AV1, VP9 and VP8 have no Annex B byte stream and throw.
     package init(_ bitstream: VideoBitstream) throws {
         conversion = try AnnexBConversion.conversion(for: bitstream)
     }
@@ -22,7 +22,7 @@ package struct AnnexBConversion {
         case let .avcc(record): return .fromAVCC(try AVCCToAnnexBConverter(record: record))
         case let .annexB(extradata): return .passThrough(try AnnexBParameterSetInjector(extradata: extradata))
         case let .hvcc(record): return .fromHVCC(try HVCCToAnnexBConverter(record: record))
-        case .av1, .vp9:
+        case .av1, .vp9, .vp8:
             throw MediaFormatError.unsupported(structure: "Annex B output", reason: "\(bitstream.codecName) has no Annex B byte stream")
         }
     }

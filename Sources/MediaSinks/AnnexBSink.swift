@@ -42,11 +42,11 @@ extension AnnexBSink {
         }
     }
 
-    /// Refuses, before the file is created, video the output cannot hold: AV1 or VP9, or a codec its extension does
+    /// Refuses, before the file is created, video the output cannot hold: AV1, VP9 or VP8, or a codec its extension does
     /// not name.
     package static func checkCodec(_ bitstream: VideoBitstream, path: String, output: String) throws {
         switch bitstream {
-        case .av1, .vp9:
+        case .av1, .vp9, .vp8:
             throw OutputError.unsupported(output: output, reason: "the video is \(bitstream.codecName), which has no Annex B byte stream (write it to .mp4 or .flv)")
         case .avcc, .annexB, .hvcc:
             break

@@ -1,7 +1,7 @@
-// Enhanced RTMP v2 (veovera/enhanced-rtmp), "Enhanced Video": HEVC, AV1 and VP9 in FLV as FFmpeg 6.1+'s flvenc writes them.
+// Enhanced RTMP v2 (veovera/enhanced-rtmp), "Enhanced Video": HEVC, AV1, VP9 and VP8 in FLV as FFmpeg 6.1+'s flvenc writes them.
 import MediaFormats
 
-/// HEVC, AV1 and VP9 tags: an ex-header (IsExHeader, FrameType, VideoPacketType, FourCC) instead of the legacy CodecID.
+/// HEVC, AV1, VP9 and VP8 tags: an ex-header (IsExHeader, FrameType, VideoPacketType, FourCC) instead of the legacy CodecID.
 extension FLVMuxer {
     /// `onMetaData`'s `videocodecid`: the legacy CodecID for H.264 (7); for an enhanced codec its FourCC read as a
     /// big-endian number, as FFmpeg 6.1+ writes it (`hvc1` = 1752589105).
@@ -32,6 +32,9 @@ extension FLVMuxer {
         case let .vp9(vpcC):
             record = try vpcC.serialized()
             fourCC = .vp09
+        case let .vp8(vpcC):
+            record = try vpcC.serialized()
+            fourCC = .vp08
         case .avcc, .annexB:
             throw MediaFormatError.invalid(structure: "FLV video", reason: "H.264 takes the legacy AVC sequence header")
         }

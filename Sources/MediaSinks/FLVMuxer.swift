@@ -2,7 +2,7 @@ import MediaFormats
 
 /// The FLV tags of a job's stream: `onMetaData`, sequence headers before media and again whenever SPS/PPS or
 /// the AudioSpecificConfig change, AVCC video (Annex B input converted), composition time = PTS − DTS. H.264 and AAC
-/// keep the legacy tags; HEVC, AV1, VP9 and Opus get Enhanced RTMP ex-headers (`FLVMuxer+Enhanced.swift`). No I/O: it
+/// keep the legacy tags; HEVC, AV1, VP9, VP8 and Opus get Enhanced RTMP ex-headers (`FLVMuxer+Enhanced.swift`). No I/O: it
 /// appends tags to a buffer, which `FLVSink` writes to a file and `RelayPublishOutput` hands to the relay engine.
 package struct FLVMuxer {
     package private(set) var video: VideoConfiguration?
@@ -49,7 +49,7 @@ package struct FLVMuxer {
                 let converter = extradata.isEmpty ? AnnexBToAVCCConverter() : try AnnexBToAVCCConverter(extradata: extradata)
                 if let record = converter.record { try writeVideoSequenceHeader(record, timestamp: 0, into: &buffer) }
                 annexBConverter = converter
-            case .hvcc, .av1, .vp9:
+            case .hvcc, .av1, .vp9, .vp8:
                 try writeEnhancedSequenceStart(video.bitstream, timestamp: 0, into: &buffer)
             }
         }
@@ -91,7 +91,7 @@ package struct FLVMuxer {
                 case let .annexB(extradata):
                     // In-band parameter sets are found by the converter below; new extradata seeds it.
                     if !extradata.isEmpty { annexBConverter = try AnnexBToAVCCConverter(extradata: extradata) }
-                case .hvcc, .av1, .vp9:
+                case .hvcc, .av1, .vp9, .vp8:
                     annexBConverter = nil
                     try writeEnhancedSequenceStart(changed.bitstream, timestamp: timestamp, into: &buffer)
                 }

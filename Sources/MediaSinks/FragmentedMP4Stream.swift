@@ -98,6 +98,7 @@ package struct FragmentedMP4Stream {
             case let .hvcc(record): codec = .hevc(record)
             case let .av1(record): codec = .av1(record)
             case let .vp9(record): codec = .vp9(record, width: video.width, height: video.height)
+            case let .vp8(record): codec = .vp8(record, width: video.width, height: video.height)
             }
             videoTrack = tracks.count
             var track = try MP4Track(id: UInt32(tracks.count + 1), codec: codec)

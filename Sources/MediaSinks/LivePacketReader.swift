@@ -143,7 +143,7 @@ package struct LivePacketReader {
         return VideoConfiguration(bitstream: try bitstream(codec: codec, record: record), width: size.width, height: size.height, frameRate: rate)
     }
 
-    /// The copied bitstream: H.264, HEVC, AV1 and VP9 (VP8 has no copy path to the file formats here).
+    /// The copied bitstream: H.264, HEVC, AV1, VP9 and VP8.
     static func bitstream(codec: LiveMediaTag.Codec, record: [UInt8]) throws(MediaJobError) -> VideoBitstream {
         guard VideoBitstream.copiedCodecNames.contains(codec.rawValue) else {
             throw .unsupportedCodec(kind: "video", stream: 0, codec: codec.rawValue)

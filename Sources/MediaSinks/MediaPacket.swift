@@ -14,6 +14,8 @@ public enum VideoBitstream: Sendable, Equatable {
     /// VP9 frames (a superframe when a picture has hidden frames), configured by a vpcC record (MP4, enhanced FLV);
     /// the picture size is the key frames', since vpcC does not say it.
     case vp9(VPCodecConfigurationRecord)
+    /// VP8 frames, configured by a vpcC record as VP9 is (MP4's `vp08`, enhanced FLV's vp08); sized by its key frames.
+    case vp8(VPCodecConfigurationRecord)
 }
 
 /// What an output needs to know about the video before its first packet.

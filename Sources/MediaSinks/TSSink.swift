@@ -41,12 +41,12 @@ package final class TSSink: PacketSink {
         wantsAudio = audio != nil
     }
 
-    /// The video stream MPEG-TS carries here: H.264 or HEVC; AV1 and VP9 are refused by name.
+    /// The video stream MPEG-TS carries here: H.264 or HEVC; AV1, VP9 and VP8 are refused by name.
     package static func videoStream(_ video: VideoConfiguration, output: String) throws -> TSMuxer.Stream {
         switch video.bitstream {
         case .avcc, .annexB: return .video(.h264)
         case .hvcc: return .video(.hevc)
-        case .av1, .vp9:
+        case .av1, .vp9, .vp8:
             throw OutputError.unsupported(output: output, reason: "the video is \(video.bitstream.codecName), which MPEG-TS does not carry here (write it to .mp4 or .flv)")
         }
     }

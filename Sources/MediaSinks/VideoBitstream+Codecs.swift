@@ -4,9 +4,9 @@ import MediaFormats
 /// extradata (the same at the start and for new extradata mid-stream).
 extension VideoBitstream {
     /// FFmpeg's names of the video codecs copy mode carries: H.264 (legacy FLV, Annex B), HEVC (enhanced FLV,
-    /// Annex B), AV1 and VP9 (enhanced FLV, MP4). A live VP9's vpcC comes in its sequence start; a file's (WebM
-    /// has none) is read from its first key frame by the codec engine.
-    package static let copiedCodecNames: Set<String> = ["h264", "hevc", "av1", "vp9"]
+    /// Annex B), AV1, VP9 and VP8 (enhanced FLV, MP4). A live VP9's or VP8's vpcC comes in its sequence start; a
+    /// file's (WebM has none) is read from its first key frame by the codec engine.
+    package static let copiedCodecNames: Set<String> = ["h264", "hevc", "av1", "vp9", "vp8"]
 
     /// The codec as messages name it.
     public var codecName: String {
@@ -15,6 +15,7 @@ extension VideoBitstream {
         case .hvcc: return "HEVC"
         case .av1: return "AV1"
         case .vp9: return "VP9"
+        case .vp8: return "VP8"
         }
     }
 
@@ -25,6 +26,7 @@ extension VideoBitstream {
         case .hvcc: return .hvc1
         case .av1: return .av01
         case .vp9: return .vp09
+        case .vp8: return .vp08
         }
     }
 
@@ -45,12 +47,12 @@ extension VideoBitstream {
                 throw MediaFormatError.unsupported(structure: "AV1 stream", reason: "no av1C record (copied from MP4 or Matroska only)")
             }
             self = .av1(try AV1CodecConfigurationRecord(parsing: extradata))
-        case "vp9":
+        case "vp9", "vp8":
             guard !extradata.isEmpty else {
-                throw MediaFormatError.unsupported(
-                    structure: "VP9 stream", reason: "no vpcC record")
+                throw MediaFormatError.unsupported(structure: "\(codec.uppercased()) stream", reason: "no vpcC record")
             }
-            self = .vp9(try VPCodecConfigurationRecord(parsing: extradata))
+            let record = try VPCodecConfigurationRecord(parsing: extradata)
+            self = codec == "vp9" ? .vp9(record) : .vp8(record)
         default:
             if AVCDecoderConfigurationRecord.isAVCC(extradata) {
                 self = .avcc(try AVCDecoderConfigurationRecord(parsing: extradata))

@@ -97,15 +97,14 @@ struct LivePacketReaderTests {
         #expect(record.pictureParameterSets == [changedPPS])
     }
 
-    @Test("a codec the file formats cannot copy is refused by name: VP8 video")
+    @Test("a codec the file formats cannot copy is refused by name: H.266 video")
     func refusals() throws {
-        let vpcC: [UInt8] = [1, 0, 0, 0, 0, 0x0A, 0x80, 0x01, 0x01, 0x01, 0, 0]
-        let vp8 = try FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: .vp08, payload: vpcC[...]).serialized()
+        let vvc = try FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: .vvc1, payload: [1, 2, 3][...]).serialized()
         do {
-            _ = try Self.read([FLVStreamTag(type: .video, timestamp: 0, data: vp8)], audio: false)
-            Issue.record("VP8 was taken")
+            _ = try Self.read([FLVStreamTag(type: .video, timestamp: 0, data: vvc)], audio: false)
+            Issue.record("H.266 was taken")
         } catch {
-            #expect("\(error)".contains("vp8"), "\(error)")
+            #expect("\(error)".contains("H.266"), "\(error)")
         }
     }
 
@@ -143,5 +142,24 @@ struct LivePacketReaderTests {
         #expect(video.width == 640 && video.height == 360)
         #expect(packets.map(\.data) == [Self.vp9Key, inter] && packets.map(\.isKeyframe) == [true, false])
         #expect(packets.map(\.dts) == [0, 33_000])
+    }
+
+    /// A VP8 key frame: its frame tag (key frame, version 0, shown), start code, 320x240.
+    static let vp8Key: [UInt8] = [0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00] + Array(repeating: 0x55, count: 30)
+
+    @Test("VP8 is copied with its vpcC as VP9 is, at the size its first key frame says")
+    func vp8TakesTheKeyFramesSize() throws {
+        let vpcC: [UInt8] = [1, 0, 0, 0, 0, 0, 0x80, 0x01, 0x01, 0x01, 0, 0]
+        let header = try FLVVideoData(frameType: .keyFrame, packetType: .sequenceStart, fourCC: .vp08, payload: vpcC[...]).serialized()
+        let key = try FLVVideoData(frameType: .keyFrame, packetType: .codedFramesX, fourCC: .vp08, payload: Self.vp8Key[...]).serialized()
+        let inter: [UInt8] = [0x11, 0x01, 0x00, 0x42, 0x42]
+        let next = try FLVVideoData(frameType: .interFrame, packetType: .codedFramesX, fourCC: .vp08, payload: inter[...]).serialized()
+        let (reader, packets) = try Self.read([FLVStreamTag(type: .video, timestamp: 0, data: header),
+                                               FLVStreamTag(type: .video, timestamp: 0, data: key),
+                                               FLVStreamTag(type: .video, timestamp: 33, data: next)], audio: false)
+        let video = try #require(reader.streams?.video)
+        #expect(video.bitstream == .vp8(try VPCodecConfigurationRecord(parsing: vpcC)))
+        #expect(video.width == 320 && video.height == 240)
+        #expect(packets.map(\.data) == [Self.vp8Key, inter] && packets.map(\.isKeyframe) == [true, false])
     }
 }

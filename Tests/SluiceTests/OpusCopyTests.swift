@@ -9,10 +9,11 @@ extension Fixtures {
         try make("h264-opus.mkv", video() + audio() + ["-t", "2"] + x264 + ["-c:a", "libopus", "-b:a", "96k", "-shortest"])
     }
 
-    /// VP9 (libvpx-vp9, a keyframe a second) and Opus in WebM, as a browser's MediaRecorder writes them.
-    static func vp9OpusWebM() throws -> String {
-        try make("vp9-opus-file.webm", video() + audio() + ["-t", "2", "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8",
-                                                            "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "libopus", "-shortest"])
+    /// VP9 (libvpx-vp9) or VP8 (libvpx), a keyframe a second, and Opus in WebM, as a browser's MediaRecorder writes them.
+    static func vpxOpusWebM(_ codec: String) throws -> String {
+        let encoder = codec == "vp9" ? "libvpx-vp9" : "libvpx"
+        return try make("\(codec)-opus-file.webm", video() + audio() + ["-t", "2", "-c:v", encoder, "-deadline", "realtime", "-cpu-used", "8",
+                                                                       "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "libopus", "-shortest"])
     }
 }
 
@@ -80,11 +81,12 @@ struct OpusCopyTests {
         }
     }
 
-    @Test("VP9 + Opus WebM → .mp4 and HLS: every video frame and every Opus packet the source's, vp09 with a vpcC from the first key frame")
-    func webmToMP4AndHLS() throws {
-        let input = try Fixtures.vp9OpusWebM()
-        let harness = try JobHarness("webm-copy")
-        let outcome = try harness.run(.object(["id": .string("webm-1"), "input": .string(input), "outputs": .array([
+    @Test("VP9 or VP8 + Opus WebM → .mp4 and HLS: every video frame and every Opus packet the source's, vp09 or vp08 with a vpcC from the first key frame",
+          arguments: ["vp9", "vp8"])
+    func webmToMP4AndHLS(codec: String) throws {
+        let input = try Fixtures.vpxOpusWebM(codec)
+        let harness = try JobHarness("webm-copy-\(codec)")
+        let outcome = try harness.run(.object(["id": .string("webm-\(codec)"), "input": .string(input), "outputs": .array([
             .string(harness.path("out.mp4")), .string(harness.path("hls/index.m3u8")),
         ])]))
         _ = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
@@ -94,14 +96,20 @@ struct OpusCopyTests {
         for output in ["out.mp4", "hls/index.m3u8"] {
             let path = harness.path(output)
             let video = try Probe.streams(path, "v")
-            #expect(video.first?.codec == "vp9" && video.first?.width == 320 && video.first?.height == 240, "\(output): \(video)")
-            #expect(try FrameHashes.of(path, .video) == frames, "\(output): VP9 frames differ")
+            #expect(video.first?.codec == codec && video.first?.width == 320 && video.first?.height == 240, "\(output): \(video)")
+            #expect(try FrameHashes.of(path, .video) == frames, "\(output): \(codec) frames differ")
             #expect(try FrameHashes.packets(path, .audio) == packets, "\(output): Opus packets differ")
         }
         // profile 0, 8 bits, 4:2:0: what the key frame says, as the CODECS string and FFmpeg's reading of vpcC show.
+        let fourCC = codec == "vp9" ? "vp09" : "vp08"
         let entry = try Command.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string,profile,pix_fmt", "-of", "csv=p=0",
                                                 harness.path("out.mp4")]).text
-        #expect(entry.contains("vp09") && entry.contains("yuv420p") && entry.contains("Profile 0"), "\(entry)")
+        #expect(entry.contains(fourCC) && entry.contains("yuv420p") && (codec == "vp8" || entry.contains("Profile 0")), "\(entry)")
+        let playlist = try String(contentsOfFile: harness.path("hls/index.m3u8"), encoding: .utf8)
+        #expect(playlist.contains("#EXT-X-MAP") && !playlist.contains("ERROR"), "\(playlist)")
+        let variant = try Command.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string", "-of", "csv=p=0",
+                                                  harness.path("hls/index-init.mp4")]).text
+        #expect(variant.contains(fourCC), "\(variant)")
     }
 
     @Test("an ADTS output of Opus is refused naming the codec, and nothing is left behind")

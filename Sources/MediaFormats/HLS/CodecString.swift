@@ -38,8 +38,13 @@ public enum CodecString {
     }
 
     /// `vp09.PP.LL.DD`: profile, level and bit depth, two decimal digits each.
-    public static func vp9(_ record: VPCodecConfigurationRecord) -> String {
-        "vp09." + [Int(record.profile), Int(record.level), Int(record.bitDepth)].map { decimal($0, width: 2) }
+    public static func vp9(_ record: VPCodecConfigurationRecord) -> String { vpx("vp09", record) }
+
+    /// `vp08.PP.LL.DD`, as VP9's (the VP Codec ISO Media File Format Binding names both alike).
+    public static func vp8(_ record: VPCodecConfigurationRecord) -> String { vpx("vp08", record) }
+
+    private static func vpx(_ fourCC: String, _ record: VPCodecConfigurationRecord) -> String {
+        fourCC + "." + [Int(record.profile), Int(record.level), Int(record.bitDepth)].map { decimal($0, width: 2) }
             .joined(separator: ".")
     }
 
@@ -86,6 +91,7 @@ extension CodecString {
         case let .hevc(record): hevc(record)
         case let .av1(record): av1(record)
         case let .vp9(record, _, _): vp9(record)
+        case let .vp8(record, _, _): vp8(record)
         case let .aac(config): aac(config)
         case .opus: opus
         }

@@ -11,13 +11,15 @@ public struct MP4Track: Sendable, Equatable {
         case av1(AV1CodecConfigurationRecord)
         /// VP9: its vpcC record says no picture size, so the track is given the key frames' size.
         case vp9(VPCodecConfigurationRecord, width: Int, height: Int)
+        /// VP8, as VP9: a vpcC record and the key frames' size.
+        case vp8(VPCodecConfigurationRecord, width: Int, height: Int)
         case aac(AudioSpecificConfig)
         case opus(OpusIDHeader)
 
         /// True for the video codecs.
         public var isVideo: Bool {
             switch self {
-            case .avc, .hevc, .av1, .vp9: true
+            case .avc, .hevc, .av1, .vp9, .vp8: true
             case .aac, .opus: false
             }
         }
@@ -74,9 +76,9 @@ public struct MP4Track: Sendable, Equatable {
                 throw MediaFormatError.invalid(structure: "av1C", reason: "no sequence header to take the picture size from")
             }
             size = (header.maxFrameWidth, header.maxFrameHeight)
-        case let .vp9(_, width, height):
+        case let .vp9(_, width, height), let .vp8(_, width, height):
             guard (1...Int(UInt16.max)).contains(width), (1...Int(UInt16.max)).contains(height) else {
-                throw MediaFormatError.invalid(structure: "vp09", reason: "picture size \(width)x\(height) (VP9's size comes from its key frames)")
+                throw MediaFormatError.invalid(structure: "vpcC", reason: "picture size \(width)x\(height) (VP8's and VP9's size comes from their key frames)")
             }
             size = (width, height)
         case .aac(let config):
@@ -125,6 +127,9 @@ public struct MP4Track: Sendable, Equatable {
         case .vp9(let record, _, _):
             // VP Codec ISO Media File Format Binding §2.2: vpcC is a FullBox (version 1); the record writes its header.
             return try VisualSampleEntry(type: VisualSampleEntry.vp09, width: width, height: height,
+                                         configuration: MP4OpaqueBox("vpcC", payload: try record.serialized()))
+        case .vp8(let record, _, _):
+            return try VisualSampleEntry(type: VisualSampleEntry.vp08, width: width, height: height,
                                          configuration: MP4OpaqueBox("vpcC", payload: try record.serialized()))
         case .aac(let config):
             return try AudioSampleEntry(type: AudioSampleEntry.mp4a, channelCount: channelCount, sampleRate: sampleRate,

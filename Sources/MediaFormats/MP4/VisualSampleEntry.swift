@@ -1,8 +1,8 @@
 // ISO/IEC 14496-12 (2022) §8.5.2.2 SampleEntry and §12.1.3 VisualSampleEntry; the entries and their configuration
 // boxes: ISO/IEC 14496-15 (2022) §5.4.2 'avc1' + 'avcC', §8.4.1 'hvc1' + 'hvcC', AV1 Codec ISO Media File Format
-// Binding §2.2 'av01' + 'av1C', VP Codec ISO Media File Format Binding §2.1-2.2 'vp09' + 'vpcC'.
+// Binding §2.2 'av01' + 'av1C', VP Codec ISO Media File Format Binding §2.1-2.2 'vp09' and 'vp08' + 'vpcC'.
 
-/// A video sample entry (`avc1`, `hvc1`, `av01`, `vp09`) with its decoder configuration box.
+/// A video sample entry (`avc1`, `hvc1`, `av01`, `vp09`, `vp08`) with its decoder configuration box.
 public struct VisualSampleEntry: MP4SampleEntry, Equatable {
     /// The entry's type, which names the codec and how parameter sets are carried.
     public var boxType: MP4FourCC
@@ -20,6 +20,8 @@ public struct VisualSampleEntry: MP4SampleEntry, Equatable {
     public static let av01: MP4FourCC = "av01"
     /// VP9 (a sample is a frame, or a superframe holding a picture's frames).
     public static let vp09: MP4FourCC = "vp09"
+    /// VP8 (a sample is a frame).
+    public static let vp08: MP4FourCC = "vp08"
     /// The 16-bit width and height fields (and the integer part of tkhd's 16.16 ones).
     public static let maxDimension = 0xFFFF
     /// SampleEntry (6 reserved + data_reference_index) + the VisualSampleEntry fields before its child boxes.

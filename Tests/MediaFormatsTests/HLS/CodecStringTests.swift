@@ -77,6 +77,9 @@ struct CodecStringTests {
         .init("VP9 profile 0, level 1, 8 bit (libvpx-vp9 vpcC)", {
             CodecString.vp9(try VPCodecConfigurationRecord(parsing: CodecConfigurationFixtures.vp9Profile0))
         }, "vp09.00.10.08"),
+        .init("VP8 profile 0, 8 bit (the vpcC a key frame gives)", {
+            CodecString.vp8(.init(profile: 0, level: 0, bitDepth: 8, chromaSubsampling: 0, videoFullRange: false))
+        }, "vp08.00.00.08"),
         // ffmpeg -f lavfi -i sine=sample_rate=48000 -t 2 -c:a aac … -f hls → CODECS="mp4a.40.2"; the esds carries
         // the backward-compatible "no SBR" extension FFmpeg's encoder writes.
         .init("AAC-LC (FFmpeg aac, esds)", {

@@ -23,6 +23,8 @@ struct InitSegmentCase: Sendable, CustomTestStringConvertible {
               configuration: "av1C", dimensions: (160, 90)),
         .init(name: "VP9 vp09 + vpcC (a FullBox, version 1), 640x360 as given", track: MP4Fixtures.vp9, entry: "vp09",
               configuration: "vpcC", dimensions: (640, 360)),
+        .init(name: "VP8 vp08 + vpcC, 320x240 as given", track: MP4Fixtures.vp8, entry: "vp08", configuration: "vpcC",
+              dimensions: (320, 240)),
         .init(name: "AAC mp4a + esds, mono 44.1 kHz", track: MP4Fixtures.aac(id: 1), entry: "mp4a", configuration: "esds",
               dimensions: (1, 44_100)),
         .init(name: "Opus + dOps, stereo at 48 kHz", track: MP4Fixtures.opus(id: 1), entry: "Opus", configuration: "dOps",
@@ -76,6 +78,8 @@ struct InitSegmentCase: Sendable, CustomTestStringConvertible {
         case .vp9:
             // FFmpeg's own vpcC payload, FullBox header included, byte for byte.
             #expect(Array(configuration.payload) == CodecConfigurationFixtures.vp9Profile0)
+        case .vp8(let record, _, _):
+            #expect(try VPCodecConfigurationRecord(parsing: Array(configuration.payload)) == record)
         case .hevc(let record):
             let written = try HEVCDecoderConfigurationRecord(parsing: Array(configuration.payload))
             #expect(written.arrays.map(\.completeness) == Array(repeating: true, count: record.arrays.count))

@@ -18,6 +18,11 @@ enum MP4Fixtures {
     static var vp9: MP4Track {
         try! MP4Track(id: 1, codec: .vp9(try! VPCodecConfigurationRecord(parsing: CodecConfigurationFixtures.vp9Profile0), width: 640, height: 360))
     }
+    /// VP8 with the vpcC a key frame gives (profile 0, 8 bits), 320x240 as its key frames say.
+    static var vp8: MP4Track {
+        try! MP4Track(id: 1, codec: .vp8(VPCodecConfigurationRecord(profile: 0, level: 0, bitDepth: 8, chromaSubsampling: 0,
+                                                                    videoFullRange: false), width: 320, height: 240))
+    }
     /// AAC-LC 44.1 kHz mono (FFmpeg's ASC with the "no SBR" extension).
     static func aac(id: UInt32 = 2) -> MP4Track {
         try! MP4Track(id: id, codec: .aac(try! AudioSpecificConfig(parsing: FLVFixtures.ffmpegAudioSpecificConfig)))
