@@ -42,12 +42,14 @@ package final class FileWriter: @unchecked Sendable {
     package init(path: String, root: String? = nil, owner: PartOwner? = nil, bufferSize: Int = FileWriter.bufferSize) throws(FileAccessError) {
         file = try OutputFile.create(path: path, root: root, owner: owner)
         threshold = max(bufferSize, 4096)
-        pending.reserveCapacity(threshold + threshold / 2)
     }
 
     /// Lets `body` append to the pending bytes (an FLV tag, an access unit) and writes them out once enough are
     /// pending. When `body` throws, what it appended is taken back: a packet is written whole or not at all.
     package func append<Result>(_ body: (inout [UInt8]) throws -> Result) throws -> Result {
+        // Reserved at the first write, not at the open: a live HLS output's file is its final playlist, written once at
+        // the end, and a hundred of them held 96 KiB each for nothing.
+        if pending.capacity == 0 { pending.reserveCapacity(threshold + threshold / 2) }
         let mark = pending.count
         let result: Result
         do {
