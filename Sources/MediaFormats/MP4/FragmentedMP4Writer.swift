@@ -83,6 +83,8 @@ public struct FragmentedMP4Writer: Sendable {
             offset += samples[present[index]].reduce(0) { $0 + $1.payload.count }
         }
         let start = out.count
+        // The fragment's exact size is known now: one allocation, rather than doubling through a chunk's payloads.
+        out.reserveCapacity(start + offset)
         do {
             try movieFragment(present: present, samples: samples, runs: runs).write(into: &out)
             try media.write(into: &out)
