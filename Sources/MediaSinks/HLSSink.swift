@@ -157,7 +157,7 @@ package final class HLSSink: PacketSink {
 
     /// Seconds of media a live segment without Low-Latency parts is written in (each a `moof` + `mdat`). What an
     /// output holds until its chunk is cut: at 0.5 s, a hundred 3 Mb/s outputs held 41–44 MiB of anonymous memory in
-    /// the worker; at 0.25 s, 34–38 (docs/BENCHMARKS.md, HLS density), for ~150 bytes of boxes more per chunk.
+    /// the worker; at 0.25 s, 32–38 (docs/BENCHMARKS.md, HLS density), for ~150 bytes of boxes more per chunk.
     static let chunkSeconds = 0.25
 
     /// A fragment: appended to the open segment's file (and, with parts, published as a part first); the segment is

@@ -31,13 +31,13 @@ extension JobPlan {
     }
 
     /// A WHEP output's rendition (its own, or the job's encode it takes) is Constrained Baseline unless its `profile`
-    /// says otherwise: the profile every WebRTC viewer decodes (aiortc offers no other; browsers offer it first). Nil
-    /// where the output copies, drops, or names its profile.
-    static func whepVideo(_ spec: VideoSpec, live: Bool, followsInputKeyframes: Bool) -> StreamHandling<VideoEncodeSettings>? {
-        guard spec.mode == .encode, spec.profile == nil else { return nil }
+    /// says otherwise: the profile every WebRTC viewer decodes (aiortc offers no other; browsers offer it first). A copy
+    /// or a drop stays as it is.
+    static func whepVideo(_ spec: VideoSpec) -> VideoSpec {
+        guard spec.mode == .encode, spec.profile == nil else { return spec }
         var viewers = spec
         viewers.profile = "constrained_baseline"
-        return videoHandling(viewers, live: live, followsInputKeyframes: followsInputKeyframes)
+        return viewers
     }
 
     static func audioHandling(_ spec: AudioSpec) -> StreamHandling<AudioEncodeSettings> {

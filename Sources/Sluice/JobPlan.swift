@@ -73,12 +73,11 @@ public struct JobPlan: Sendable {
         options.video = JobPlan.videoHandling(spec.video, live: live, followsInputKeyframes: aligned.contains(spec.video))
         options.audio = JobPlan.audioHandling(spec.audio)
         for output in spec.outputs {
-            // An output's own rendition replaces the job's for it.
-            var video = output.video.map { JobPlan.videoHandling($0, live: live, followsInputKeyframes: aligned.contains($0)) }
-            if output.isWHEP, let own = output.video ?? (spec.video.mode == .encode ? spec.video : nil),
-               let viewers = JobPlan.whepVideo(own, live: live, followsInputKeyframes: aligned.contains(own)) {
-                video = viewers
-            }
+            // An output's own rendition replaces the job's for it; a WHEP output takes an encode job's as its own, at
+            // the viewers' profile (`whepVideo`).
+            let own = output.video ?? (output.isWHEP && spec.video.mode == .encode ? spec.video : nil)
+            let video = own.map { JobPlan.videoHandling(output.isWHEP ? JobPlan.whepVideo($0) : $0, live: live,
+                                                        followsInputKeyframes: aligned.contains($0)) }
             let audio = output.audio.map { JobPlan.audioHandling($0) }
             let kind: OutputKind
             switch output.format {

@@ -44,7 +44,8 @@ public enum MP4BoxReader {
         "stsd": 8, "dref": 8,
         // SampleEntry + VisualSampleEntry fields.
         "avc1": VisualSampleEntry.fixedSize, "avc3": VisualSampleEntry.fixedSize, "hvc1": VisualSampleEntry.fixedSize,
-        "hev1": VisualSampleEntry.fixedSize, "av01": VisualSampleEntry.fixedSize, "vp09": VisualSampleEntry.fixedSize, "vp08": VisualSampleEntry.fixedSize,
+        "hev1": VisualSampleEntry.fixedSize, "av01": VisualSampleEntry.fixedSize, "vp09": VisualSampleEntry.fixedSize,
+        "vp08": VisualSampleEntry.fixedSize,
         // SampleEntry + AudioSampleEntry fields.
         "mp4a": AudioSampleEntry.fixedSize, "Opus": AudioSampleEntry.fixedSize,
     ]
