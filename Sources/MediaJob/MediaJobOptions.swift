@@ -152,6 +152,8 @@ public struct MediaJobOptions: Sendable {
     public var jobID: String?
     /// Where segmented outputs report their segments (`JobCallbacks.segment`), on their own threads.
     public var segmentReports: (@Sendable (SegmentReport) -> Void)?
+    /// The wall clock the job's segmented recordings cut on, one for all of them (copies of these options share it).
+    public var recordingClock = RecordingClock()
     /// The multivariant playlist listing HLS outputs as variants; nil: none.
     public var multivariant: HLSMultivariantSettings?
 

@@ -2,6 +2,7 @@
 // clock reading per packet, without files or threads, so that it is tested with an injected clock.
 
 import MediaFormats
+import MediaJob
 
 /// Cuts a recording at the first keyframe at or after each multiple of `seconds` of wall-clock time, counted from the
 /// Unix epoch: two workers, or two renditions of one job, cut at the same instants.
@@ -9,7 +10,8 @@ import MediaFormats
 /// A packet's wall time is the clock at an anchor plus the media time since the anchor, so cuts follow the media's
 /// own clock (no jitter from the output thread's batching). The anchor is the first packet, and is taken again at a
 /// timestamp jump (a step of more than `jumpLimit` between packets, or back) and, for a live input, when the media
-/// clock drifted more than `driftLimit` from the wall clock.
+/// clock drifted more than `driftLimit` from the wall clock. The job's recordings share their anchors and their
+/// opening instant (`RecordingClock`), so each packet stands for one wall time in all of them.
 package struct SegmentSchedule {
     /// What to do with a packet of the leading track (video when there is video, else audio).
     package enum Decision: Equatable {
@@ -34,16 +36,22 @@ package struct SegmentSchedule {
     package private(set) var nextBoundary: Int64
     /// Timeline jumps seen since the last cut.
     package private(set) var jumps = 0
-    private var anchor: (wall: Double, dts: Int64)?
+    private let clock: RecordingClock
+    private var anchor: RecordingClock.Anchor?
+    /// Timestamp jumps since the first packet: which stretch of the timeline `anchor` belongs to.
+    private var stretch = 0
     private var lastDTS: Int64?
 
     /// - Parameters:
     ///   - seconds: the segment length (≥ 1).
-    ///   - openedAt: the wall clock when the output opened, Unix seconds: names the first segment.
-    package init(seconds: Int64, openedAt: Double, followsWallClock: Bool) {
+    ///   - openedAt: the wall clock when the output opened, Unix seconds: names the first segment (the job's first
+    ///     recording's, when `clock` has one).
+    ///   - clock: the anchors shared with the job's other recordings.
+    package init(seconds: Int64, openedAt: Double, followsWallClock: Bool, clock: RecordingClock = RecordingClock()) {
         self.seconds = max(1, seconds)
         self.followsWallClock = followsWallClock
-        firstStart = SegmentSchedule.gridStart(openedAt, seconds: max(1, seconds))
+        self.clock = clock
+        firstStart = SegmentSchedule.gridStart(clock.openedAt(openedAt), seconds: max(1, seconds))
         nextBoundary = firstStart + max(1, seconds)
     }
 
@@ -57,8 +65,7 @@ package struct SegmentSchedule {
 
     /// The wall time a packet stands for, Unix seconds (after `place` anchored it).
     package func wallTime(dts: Int64) -> Double {
-        guard let anchor else { return 0 }
-        return anchor.wall + Double(dts.subtractingSaturating(anchor.dts)) / 1e6
+        anchor?.wallTime(dts: dts) ?? 0
     }
 
     /// Places one packet of the leading track.
@@ -67,13 +74,19 @@ package struct SegmentSchedule {
     ///   - isKeyframe: a decoder can start there (every audio frame can).
     ///   - now: the wall clock, Unix seconds.
     package mutating func place(dts: Int64, isKeyframe: Bool, now: Double) -> Decision {
+        let here = RecordingClock.Anchor(wall: now, dts: dts)
         if let last = lastDTS, dts.subtractingSaturating(last) > SegmentSchedule.jumpLimit || dts < last {
             jumps += 1
-            anchor = (now, dts)
-        } else if anchor == nil {
-            anchor = (now, dts)
-        } else if followsWallClock, abs(wallTime(dts: dts) - now) > SegmentSchedule.driftLimit {
-            anchor = (now, dts)
+            stretch += 1
+            anchor = clock.anchor(stretch: stretch, proposed: here)
+        } else if let seen = clock.current(stretch: stretch) ?? anchor {
+            // Another recording may have anchored this stretch again: its anchor is this one's too.
+            anchor = seen
+            if followsWallClock, abs(seen.wallTime(dts: dts) - now) > SegmentSchedule.driftLimit {
+                anchor = clock.reanchor(stretch: stretch, seen: seen, replacement: here)
+            }
+        } else {
+            anchor = clock.anchor(stretch: stretch, proposed: here)
         }
         lastDTS = dts
         let wall = wallTime(dts: dts)

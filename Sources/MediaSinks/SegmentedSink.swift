@@ -51,10 +51,11 @@ package final class SegmentedSink: PacketSink {
     /// Each segment's `FileWriter` buffer: small for a live input, whose pending bytes are held while the job runs.
     private let bufferSize: Int
 
-    /// Opens the first segment's `.part`, named after the wall clock now.
+    /// Opens the first segment's `.part`, named after the wall clock now (when the job's first recording opened).
+    /// - Parameter recordingClock: the anchors the job's recordings share, so that they cut at the same instants.
     package init(index: Int, settings: SegmentSettings, root: String?, owner: PartOwner?, followsWallClock: Bool,
-         report: @escaping @Sendable (SegmentReport) -> Void, clock: @escaping () -> Double = { Date().timeIntervalSince1970 },
-         make: @escaping MakeSink) throws {
+         recordingClock: RecordingClock = RecordingClock(), report: @escaping @Sendable (SegmentReport) -> Void,
+         clock: @escaping () -> Double = { Date().timeIntervalSince1970 }, make: @escaping MakeSink) throws {
         self.index = index
         self.settings = settings
         self.root = root
@@ -64,7 +65,8 @@ package final class SegmentedSink: PacketSink {
         self.make = make
         let now = clock()
         closed = settings.closedSegmentsOnDisk(root: root, now: now, known: settings.earlier)
-        schedule = SegmentSchedule(seconds: settings.seconds, openedAt: now, followsWallClock: followsWallClock)
+        schedule = SegmentSchedule(seconds: settings.seconds, openedAt: now, followsWallClock: followsWallClock,
+                                   clock: recordingClock)
         wallStart = now
         lastFlush = now
         bufferSize = followsWallClock ? FileWriter.liveBufferSize : FileWriter.bufferSize

@@ -69,7 +69,7 @@ package struct SinkFactory: Sendable {
         }
         if let segments = description.segments {
             return try SegmentedSink(index: index, settings: segments, root: root, owner: owner, followsWallClock: options.liveInput,
-                                     report: options.segmentReports ?? { _ in }, make: make)
+                                     recordingClock: options.recordingClock, report: options.segmentReports ?? { _ in }, make: make)
         }
         let file = try FileWriter(path: try filePath(description), root: root, owner: owner,
                                   bufferSize: options.liveInput ? FileWriter.liveBufferSize : FileWriter.bufferSize)

@@ -1,3 +1,4 @@
+import MediaJob
 import Testing
 @testable import MediaEngine
 @testable import MediaSinks
@@ -84,5 +85,52 @@ struct SegmentScheduleTests {
         #expect(live.wallTime(dts: 4_000_000) > Self.epoch + 6)
         #expect(file.wallTime(dts: 4_000_000) == Self.epoch + 4)
         #expect(live.jumps == 0 && file.jumps == 0)
+    }
+
+    /// Two recordings of one job, whose output threads see each packet a few milliseconds apart. With a keyframe 10 ms
+    /// before a grid instant, anchoring each on its own reading put the instant between their keyframes: CI once saw an
+    /// `.mp4` cut at 30, 32, 34 beside a `.ts` cut at 28, 30, 32.
+    @Test("the job's recordings share one clock: opened and fed a few ms apart across a grid instant, they cut at the same packets")
+    func sharedClock() {
+        func run(shared: Bool) -> (first: [Int64], second: [Int64], names: (Int64, Int64)) {
+            let clock = RecordingClock()
+            // The keyframes fall at 27.99, 28.99, … on the first recording's reading; the second reads 20 ms later.
+            let start = Self.epoch + 27.99
+            var first = SegmentSchedule(seconds: 2, openedAt: start - 0.05, followsWallClock: true, clock: shared ? clock : RecordingClock())
+            var second = SegmentSchedule(seconds: 2, openedAt: start + 0.02, followsWallClock: true, clock: shared ? clock : RecordingClock())
+            var cuts: ([Int64], [Int64]) = ([], [])
+            for frame in 0..<200 {
+                let dts = Int64(frame) * 40_000
+                let now = start + Double(dts) / 1e6
+                if case let .cut(at, _) = first.place(dts: dts, isKeyframe: frame % 25 == 0, now: now) { cuts.0.append(at - Int64(Self.epoch)) }
+                if case let .cut(at, _) = second.place(dts: dts, isKeyframe: frame % 25 == 0, now: now + 0.02) { cuts.1.append(at - Int64(Self.epoch)) }
+            }
+            return (cuts.0, cuts.1, (first.firstStart - Int64(Self.epoch), second.firstStart - Int64(Self.epoch)))
+        }
+        let alone = run(shared: false)
+        #expect(alone.first != alone.second, "the failure this guards against: \(alone)")
+        let together = run(shared: true)
+        #expect(together.first == [28, 30, 32, 34] && together.second == together.first, "\(together)")
+        // Both first segments are named after the first recording's opening.
+        #expect(together.names.0 == 26 && together.names.1 == 26)
+    }
+
+    @Test("a live recording's drift anchor is taken by the job's other recordings; a jump starts a stretch anchored once")
+    func sharedReanchor() {
+        let clock = RecordingClock()
+        var first = SegmentSchedule(seconds: 10, openedAt: Self.epoch, followsWallClock: true, clock: clock)
+        var second = SegmentSchedule(seconds: 10, openedAt: Self.epoch, followsWallClock: true, clock: clock)
+        _ = first.place(dts: 0, isKeyframe: true, now: Self.epoch)
+        _ = second.place(dts: 0, isKeyframe: true, now: Self.epoch + 0.01)
+        #expect(second.wallTime(dts: 0) == Self.epoch)
+        // The media clock fell 3 s behind: the first recording anchors again; the second, 10 ms later, takes that anchor.
+        _ = first.place(dts: 1_000_000, isKeyframe: false, now: Self.epoch + 4)
+        _ = second.place(dts: 1_000_000, isKeyframe: false, now: Self.epoch + 4.01)
+        #expect(first.wallTime(dts: 1_000_000) == Self.epoch + 4 && second.wallTime(dts: 1_000_000) == Self.epoch + 4)
+        // A jump ahead by an hour: the first to see it anchors the new stretch, for both.
+        _ = first.place(dts: 3_601_000_000, isKeyframe: true, now: Self.epoch + 5)
+        _ = second.place(dts: 3_601_000_000, isKeyframe: true, now: Self.epoch + 5.2)
+        #expect(first.jumps == 1 && second.jumps == 1)
+        #expect(second.wallTime(dts: 3_601_000_000) == Self.epoch + 5)
     }
 }
