@@ -142,7 +142,7 @@ public struct EnhancedCapabilities: Sendable, Equatable {
 
 extension EnhancedCapabilities {
     /// The video codecs Sluice relays through Enhanced RTMP (copy jobs forward any of them; the tests hold each).
-    public static let relayedVideo: [FLVVideoFourCC] = [.avc1, .hvc1, .av01, .vp09]
+    public static let relayedVideo: [FLVVideoFourCC] = [.avc1, .hvc1, .av01, .vp09, .vp08]
     /// The audio codecs Sluice relays through Enhanced RTMP.
     public static let relayedAudio: [FLVAudioFourCC] = [.mp4a, .opus, .mp3, .ac3, .ec3, .flac]
 

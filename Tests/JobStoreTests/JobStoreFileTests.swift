@@ -165,10 +165,10 @@ import Testing
             // The first read fixes this transaction's snapshot.
             #expect(try JobStore.fetchJob(db, id: "first")?.state == .received)
             // The writer commits on its own connection while the read transaction stays open.
-            let started = Date()
+            let started = ContinuousClock.now
             #expect(try writer.receive(sampleJob(id: "second")) == .created)
             try writer.startAttempt(id: "first", workerID: "worker-a")
-            #expect(Date().timeIntervalSince(started) < 1, "the write must not wait for the reader")
+            #expect(ContinuousClock.now - started < .seconds(1), "the write must not wait for the reader")
             // Still the old snapshot inside the open transaction.
             #expect(try JobStore.fetchJob(db, id: "second") == nil)
             #expect(try JobStore.fetchJob(db, id: "first")?.state == .received)

@@ -333,7 +333,7 @@ struct LiveRelayTests {
                                                       "-f", "flv", try Live.stream("ffmpegrelay")])
         let threadsBefore = Live.threadCount()
         let cpuBefore = Live.cpuSeconds()
-        let started = Date()
+        let started = Stopwatch()
         // The input timeout is not what this judges: fifty plays of nginx-rtmp started at once on a loaded machine (two
         // cores, ThreadSanitizer) can take longer than the usual 5 s to bring their first tag.
         let jobs = try (0..<50).map { _ in
@@ -348,7 +348,7 @@ struct LiveRelayTests {
             frames.append(result.progress.outputs.first?.videoFrames ?? 0)
         }
         let cpu = Live.cpuSeconds() - cpuBefore
-        let wall = Date().timeIntervalSince(started)
+        let wall = started.seconds
         #expect(frames.allSatisfy { $0 >= 80 }, "frames per relay: \(frames)")
         // Relays never add threads: the engine's two event loops carry all fifty.
         #expect(threadsDuring - threadsBefore <= 2, "threads went from \(threadsBefore) to \(threadsDuring)")
@@ -457,11 +457,11 @@ struct LiveRelayTests {
         #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let job = RunningJob(Self.engine, Live.options(input: input, outputs: [try Live.stream("cancelout")]))
         usleep(1_500_000)
-        let asked = Date()
+        let asked = Stopwatch()
         job.interrupter.cancel()
         let result = try #require(job.wait(seconds: 5)).get()
         // The engine polls the interrupter several times a second; the margin is a loaded machine's (or ThreadSanitizer's).
-        #expect(Date().timeIntervalSince(asked) < 4)
+        #expect(asked.seconds < 4)
         #expect(result.cancelled)
         #expect(result.progress.videoFrames > 10)
         publisher.wait(seconds: 10)

@@ -183,8 +183,8 @@ struct WHIPRelayTests {
                                   keepingOutput: true)
         defer { publisher.end() }
         // The viewer comes once the stream runs (the job has made a frame).
-        let deadline = Date().addingTimeInterval(60)
-        while (job.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let deadline = Deadline(seconds: 60)
+        while (job.latestProgress?.videoFrames ?? 0) < 15, !deadline.hasPassed { Thread.sleep(forTimeInterval: 0.1) }
         let refused = try Self.client(["play", "http://127.0.0.1:\(port)/watch/cam", "--token", "wrong", "--seconds", "1"])
         #expect(refused["status"] as? Int == 401, "\(refused)")
         let played = try Self.client(["play", "http://127.0.0.1:\(port)/watch/cam", "--token", "viewer-token", "--seconds", "4"])
@@ -227,8 +227,8 @@ struct WHIPRelayTests {
         // The job has the stream from its first frame (a keyframe); the next is at 20 s.
         let publisher = try Live.publish(source, to: "rtmp://127.0.0.1:\(rtmpPort)/live/gop")
         defer { publisher.end() }
-        let deadline = Date().addingTimeInterval(30)
-        while (job.latestProgress?.videoFrames ?? 0) < 60, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let deadline = Deadline(seconds: 30)
+        while (job.latestProgress?.videoFrames ?? 0) < 60, !deadline.hasPassed { Thread.sleep(forTimeInterval: 0.1) }
         let played = try Self.client(["play", "http://127.0.0.1:\(port)/watch/gop", "--seconds", "3"])
         // What makes the test mean something: the stream's second keyframe had not come when the viewer left.
         let relayed = job.latestProgress?.videoFrames ?? 0
@@ -335,13 +335,13 @@ struct WHIPRelayTests {
         let publisher = try Child("/usr/bin/env", ["python3", Self.script, "publish", url, "--file", source, "--token", Self.token,
                                                    "--seconds", "30", "--come-back", "90"], keepingOutput: true)
         defer { publisher.end() }
-        let deadline = Date().addingTimeInterval(60)
-        while (first.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let deadline = Deadline(seconds: 60)
+        while (first.latestProgress?.videoFrames ?? 0) < 15, !deadline.hasPassed { Thread.sleep(forTimeInterval: 0.1) }
         // A viewer on the first worker, which comes back as the publisher does.
         let viewer = try Child("/usr/bin/env", ["python3", Self.script, "play", "http://127.0.0.1:\(port)/watch/moving",
                                                 "--seconds", "10", "--come-back", "90"], keepingOutput: true)
         defer { viewer.end() }
-        while (first.latestProgress?.outputs.last?.bytes ?? 0) < 50_000, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        while (first.latestProgress?.outputs.last?.bytes ?? 0) < 50_000, !deadline.hasPassed { Thread.sleep(forTimeInterval: 0.1) }
         let framesBefore = first.latestProgress?.videoFrames ?? 0
         #expect(framesBefore >= 15, "the first worker never had the publisher's frames: \(publisher.stderr)")
         #expect((first.latestProgress?.outputs.last?.bytes ?? 0) >= 50_000, "the viewer never had the first worker's stream: \(viewer.stderr)")
@@ -412,8 +412,8 @@ struct WHIPRelayTests {
         let publisher = try Child("/usr/bin/python3", [peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--file", source, "--token", Self.token, "--seconds", "5"],
                                   keepingOutput: true)
         defer { publisher.end() }
-        let deadline = Date().addingTimeInterval(60)
-        while (job.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let deadline = Deadline(seconds: 60)
+        while (job.latestProgress?.videoFrames ?? 0) < 15, !deadline.hasPassed { Thread.sleep(forTimeInterval: 0.1) }
         // aiortc offers Baseline only; the file is High: a session with nothing to show is refused, not answered.
         let baseline = try Self.client(["play", "http://127.0.0.1:\(port)/watch/gst", "--seconds", "1"])
         #expect(baseline["status"] as? Int == 406 && (baseline["body"] as? String)?.contains("H.264") == true, "\(baseline)")
@@ -493,8 +493,8 @@ struct WHIPRelayTests {
         // The publisher sends until the viewer is done (20 s at most), however slowly either browser started.
         let publisher = try Child("/usr/bin/python3", [peer, "publish", "http://127.0.0.1:\(port)/live/cam", "--token", Self.token, "--seconds", "20"])
         defer { publisher.end() }
-        let deadline = Date().addingTimeInterval(60)
-        while (job.latestProgress?.videoFrames ?? 0) < 15, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let deadline = Deadline(seconds: 60)
+        while (job.latestProgress?.videoFrames ?? 0) < 15, !deadline.hasPassed { Thread.sleep(forTimeInterval: 0.1) }
         let line = try Live.run("/usr/bin/python3", [peer, "play", "http://127.0.0.1:\(port)/watch/studio", "--token", "viewer-token", "--seconds", "4"])
         let played = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
         let log = Self.reports.withLockedValue { $0 }.filter { $0.contains(":\(port)/") }.suffix(20).joined(separator: "\n")

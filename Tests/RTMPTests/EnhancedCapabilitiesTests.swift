@@ -20,9 +20,10 @@ import Testing
             Issue.record("no fourCcList in \(properties)")
             return
         }
-        #expect(list.compactMap(\.stringValue) == ["avc1", "hvc1", "av01", "vp09", "mp4a", "Opus", ".mp3", "ac-3", "ec-3", "fLaC"])
+        #expect(list.compactMap(\.stringValue) == ["avc1", "hvc1", "av01", "vp09", "vp08", "mp4a", "Opus", ".mp3", "ac-3", "ec-3", "fLaC"])
         #expect(properties["videoFourCcInfoMap"]?["hvc1"]?.numberValue == 4, "CanForward")
         #expect(properties["videoFourCcInfoMap"]?["av01"]?.numberValue == 4)
+        #expect(properties["videoFourCcInfoMap"]?["vp08"]?.numberValue == 4, "VP8 is relayed and recorded as VP9 is")
         #expect(properties["audioFourCcInfoMap"]?["Opus"]?.numberValue == 4)
         #expect(properties["capsEx"]?.numberValue == 14, "Multitrack | ModEx | TimestampNanoOffset")
         // The client read it back.

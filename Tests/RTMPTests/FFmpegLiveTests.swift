@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SluiceTestSupport
 import Testing
 @testable import RTMP
 
@@ -56,8 +57,8 @@ struct FFmpegLiveTests {
         var server = ServerConnection()
         var events: [ServerAction] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        let deadline = Date().addingTimeInterval(20)
-        reading: while Date() < deadline {
+        let deadline = Deadline(seconds: 20)
+        reading: while !deadline.hasPassed {
             var poller = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 200) > 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SluiceTestSupport
 import MediaFormats
 import Testing
 @testable import RTMP
@@ -56,8 +57,8 @@ struct NginxRTMPTests {
     /// Reads and answers until `done` holds or 5 s pass; returns every non-send action.
     private func drive(_ socket: Socket, _ client: inout ClientConnection, until done: ([ClientAction]) -> Bool) throws -> [ClientAction] {
         var events: [ClientAction] = []
-        let deadline = Date().addingTimeInterval(5)
-        while !done(events), Date() < deadline {
+        let deadline = Deadline(seconds: 5)
+        while !done(events), !deadline.hasPassed {
             let bytes = try socket.read(milliseconds: 100)
             guard !bytes.isEmpty else { continue }
             for action in try client.receive(bytes) {

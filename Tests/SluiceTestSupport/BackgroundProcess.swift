@@ -40,8 +40,8 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// Waits up to `seconds` for the exit; returns the status, or nil (and kills the process) on timeout.
     @discardableResult
     public func wait(seconds: Double) -> Int32? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        let deadline = Deadline(seconds: seconds)
+        while process.isRunning && !deadline.hasPassed { usleep(20_000) }
         guard !process.isRunning else {
             end()
             return nil
@@ -55,8 +55,8 @@ public final class BackgroundProcess: @unchecked Sendable {
     public func end(grace: Double = 5) {
         guard process.isRunning else { return }
         process.terminate()
-        let deadline = Date(timeIntervalSinceNow: grace)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        let deadline = Deadline(seconds: grace)
+        while process.isRunning && !deadline.hasPassed { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         while process.isRunning { usleep(20_000) }
     }

@@ -15,8 +15,8 @@ public enum ListeningPort {
 
     /// Waits until `port` listens; false after `seconds`. What a test that publishes to a listen job waits for.
     public static func wait(_ port: Int, seconds: Double = 30) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
+        let deadline = Deadline(seconds: seconds)
+        while !deadline.hasPassed {
             if isListening(port) { return true }
             usleep(20_000)
         }

@@ -41,8 +41,8 @@ public enum RTMPServerStatistics {
     /// publishing; false after `seconds`. What a test that pulls the stream waits for, instead of a sleep.
     public static func waitForPublisher(_ url: String, seconds: Double = 15) -> Bool {
         let key = String(url.split(separator: "/").last ?? "")
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
+        let deadline = Deadline(seconds: seconds)
+        while !deadline.hasPassed {
             if stream(key)?.contains("<publishing/>") == true { return true }
             usleep(50_000)
         }
@@ -52,8 +52,8 @@ public enum RTMPServerStatistics {
     /// Waits until the stream at `url` (its last path component is the key) has a client; false after `seconds`.
     public static func waitForPlayer(_ url: String, seconds: Double = 10) -> Bool {
         let key = String(url.split(separator: "/").last ?? "")
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
+        let deadline = Deadline(seconds: seconds)
+        while !deadline.hasPassed {
             if clients(ofStream: key) > 0 { return true }
             usleep(50_000)
         }

@@ -108,7 +108,7 @@ struct MutationTests {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        let started = Date()
+        let started = Stopwatch()
         try process.run()
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data()
@@ -133,7 +133,7 @@ struct MutationTests {
         return Run(
             status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal && !timedOut,
             timedOut: timedOut, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self), seconds: Date().timeIntervalSince(started))
+            stderr: String(decoding: errData, as: UTF8.self), seconds: started.seconds)
     }
 
     @Test("damaged files never crash, hang or fail silently in probe and run", arguments: sources)

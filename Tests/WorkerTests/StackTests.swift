@@ -91,8 +91,8 @@ struct StackTests {
 
         // One of the two workers takes it; the FLV is renamed into place when the job succeeds.
         let output = stack + "/media/out/cam42-restreamed.flv"
-        let deadline = Date().addingTimeInterval(40)
-        while !FileManager.default.fileExists(atPath: output) && Date() < deadline { try await Task.sleep(for: .milliseconds(250)) }
+        let deadline = Deadline(seconds: 40)
+        while !FileManager.default.fileExists(atPath: output) && !deadline.hasPassed { try await Task.sleep(for: .milliseconds(250)) }
         #expect(FileManager.default.fileExists(atPath: output), "no output; log: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         let probe = try await Subprocess.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name:format=duration", "-of", "default=nw=1", output])
         #expect(probe.contains("codec_name=h264"))

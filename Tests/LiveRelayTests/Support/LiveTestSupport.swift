@@ -184,8 +184,8 @@ enum Live {
 
     /// Waits until `condition` holds, up to `seconds`.
     static func wait(seconds: Double, until condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
+        let deadline = Deadline(seconds: seconds)
+        while !deadline.hasPassed {
             if condition() { return true }
             usleep(20_000)
         }

@@ -39,12 +39,13 @@ final class QueueConsumer<Element>: @unchecked Sendable {
     /// Takes batches until the queue is closed and drained, or only the first batch (`once`).
     init(_ queue: BoundedQueue<Element>, once: Bool = false) {
         let thread = Thread { [self] in
-            let start = Date()
+            let start = ContinuousClock.now
             while case let batch = queue.popAll(), !batch.isEmpty {
                 batches.append(batch)
                 if once { break }
             }
-            seconds = Date().timeIntervalSince(start)
+            let elapsed = (ContinuousClock.now - start).components
+            seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
             done.signal()
         }
         thread.start()

@@ -40,11 +40,11 @@ struct OneRTMPStackTests {
         // Idle for up to 6 s: the job may take a moment to start on a loaded machine.
         let player = try TestRTMP.play(url, into: harness.path("played.flv"), idle: 6)
         #expect(RTMPServerStatistics.waitForPlayer(url), "the player never attached to nginx-rtmp")
-        let started = Date()
+        let started = Stopwatch()
         let outcome = try harness.run(json: #"{"id": "file-to-rtmp", "input": "\#(source)", "outputs": ["\#(url)"]}"#)
         #expect(outcome.succeeded != nil, "job: \(outcome)")
         // Paced like `ffmpeg -re`: 3 s of media take about 3 s.
-        #expect(Date().timeIntervalSince(started) >= 2.5)
+        #expect(started.seconds >= 2.5)
         #expect(player.wait(seconds: 30) == 0, "player: \(player.stderr)")
         #expect(try FrameHashes.of(harness.path("played.flv"), .video) == FrameHashes.of(source, .video))
         #expect(try FrameHashes.of(harness.path("played.flv"), .audio) == FrameHashes.of(source, .audio))

@@ -43,14 +43,16 @@ struct WHIPRenditionTests {
         let video = try Probe.streams(archive, "v")
         #expect(video.first?.codec == "h264" && video.first?.width == 640 && video.first?.height == 360, "\(video)")
         #expect(try Probe.streams(archive, "a").first?.codec == "aac")
-        #expect(try Probe.decodeErrors(archive).isEmpty)
+        let archiveErrors = try Probe.decodeErrors(archive)
+        #expect(archiveErrors.isEmpty, "\(archiveErrors)")
         // 5 s of Chromium's fake camera (20–30 fps, variable).
         let frames = try Probe.frameCount(archive, "v")
         #expect(frames >= 60, "\(frames) video frames")
         // The publisher's own frames beside the encode: the codec stage copies them, sized by the key frames.
         let copied = try Probe.streams(copy, "v")
         #expect(copied.first?.codec == codec && copied.first?.width == 640 && copied.first?.height == 360, "\(copied)")
-        #expect(try Probe.decodeErrors(copy).isEmpty)
+        let copyErrors = try Probe.decodeErrors(copy)
+        #expect(copyErrors.isEmpty, "\(copyErrors)")
         let copiedFrames = try Probe.frameCount(copy, "v")
         #expect(copiedFrames >= 60, "\(copiedFrames) copied video frames")
     }
