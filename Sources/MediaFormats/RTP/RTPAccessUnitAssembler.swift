@@ -19,6 +19,9 @@ struct RTPAccessUnitAssembler: Sendable {
     private var fragment: [UInt8]?
     private var fragmentIsKeyframe = false
     private(set) var awaitingKeyframe = false
+    /// Packets lost where no access unit was in progress, found at a padding-only packet: they may have started the next
+    /// access unit, which is damaged when it begins.
+    private var lossBeforeNext: RTPDropReason?
 
     /// Takes `packet`'s place in the sequence before its payload is read. False for a duplicate or a packet shortly
     /// older than the last (not reordered here: the caller feeds packets in sequence order), which must be ignored.
@@ -35,9 +38,19 @@ struct RTPAccessUnitAssembler: Sendable {
         }
         if timestamp == nil {
             timestamp = packet.timestamp
-            damage = nextDamage
+            damage = nextDamage ?? lossBeforeNext
         }
+        lossBeforeNext = nil
         return true
+    }
+
+    /// A packet of padding only (RFC 3550 §5.1; a sender probing the bandwidth, without rtx, sends them on the media
+    /// SSRC after a frame's last packet): it takes its place in the sequence, so it is no loss, and belongs to no access
+    /// unit. Packets lost before it damage the access unit in progress and the next one.
+    mutating func skip(_ packet: RTPPacket) {
+        guard case let .some(.some(loss)) = sequence.admitting(packet.sequenceNumber) else { return }
+        if timestamp != nil { damageCurrent(loss) }
+        lossBeforeNext = loss
     }
 
     /// Ends the packet begun: a marked packet ends its access unit.

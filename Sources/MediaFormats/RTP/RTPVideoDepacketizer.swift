@@ -41,9 +41,14 @@ public struct RTPVideoDepacketizer<Payload: RTPVideoPayload>: Sendable {
     public var awaitingKeyframe: Bool { assembler.awaitingKeyframe }
 
     /// The access units `packet` completes (usually none or one; two when a lost marker is found by a new timestamp).
+    /// A packet of padding only completes nothing and damages nothing.
     /// A duplicate or a packet up to 100 older than the last one is ignored; one further back restarts the sequence.
     public mutating func depacketize(_ packet: RTPPacket) -> [RTPVideoDepacketizerOutput] {
         var outputs: [RTPVideoDepacketizerOutput] = []
+        if packet.payload.isEmpty && packet.paddingSize > 0 {
+            assembler.skip(packet)
+            return outputs
+        }
         guard assembler.begin(packet, into: &outputs) else { return outputs }
         do {
             switch try Payload(parsing: packet.payload).content {

@@ -71,6 +71,32 @@ struct VPXDepacketizerTests {
         #expect(tags.map(\.timestamp) == [0, 0, 33])
     }
 
+    @Test("VP8: a padding-only packet after a frame (a sender probing the bandwidth) loses nothing; one after a gap holds the frames back to the next key frame")
+    func vp8PaddingOnly() throws {
+        var converter = RTPToFLVConverter(tracks: [RTPTrackFormat(payloadType: 96, clockRate: 90000, codec: .vp8)])
+        var sequence: UInt16 = 100
+        var tags: [FLVStreamTag] = []
+        func padding(_ timestamp: UInt32) -> [UInt8] {
+            defer { sequence &+= 1 }
+            return RTPPacket(payloadType: 96, sequenceNumber: sequence, timestamp: timestamp, ssrc: 9, payload: [][...], paddingSize: 224).serialized
+        }
+        for packet in Self.vp8Packets(Self.vp8Key, size: 120, sequence: &sequence, timestamp: 1000) { tags += converter.feed(packet.serialized, track: 0, arrival: 0) }
+        tags += converter.feed(padding(1000), track: 0, arrival: 0)
+        tags += converter.feed(padding(1000), track: 0, arrival: 0)
+        for packet in Self.vp8Packets(Self.vp8Inter, size: 120, sequence: &sequence, timestamp: 4000) { tags += converter.feed(packet.serialized, track: 0, arrival: 0) }
+        #expect(try tags.map { try FLVVideoData(parsing: $0.data[...]).frameType } == [.keyFrame, .keyFrame, .interFrame])
+        #expect(converter.statistics.droppedAccessUnits == 0 && converter.statistics.lostPackets == 0)
+        // A lost packet before a padding one may have started the next frame: that frame is dropped, and the inter
+        // frames after it wait for a key frame.
+        sequence &+= 1
+        tags = converter.feed(padding(4000), track: 0, arrival: 0)
+        for packet in Self.vp8Packets(Self.vp8Inter, size: 120, sequence: &sequence, timestamp: 7000) { tags += converter.feed(packet.serialized, track: 0, arrival: 0) }
+        for packet in Self.vp8Packets(Self.vp8Inter, size: 120, sequence: &sequence, timestamp: 10000) { tags += converter.feed(packet.serialized, track: 0, arrival: 0) }
+        for packet in Self.vp8Packets(Self.vp8Key, size: 120, sequence: &sequence, timestamp: 13000) { tags += converter.feed(packet.serialized, track: 0, arrival: 0) }
+        #expect(try tags.map { try FLVVideoData(parsing: $0.data[...]).frameType } == [.keyFrame])
+        #expect(converter.statistics.lostPackets == 1 && converter.statistics.droppedAccessUnits == 1)
+    }
+
     @Test("VP9: a key frame in pieces, then a picture of two frames made one superframe with its index")
     func vp9ThroughTheEdge() throws {
         var converter = RTPToFLVConverter(tracks: [RTPTrackFormat(payloadType: 96, clockRate: 90000, codec: .vp9)])
