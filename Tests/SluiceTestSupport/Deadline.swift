@@ -5,7 +5,7 @@ public struct Deadline: Sendable {
     private let end: ContinuousClock.Instant
 
     public init(seconds: Double) {
-        end = .now + .milliseconds(Int64(max(0, min(seconds, 1e9)) * 1000))
+        end = .now + .seconds(max(0, seconds))
     }
 
     public var hasPassed: Bool { ContinuousClock.now >= end }
@@ -17,8 +17,5 @@ public struct Stopwatch: Sendable {
 
     public init() {}
 
-    public var seconds: Double {
-        let elapsed = (ContinuousClock.now - start).components
-        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    }
+    public var seconds: Double { (ContinuousClock.now - start) / .seconds(1) }
 }

@@ -44,8 +44,7 @@ final class QueueConsumer<Element>: @unchecked Sendable {
                 batches.append(batch)
                 if once { break }
             }
-            let elapsed = (ContinuousClock.now - start).components
-            seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            seconds = (ContinuousClock.now - start) / .seconds(1)
             done.signal()
         }
         thread.start()
