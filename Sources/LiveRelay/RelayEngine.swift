@@ -75,7 +75,8 @@ public final class RelayEngine: JobEngine {
         fileBacklog = backlog
         rtspPorts = RTSPPortBlocks(range: settings.rtspUDPPorts)
         whip = WHIPRegistry(group: group)
-        webrtcPort = WebRTCMediaPort(group: group, port: settings.webrtcUDPPort)
+        webrtcPort = WebRTCMediaPort(group: group, port: settings.webrtcUDPPort,
+                                     readPacing: .milliseconds(Int64(min(max(settings.webrtcReadPacingMilliseconds, 0), 100))))
         webrtcCertificates = PerLoop(group) { _ in WebRTCCertificateSlot() }
         readPacers = settings.readPacingMilliseconds > 0 ? PerLoop(group) { ReadPacer(loop: $0, maximum: pacing, backlog: backlog) } : nil
         caFile = settings.rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }

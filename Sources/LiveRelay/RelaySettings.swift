@@ -11,6 +11,9 @@ public struct RelaySettings: Sendable, Equatable {
     public var readPacingMilliseconds: Int
     /// How long the `sluice-srt` thread sleeps after a wait that found data (`SRTEventLoop`), from 0 to 100.
     public var srtReadPacingMilliseconds: Int
+    /// The longest the WebRTC media port waits between read bursts (`WebRTCMediaPort`: 1 ms per session on the port,
+    /// up to this), from 0 to 100; 0 reads as datagrams arrive.
+    public var webrtcReadPacingMilliseconds: Int
     /// Extra trusted CA certificates (PEM) for rtmps:// peers, besides the system's.
     public var rtmpsCAFile: String?
     /// What rtmps:// listen jobs serve.
@@ -36,6 +39,8 @@ public struct RelaySettings: Sendable, Equatable {
     /// 10 ms: at most that much added latency, and with 256 messages per socket per read a socket is still read at
     /// up to 270 Mb/s.
     public static let defaultSRTReadPacingMilliseconds = 10
+    /// 10 ms, as for SRT: reached at 10 sessions on the port; one session's datagrams wait at most 1 ms.
+    public static let defaultWebRTCReadPacingMilliseconds = 10
     /// 32 MiB: a second of 80 streams at 3 Mb/s, far more than a pool that keeps up ever holds.
     public static let defaultFileBacklogMiB = 32
     /// 1,000 ports: 125 cameras pulled over UDP at once.
@@ -44,7 +49,8 @@ public struct RelaySettings: Sendable, Equatable {
     public static let defaultWebRTCUDPPort = 8189
 
     public init(threads: Int = System.coreCount, readPacingMilliseconds: Int = RelaySettings.defaultReadPacingMilliseconds,
-                srtReadPacingMilliseconds: Int = RelaySettings.defaultSRTReadPacingMilliseconds, rtmpsCAFile: String? = nil,
+                srtReadPacingMilliseconds: Int = RelaySettings.defaultSRTReadPacingMilliseconds,
+                webrtcReadPacingMilliseconds: Int = RelaySettings.defaultWebRTCReadPacingMilliseconds, rtmpsCAFile: String? = nil,
                 ingestCertificate: IngestCertificateFiles = IngestCertificateFiles(certificate: nil, key: nil),
                 measuresLatency: Bool = false, fileBacklogMiB: Int = RelaySettings.defaultFileBacklogMiB,
                 rtspUDPPorts: ClosedRange<Int> = RelaySettings.defaultRTSPUDPPorts,
@@ -52,6 +58,7 @@ public struct RelaySettings: Sendable, Equatable {
         self.threads = threads
         self.readPacingMilliseconds = readPacingMilliseconds
         self.srtReadPacingMilliseconds = srtReadPacingMilliseconds
+        self.webrtcReadPacingMilliseconds = webrtcReadPacingMilliseconds
         self.rtmpsCAFile = rtmpsCAFile.flatMap { $0.isEmpty ? nil : $0 }
         self.ingestCertificate = ingestCertificate
         self.measuresLatency = measuresLatency
@@ -68,6 +75,8 @@ public struct RelaySettings: Sendable, Equatable {
     public static let readPacingVariable = "SLUICE_RELAY_READ_PACING_MS"
     /// Environment variable: the SRT thread's read pacing in milliseconds (0 to 100).
     public static let srtReadPacingVariable = "SLUICE_SRT_READ_PACING_MS"
+    /// Environment variable: the WebRTC media port's longest read pacing in milliseconds (0 to 100).
+    public static let webrtcReadPacingVariable = "SLUICE_WEBRTC_READ_PACING_MS"
     /// Environment variable: a PEM file of extra CA certificates trusted for rtmps://.
     public static let caFileVariable = "SLUICE_RTMPS_CA_FILE"
     /// Environment variable: the file backlog's limit in MiB (0 to 65536; 0: no limit).
@@ -92,6 +101,7 @@ public struct RelaySettings: Sendable, Equatable {
         self.init(threads: number(Self.threadsVariable, in: 1...256) ?? System.coreCount,
                   readPacingMilliseconds: number(Self.readPacingVariable, in: 0...1000) ?? Self.defaultReadPacingMilliseconds,
                   srtReadPacingMilliseconds: number(Self.srtReadPacingVariable, in: 0...100) ?? Self.defaultSRTReadPacingMilliseconds,
+                  webrtcReadPacingMilliseconds: number(Self.webrtcReadPacingVariable, in: 0...100) ?? Self.defaultWebRTCReadPacingMilliseconds,
                   rtmpsCAFile: variables[Self.caFileVariable],
                   ingestCertificate: IngestCertificateFiles(environment: variables),
                   measuresLatency: variables[Self.latencyVariable] == "1",

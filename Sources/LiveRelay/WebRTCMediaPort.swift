@@ -11,6 +11,12 @@ import WebRTC
 /// that address (DTLS, SRTP, SRTCP) goes there too. What a session gets is checked by its own transport: the port only
 /// routes. Datagrams of one read burst go to each session's loop in one hop.
 ///
+/// Reads are paced as a playing pull's are (`ReadPacer`): after a burst the port waits a tick, 1 ms per session on
+/// it up to `readPacing`, before it reads again, so one wake-up of its loop and one hop to each session's loop carry
+/// every datagram that arrived meanwhile, instead of a wake-up and a hop per datagram. A datagram waits in the
+/// kernel's buffer at most that tick (10 ms by default, reached at 10 sessions); a burst that filled the read reads
+/// again at once.
+///
 /// `@unchecked Sendable`: the routing tables are guarded by `lock`; the channel is set once, under it.
 final class WebRTCMediaPort: @unchecked Sendable {
     private let lock = NSLock()
@@ -22,14 +28,28 @@ final class WebRTCMediaPort: @unchecked Sendable {
     private let group: any EventLoopGroup
     let port: Int
     /// Datagrams no session claimed (a stranger, or a session that ended): counted, never logged one by one.
-    private(set) var unrouted = 0
+    private var unrouted = 0
+    /// How many datagrams no session claimed so far.
+    var unroutedDatagrams: Int { lock.withLock { unrouted } }
+
+    /// The longest wait between read bursts; zero reads as datagrams arrive.
+    let readPacing: TimeAmount
 
     /// Datagrams one read takes from the socket.
     static let datagramsPerRead = 16
+    /// Reads (system calls) one read burst makes at most: a burst takes up to 256 datagrams.
+    static let readsPerBurst = 16
 
-    init(group: any EventLoopGroup, port: Int) {
+    init(group: any EventLoopGroup, port: Int, readPacing: TimeAmount = .zero) {
         self.group = group
         self.port = port
+        self.readPacing = readPacing
+    }
+
+    /// The wait after a read burst that did not fill the read: 1 ms per session the port routes to, up to
+    /// `readPacing`.
+    fileprivate var pacingTick: TimeAmount {
+        ReadPacer.tick(members: lock.withLock { byUfrag.count }, maximum: readPacing)
     }
 
     /// Binds the port on first use; the future fails naming why it cannot be had.
@@ -44,6 +64,9 @@ final class WebRTCMediaPort: @unchecked Sendable {
                 // path's MTU): many sessions' packets cost fewer calls, and a read burst reaches each session in one hop.
                 .channelOption(.datagramVectorReadMessageCount, value: Self.datagramsPerRead)
                 .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.datagramsPerRead * 2048))
+                .channelOption(.maxMessagesPerRead, value: UInt(Self.readsPerBurst))
+                // Paced: the handler asks for each read burst itself.
+                .channelOption(.autoRead, value: readPacing == .zero)
                 .channelInitializer { [self] channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(WebRTCDatagramHandler(port: self)) }
                 }
@@ -124,17 +147,36 @@ final class WebRTCMediaPort: @unchecked Sendable {
 }
 
 /// The media port's reader: datagrams gathered per session over a read burst, handed to each session's loop at its end.
+/// When the port's reads are paced it asks for each burst: at once after a burst that filled the read, else after the
+/// port's tick.
 private final class WebRTCDatagramHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
     private let port: WebRTCMediaPort
     private var burst: [ObjectIdentifier: (session: RelaySession, datagrams: [WebRTCReceived])] = [:]
+    /// Datagrams the current burst read, routed or not.
+    private var burstDatagrams = 0
+    /// The next paced read, while one waits.
+    private var nextRead: Scheduled<Void>?
+    private var paced: Bool { port.readPacing > .zero }
 
     init(port: WebRTCMediaPort) {
         self.port = port
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        context.fireChannelActive()
+        if paced { context.read() }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        nextRead?.cancel()
+        nextRead = nil
+        context.fireChannelInactive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        burstDatagrams += 1
         var envelope = unwrapInboundIn(data)
         guard let bytes = envelope.data.readBytes(length: envelope.data.readableBytes), !bytes.isEmpty,
               let session = port.route(bytes, from: envelope.remoteAddress) else { return }
@@ -148,6 +190,17 @@ private final class WebRTCDatagramHandler: ChannelInboundHandler {
         }
         burst.removeAll(keepingCapacity: true)
         context.fireChannelReadComplete()
+        let filled = burstDatagrams >= WebRTCMediaPort.datagramsPerRead * WebRTCMediaPort.readsPerBurst
+        burstDatagrams = 0
+        guard paced, nextRead == nil else { return }
+        if filled {
+            context.read()
+        } else {
+            nextRead = context.eventLoop.assumeIsolated().scheduleTask(in: port.pacingTick) { [self] in
+                nextRead = nil
+                context.read()
+            }
+        }
     }
 }
 

@@ -8,6 +8,7 @@ import NIOCore
         let settings = RelaySettings(environment: [:])
         #expect(settings == RelaySettings())
         #expect(settings.threads == System.coreCount && settings.readPacingMilliseconds == 40 && settings.srtReadPacingMilliseconds == 10)
+        #expect(settings.webrtcReadPacingMilliseconds == 10)
         #expect(settings.rtmpsCAFile == nil && settings.ingestCertificate == IngestCertificateFiles(certificate: nil, key: nil))
         #expect(!settings.measuresLatency)
         #expect(settings.fileBacklogMiB == 32)
@@ -16,10 +17,12 @@ import NIOCore
     @Test func everyVariableIsRead() {
         let settings = RelaySettings(environment: [
             "SLUICE_RELAY_THREADS": "3", "SLUICE_RELAY_READ_PACING_MS": "0", "SLUICE_SRT_READ_PACING_MS": "100",
+            "SLUICE_WEBRTC_READ_PACING_MS": "0",
             "SLUICE_RTMPS_CA_FILE": "/etc/ca.pem", "SLUICE_RTMPS_CERT_FILE": "/etc/cert.pem", "SLUICE_RTMPS_KEY_FILE": "/etc/key.pem",
             "SLUICE_LATENCY_HISTOGRAM": "1", "SLUICE_FILE_BACKLOG_MIB": "0",
         ])
-        #expect(settings == RelaySettings(threads: 3, readPacingMilliseconds: 0, srtReadPacingMilliseconds: 100, rtmpsCAFile: "/etc/ca.pem",
+        #expect(settings == RelaySettings(threads: 3, readPacingMilliseconds: 0, srtReadPacingMilliseconds: 100,
+                                          webrtcReadPacingMilliseconds: 0, rtmpsCAFile: "/etc/ca.pem",
                                           ingestCertificate: IngestCertificateFiles(certificate: "/etc/cert.pem", key: "/etc/key.pem"),
                                           measuresLatency: true, fileBacklogMiB: 0))
     }
@@ -28,6 +31,7 @@ import NIOCore
         ("SLUICE_RELAY_THREADS", "0"), ("SLUICE_RELAY_THREADS", "257"), ("SLUICE_RELAY_THREADS", "two"),
         ("SLUICE_RELAY_READ_PACING_MS", "-1"), ("SLUICE_RELAY_READ_PACING_MS", "1001"),
         ("SLUICE_SRT_READ_PACING_MS", "101"), ("SLUICE_SRT_READ_PACING_MS", ""),
+        ("SLUICE_WEBRTC_READ_PACING_MS", "-1"), ("SLUICE_WEBRTC_READ_PACING_MS", "101"),
         ("SLUICE_RTMPS_CA_FILE", ""), ("SLUICE_LATENCY_HISTOGRAM", "yes"),
         ("SLUICE_FILE_BACKLOG_MIB", "-1"), ("SLUICE_FILE_BACKLOG_MIB", "65537"), ("SLUICE_FILE_BACKLOG_MIB", "lots"),
     ])

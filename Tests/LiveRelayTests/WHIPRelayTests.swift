@@ -431,7 +431,7 @@ struct WHIPRelayTests {
         let start = archived.first.flatMap { first in published.firstIndex(of: first) }.map(String.init) ?? "nowhere"
         #expect(sent >= 30 && archived.count >= sent - 5 && published.containsContiguous(archived),
                 "archived \(archived.count) of the \(sent) frames sent, from the file's frame \(start) (a run of the file's: \(published.containsContiguous(archived))); the publisher: \(said); the job's lines:\n\(log)")
-        // The publisher's Opus is stereo (audioconvert gives opusenc two channels), and its offer says so (sprop-stereo=1):
+        // The publisher's Opus is stereo (its pipeline asks opusenc for two channels), and its offer says so (sprop-stereo=1):
         // archived as stereo AAC, whatever its first packet (the Chromium test below has the mono side).
         let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", archive])
         #expect(streams.contains("h264") && streams.contains("aac,48000,2"), "the archive holds \(streams)")

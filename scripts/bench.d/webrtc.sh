@@ -6,7 +6,9 @@
 # processes each sending a 640x360 30 fps H.264 (1 s GOP, no B-frames, ~1 Mb/s) and Opus 64 kb/s clip as it is (no
 # encode in the publisher): their CPU is not counted, but they share the machine with what is measured.
 #  A. One `sluice worker` runs N WHIP listen jobs (one HTTP port, one UDP port), each to live/out-iN on nginx-rtmp.
-#  B. The GStreamer WHIP server, each publisher to live/ff-iN.
+#  B. The GStreamer WHIP server with voaacenc (GStreamer's own AAC encoder), each publisher to live/ff-iN.
+#  C. The same server with avenc_aac (gst-libav: FFmpeg's AAC encoder, its default coder, as Sluice encodes), each
+#     publisher to live/fa-iN. B is what a GStreamer user runs; C compares the two engines with the same encoder.
 # Each phase: a warm-up until every output flows (at most SLUICE_BENCH_WEBRTC_WARMUP_S, default 60), then a window
 # of SLUICE_BENCH_WEBRTC_WINDOW_S (default 30), measured by scripts/lib/density-measure.py.
 webrtc_media() {
@@ -29,6 +31,29 @@ webrtc_publishers() {
     webrtc_pids+=($!)
     sleep 0.1
   done
+}
+
+# One GStreamer phase: the WHIP server with ENCODER, N publishers to it, measured into DIR/phase-PHASE.json.
+webrtc_gstreamer_phase() {
+  local url=$1 stat=$2 streams=$3 warmup=$4 window=$5 seconds=$6 media=$7 dir=$8 encoder=$9 prefix=${10} phase=${11}
+  local server_port
+  server_port=$(scripts/lib/free-port 40001 45000)
+  /usr/bin/python3 scripts/lib/webrtcbin-whip-server.py --port "$server_port" --rtmp "$url" --prefix "$prefix" --aac-encoder "$encoder" \
+    > "$dir/gst-server-$phase.out" 2> "$dir/gst-server-$phase.log" &
+  local server=$!
+  webrtc_pids=("$server")
+  local waited=0
+  until grep -q '^ready' "$dir/gst-server-$phase.out" 2>/dev/null; do
+    sleep 0.2
+    waited=$((waited + 1))
+    [ "$waited" -lt 150 ] || { echo "bench: the GStreamer WHIP server never listened: $(cat "$dir/gst-server-$phase.log")" >&2; return 1; }
+  done
+  webrtc_publishers "http://127.0.0.1:$server_port" "$streams" "$seconds" "$media" "$dir/publishers/$phase"
+  python3 scripts/lib/density-measure.py "$stat" "$prefix" "$streams" "$warmup" "$window" "GStreamer webrtcbin -> $encoder -> rtmp2sink" "$server" > "$dir/phase-$phase.json" \
+    || { echo "bench: measuring phase $phase failed" >&2; return 1; }
+  kill "${webrtc_pids[@]}" 2>/dev/null || true
+  wait "${webrtc_pids[@]}" 2>/dev/null || true
+  webrtc_pids=()
 }
 
 bench_webrtc() {
@@ -86,26 +111,13 @@ JSON
   wait "${webrtc_pids[@]}" 2>/dev/null || true
   webrtc_pids=()
 
-  local server_port
-  server_port=$(scripts/lib/free-port 40001 45000)
-  /usr/bin/python3 scripts/lib/webrtcbin-whip-server.py --port "$server_port" --rtmp "$url" --prefix ff- \
-    > "$dir/gst-server.out" 2> "$dir/gst-server.log" &
-  local server=$!
-  webrtc_pids+=("$server")
-  waited=0
-  until grep -q '^ready' "$dir/gst-server.out" 2>/dev/null; do
-    sleep 0.2
-    waited=$((waited + 1))
-    [ "$waited" -lt 150 ] || { echo "bench: the GStreamer WHIP server never listened: $(cat "$dir/gst-server.log")" >&2; return 1; }
-  done
-  webrtc_publishers "http://127.0.0.1:$server_port" "$streams" "$seconds" "$media" "$dir/publishers/b"
-  python3 scripts/lib/density-measure.py "$stat" ff- "$streams" "$warmup" "$window" "GStreamer webrtcbin -> rtmp2sink" "$server" > "$dir/phase-b.json" \
-    || { echo "bench: measuring phase B failed" >&2; return 1; }
-  kill "${webrtc_pids[@]}" 2>/dev/null || true
-  wait "${webrtc_pids[@]}" 2>/dev/null || true
+  webrtc_gstreamer_phase "$url" "$stat" "$streams" "$warmup" "$window" "$seconds" "$media" "$dir" voaacenc ff- b || return 1
+  webrtc_gstreamer_phase "$url" "$stat" "$streams" "$warmup" "$window" "$seconds" "$media" "$dir" avenc_aac fa- c || return 1
 
   python3 scripts/lib/bench-phases.py "$dir/phase-a.json" "$dir/phase-b.json" \
-    "$streams WHIP publishers -> 1 RTMP output each (Opus made AAC), $window s window after warm-up (the publishers' CPU not counted)" 0.5 GStreamer
+    "$streams WHIP publishers -> 1 RTMP output each (Opus made AAC), $window s window after warm-up (the publishers' CPU not counted)" 0.5 "GStreamer (voaacenc)"
+  python3 scripts/lib/bench-phases.py "$dir/phase-a.json" "$dir/phase-c.json" \
+    "The same against GStreamer with FFmpeg's AAC encoder (avenc_aac), the one Sluice uses" 0.5 "GStreamer (avenc_aac)"
   scripts/lib/nginx-rtmp.sh stop "$dir/nginx-rtmp" "$rtmp_port" >/dev/null 2>&1 || true
   scripts/lib/rabbitmq.sh stop "$dir/rabbitmq" "$amqp_port" >/dev/null 2>&1 || true
   trap - EXIT

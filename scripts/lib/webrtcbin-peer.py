@@ -8,8 +8,9 @@ webrtcbin and libnice from Python, publishing over WHIP (RFC 9725) and viewing o
 publish reads MEDIA (an MP4 or MOV with H.264 or H.265 video and optionally audio) and sends its video as it is, not
 encoded again, and its audio as Opus (Opus audio as it is, through opusparse; other audio encoded):
     qtdemux ! queue ! h264parse ! rtph264pay config-interval=-1 pt=102 ! webrtcbin
-    qtdemux ! queue ! decodebin ! audioconvert ! audioresample ! opusenc ! rtpopuspay pt=111 ! webrtcbin
-played at 1x, once. The offer (bundle-policy max-bundle, each m= line sendonly) is POSTed only once ICE gathering
+    qtdemux ! queue ! decodebin ! audioconvert ! audioresample ! audio/x-raw,channels=2 ! opusenc ! rtpopuspay pt=111 ! webrtcbin
+played at 1x, once. Encoded audio is stereo Opus whatever the file's channels (faad gives a mono AAC two channels and
+avdec_aac one: the caps make the publisher the same with either). The offer (bundle-policy max-bundle, each m= line sendonly) is POSTed only once ICE gathering
 is complete, so it holds every candidate: the server does not take trickle ICE (PATCH). No STUN server is asked
 (the tests must not touch the internet); libnice leaves out 127.0.0.1, so the host needs another address (a
 server's 127.0.0.1 candidate is fine). On 201 the body is set as the answer; once webrtcbin's connection-state is
@@ -76,7 +77,8 @@ SEND_BRANCHES = {
     "video": f"queue name=in ! h264parse ! rtph264pay name=out config-interval=-1 pt={VIDEO_PT}",
     # A file whose video is HEVC: sent as H.265 (RFC 7798), its parameter sets in band before each keyframe.
     "hevc": f"queue name=in ! h265parse ! rtph265pay name=out config-interval=-1 pt={VIDEO_PT}",
-    "audio": f"queue name=in ! decodebin ! audioconvert ! audioresample ! opusenc ! rtpopuspay name=out pt={AUDIO_PT}",
+    "audio": f"queue name=in ! decodebin ! audioconvert ! audioresample ! audio/x-raw,channels=2 ! opusenc "
+             f"! rtpopuspay name=out pt={AUDIO_PT}",
     # A file whose audio is Opus already (scripts/bench webrtc's): sent as it is, so a publisher costs no encode.
     "opus": f"queue name=in ! opusparse ! rtpopuspay name=out pt={AUDIO_PT}",
 }

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """The peer of `scripts/bench webrtc`: a WHIP server built of GStreamer 1.22, one pipeline per publisher,
     webrtcbin → rtph264depay ! h264parse                                              ┐
-              → rtpopusdepay ! opusdec ! audioconvert ! audioresample ! voaacenc ! aacparse ┴ flvmux ! rtmp2sink
+              → rtpopusdepay ! opusdec ! audioconvert ! audioresample ! ENCODER ! aacparse ┴ flvmux ! rtmp2sink
 what a GStreamer user restreaming WHIP to RTMP with the sound made AAC would run. Not for the tests (they use the
-product): for comparing CPU and memory in the same run.
+product): for comparing CPU and memory in the same run. ENCODER is voaacenc (GStreamer's own AAC encoder, what its
+users reach for) or avenc_aac (gst-libav: FFmpeg's AAC encoder with its default coder, the one Sluice uses), both at
+64 kb/s.
 
-    /usr/bin/python3 scripts/lib/webrtcbin-whip-server.py --port P --rtmp rtmp://HOST:PORT/APP --prefix ff-
+    /usr/bin/python3 scripts/lib/webrtcbin-whip-server.py --port P --rtmp rtmp://HOST:PORT/APP --prefix ff- \
+        [--aac-encoder voaacenc|avenc_aac]
 
 A POST of an SDP offer to http://127.0.0.1:P/ANY/NAME answers 201 with the answer (every candidate in it, after
 gathering: no trickle) and a Location to DELETE, and publishes to RTMP_URL/PREFIX+NAME. "ready" is printed on stdout
@@ -33,9 +36,11 @@ _spec.loader.exec_module(peer)
 
 RECEIVE_BRANCHES = {
     "H264": "queue name=in ! rtph264depay ! h264parse ! queue name=out",
-    "OPUS": "queue name=in ! rtpopusdepay ! opusdec ! audioconvert ! audioresample ! voaacenc bitrate=64000 "
+    "OPUS": "queue name=in ! rtpopusdepay ! opusdec ! audioconvert ! audioresample ! {encoder} bitrate=64000 "
             "! aacparse ! queue name=out",
 }
+# The AAC encoder of the Opus branch (--aac-encoder); main() sets it before any session is made.
+AAC_ENCODER = "voaacenc"
 MUX_PADS = {"H264": "video", "OPUS": "audio"}
 
 
@@ -65,7 +70,7 @@ class Session:
         if encoding not in RECEIVE_BRANCHES:
             print(f"whip-server: {self.name}: {encoding} not restreamed", file=sys.stderr, flush=True)
             return
-        branch = peer.branch_bin(RECEIVE_BRANCHES[encoding])
+        branch = peer.branch_bin(RECEIVE_BRANCHES[encoding].format(encoder=AAC_ENCODER))
         self.pipeline.add(branch)
         branch.get_static_pad("src").link(self.pads[MUX_PADS[encoding]])
         branch.sync_state_with_parent()
@@ -167,11 +172,14 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--rtmp", required=True, help="rtmp://HOST:PORT/APP: each publisher goes to APP/PREFIX+NAME")
     parser.add_argument("--prefix", default="ff-")
+    parser.add_argument("--aac-encoder", choices=("voaacenc", "avenc_aac"), default="voaacenc")
     args = parser.parse_args()
+    global AAC_ENCODER
+    AAC_ENCODER = args.aac_encoder
     Gst.init(None)
-    for element in ("webrtcbin", "rtph264depay", "rtpopusdepay", "opusdec", "voaacenc", "flvmux", "rtmp2sink"):
+    for element in ("webrtcbin", "rtph264depay", "rtpopusdepay", "opusdec", AAC_ENCODER, "flvmux", "rtmp2sink"):
         if Gst.ElementFactory.find(element) is None:
-            peer.fail(1, f"no {element}: install gstreamer1.0-plugins-bad, -good and gstreamer1.0-nice")
+            peer.fail(1, f"no {element}: install gstreamer1.0-plugins-bad, -good, gstreamer1.0-libav and gstreamer1.0-nice")
     server = Server(args.rtmp, args.prefix)
     http = ThreadingHTTPServer(("127.0.0.1", args.port), handler_for(server))
     print("ready", flush=True)
