@@ -12,15 +12,15 @@ import Testing
 struct WebRTCMediaPortTests {
     /// `count` datagrams of 64 bytes from `sender` to `target`, flushed together. Not STUN (the first byte is an RTP
     /// version's), so the port routes them by address and, with no session, counts them.
-    static func send(_ count: Int, from sender: any Channel, to target: SocketAddress) throws {
-        try sender.eventLoop.submit {
+    static func send(_ count: Int, from sender: any Channel, to target: SocketAddress) async throws {
+        try await sender.eventLoop.submit {
             for index in 0..<count {
                 var buffer = sender.allocator.buffer(capacity: 64)
                 buffer.writeBytes([0x80, 0x60] + [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 62))
                 sender.write(AddressedEnvelope(remoteAddress: target, data: buffer), promise: nil)
             }
             sender.flush()
-        }.wait()
+        }.get()
     }
 
     @Test("paced (the default 10 ms) and unpaced: batches of 100 in a row, then one datagram at a time after the port was idle, all read",
@@ -35,14 +35,14 @@ struct WebRTCMediaPortTests {
         // 100 at a time (each batch read before the next is sent): a 64-byte datagram takes ~1 KiB of the receive
         // buffer, and a machine's default limit (208 KiB) must not drop any.
         for _ in 0..<4 {
-            try Self.send(100, from: sender, to: target)
+            try await Self.send(100, from: sender, to: target)
             sent += 100
             let expected = sent
             #expect(await eventually(timeout: .seconds(10)) { port.unroutedDatagrams == expected }, "\(port.unroutedDatagrams) of \(expected) read")
         }
         for _ in 0..<3 {
             try await Task.sleep(for: .milliseconds(30))
-            try Self.send(1, from: sender, to: target)
+            try await Self.send(1, from: sender, to: target)
             sent += 1
             let expected = sent
             #expect(await eventually(timeout: .seconds(10)) { port.unroutedDatagrams == expected }, "\(port.unroutedDatagrams) of \(expected) read")

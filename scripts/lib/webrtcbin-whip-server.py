@@ -39,8 +39,6 @@ RECEIVE_BRANCHES = {
     "OPUS": "queue name=in ! rtpopusdepay ! opusdec ! audioconvert ! audioresample ! {encoder} bitrate=64000 "
             "! aacparse ! queue name=out",
 }
-# The AAC encoder of the Opus branch (--aac-encoder); main() sets it before any session is made.
-AAC_ENCODER = "voaacenc"
 MUX_PADS = {"H264": "video", "OPUS": "audio"}
 
 
@@ -49,8 +47,8 @@ class Session:
     makes its source pads (when the first RTP of each stream arrives); flvmux's two pads exist from the start, so it
     waits for both streams."""
 
-    def __init__(self, name, target):
-        self.name, self.target = name, target
+    def __init__(self, name, target, encoder):
+        self.name, self.target, self.encoder = name, target, encoder
         self.pipeline = Gst.Pipeline.new(name)
         self.webrtc = peer.make_webrtcbin(self.pipeline)
         self.mux = Gst.ElementFactory.make("flvmux")
@@ -70,7 +68,7 @@ class Session:
         if encoding not in RECEIVE_BRANCHES:
             print(f"whip-server: {self.name}: {encoding} not restreamed", file=sys.stderr, flush=True)
             return
-        branch = peer.branch_bin(RECEIVE_BRANCHES[encoding].format(encoder=AAC_ENCODER))
+        branch = peer.branch_bin(RECEIVE_BRANCHES[encoding].format(encoder=self.encoder))
         self.pipeline.add(branch)
         branch.get_static_pad("src").link(self.pads[MUX_PADS[encoding]])
         branch.sync_state_with_parent()
@@ -97,14 +95,14 @@ class Session:
 
 
 class Server:
-    def __init__(self, rtmp, prefix):
-        self.rtmp, self.prefix = rtmp.rstrip("/"), prefix
+    def __init__(self, rtmp, prefix, encoder):
+        self.rtmp, self.prefix, self.encoder = rtmp.rstrip("/"), prefix, encoder
         self.lock = threading.Lock()
         self.sessions = {}  # resource path -> Session
 
     def post(self, path, offer):
         name = path.rstrip("/").rsplit("/", 1)[-1] or "stream"
-        session = Session(name, f"{self.rtmp}/{self.prefix}{name}")
+        session = Session(name, f"{self.rtmp}/{self.prefix}{name}", self.encoder)
         try:
             answer = session.answer(offer)
         except peer.PipelineError:
@@ -174,13 +172,11 @@ def main():
     parser.add_argument("--prefix", default="ff-")
     parser.add_argument("--aac-encoder", choices=("voaacenc", "avenc_aac"), default="voaacenc")
     args = parser.parse_args()
-    global AAC_ENCODER
-    AAC_ENCODER = args.aac_encoder
     Gst.init(None)
-    for element in ("webrtcbin", "rtph264depay", "rtpopusdepay", "opusdec", AAC_ENCODER, "flvmux", "rtmp2sink"):
+    for element in ("webrtcbin", "rtph264depay", "rtpopusdepay", "opusdec", args.aac_encoder, "flvmux", "rtmp2sink"):
         if Gst.ElementFactory.find(element) is None:
             peer.fail(1, f"no {element}: install gstreamer1.0-plugins-bad, -good, gstreamer1.0-libav and gstreamer1.0-nice")
-    server = Server(args.rtmp, args.prefix)
+    server = Server(args.rtmp, args.prefix, args.aac_encoder)
     http = ThreadingHTTPServer(("127.0.0.1", args.port), handler_for(server))
     print("ready", flush=True)
     try:
