@@ -7,6 +7,8 @@ import MediaSinks
 final class StreamTranscoder<Chain: EncodeChain> {
     /// The chains, one per encoded rendition, in rendition order.
     let chains: [Chain]
+    /// The order the chains take each decoded frame in (`EncodeChain.arrange`).
+    private let takeOrder: [Int]
     /// Subtracted from input timestamps (microseconds) to place frames on the job's timeline.
     var timelineOffset: Int64 = 0
 
@@ -25,6 +27,7 @@ final class StreamTranscoder<Chain: EncodeChain> {
             chains.append(try Chain(rendition: rendition, stream: stream, settings: settings))
         }
         self.chains = chains
+        takeOrder = Chain.arrange(chains)
     }
 
     /// The configuration outputs of `rendition` open with.
@@ -45,7 +48,7 @@ final class StreamTranscoder<Chain: EncodeChain> {
     func finish() throws -> [MediaPacket] {
         try transcoding { output in
             try decoder.decode(nil) { frame in try take(frame, into: &output) }
-            for chain in chains { try chain.finish(into: &output) }
+            for index in takeOrder { try chains[index].finish(into: &output) }
         }
     }
 
@@ -56,7 +59,7 @@ final class StreamTranscoder<Chain: EncodeChain> {
         let duration = frame.pointee.pkt_duration > 0 ? av_rescale_q(frame.pointee.pkt_duration, timeBase, Self.microseconds) : nil
         let time = frame.pointee.best_effort_timestamp == nopts ? nil
             : av_rescale_q(frame.pointee.best_effort_timestamp, timeBase, Self.microseconds).subtractingSaturating(timelineOffset)
-        for chain in chains { try chain.take(frame, time: time, duration: duration, into: &output) }
+        for index in takeOrder { try chains[index].take(frame, time: time, duration: duration, into: &output) }
     }
 
     private func transcoding(_ body: (inout [MediaPacket]) throws -> Void) throws -> [MediaPacket] {
@@ -98,4 +101,10 @@ protocol EncodeChain {
     func take(_ frame: UnsafeMutablePointer<AVFrame>, time: Int64?, duration: Int64?, into output: inout [MediaPacket]) throws
     /// End of input: drains the encoder.
     func finish(into output: inout [MediaPacket]) throws
+    /// Prepares the chains of one decoder to work together; returns the order they take each frame in.
+    static func arrange(_ chains: [Self]) -> [Int]
+}
+
+extension EncodeChain {
+    static func arrange(_ chains: [Self]) -> [Int] { Array(chains.indices) }
 }

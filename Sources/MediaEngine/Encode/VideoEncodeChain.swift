@@ -33,6 +33,12 @@ final class VideoEncodeChain {
     /// The input's keyframe whose picture was dropped by the rate conversion: the next encoded picture is one instead.
     private var keyframeDue = false
     private static let microseconds = AVRational(num: 1, den: 1_000_000)
+    /// The pictures this chain's ladder scaled from each frame (nil: a chain alone) and this chain's place in it.
+    private var cascade: ScaleCascade?
+    private var cascadeIndex = 0
+    /// How many decoded frames this chain has taken, and the number of the held one (`ScaleCascade`'s frame).
+    private var framesTaken = 0
+    private var heldFrame = 0
 
     /// Opens the encoder `settings` ask for, at the target size and rate.
     init(rendition: Int, stream: StreamInfo, settings: VideoEncodeSettings) throws(EncodeError) {
@@ -87,6 +93,8 @@ final class VideoEncodeChain {
             av_frame_unref(held.pointer)
         }
         try check(av_frame_ref(held.pointer, frame), "av_frame_ref")
+        framesTaken += 1
+        heldFrame = framesTaken
         heldEnd = time + duration
     }
 
@@ -107,7 +115,9 @@ final class VideoEncodeChain {
         if scaler.passesThrough(held.pointer) {
             picture = held.pointer
         } else {
-            try scaler.scale(held.pointer, into: scaled)
+            let source = cascade?.source(frame: heldFrame, target: scaler.target, decoded: held.pointer) ?? held.pointer
+            try scaler.scale(source, into: scaled, properties: held.pointer)
+            cascade?.record(index: cascadeIndex, frame: heldFrame, size: scaler.target, picture: scaled.pointer)
             picture = scaled.pointer
         }
         // The encoder decides frame types itself (GOP, B-frames); the decoder's must not leak through, unless the
@@ -151,6 +161,17 @@ final class VideoEncodeChain {
 
 extension VideoEncodeChain: EncodeChain {
     static var kind: String { "video" }
+
+    /// The rungs of one decoder share a `ScaleCascade` and take each frame largest first.
+    static func arrange(_ chains: [VideoEncodeChain]) -> [Int] {
+        guard chains.count > 1 else { return Array(chains.indices) }
+        let cascade = ScaleCascade(chains: chains.count)
+        for (index, chain) in chains.enumerated() {
+            chain.cascade = cascade
+            chain.cascadeIndex = index
+        }
+        return ScaleCascade.order(sizes: chains.map(\.scaler.target))
+    }
 }
 
 extension VideoEncodeChain {

@@ -82,7 +82,7 @@ public struct SlateMaker: SlateMaking {
         func encode(_ picture: UnsafeMutablePointer<AVFrame>, until seconds: Double) throws {
             // The picture fills every output slot up to `seconds` (a still: the whole loop), scaled once for all of them.
             guard Double(slot) * frameSeconds < seconds else { return }
-            try scaler.scale(picture, into: scaled)
+            try scaler.scale(picture, into: scaled, properties: picture)
             scaled.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
             while Double(slot) * frameSeconds < seconds {
                 scaled.pointer.pointee.pts = slot

@@ -1,0 +1,54 @@
+import CFFmpeg
+
+/// What a ladder's video rungs scaled from one decoded frame, so a smaller rung scales from a larger rung's picture
+/// rather than from the decoded one: 1080p → 720p, then 720p → 480p and 480p → 360p, as a cascade of scalers does.
+/// Bicubic from a picture 1.5× the target reads a third of the lines it would read from one 3× the target; on a 1080p
+/// ladder to 720p, 480p and 360p libswscale's share of the job falls by about a third (docs/BENCHMARKS.md).
+///
+/// Frames are numbered by the chains themselves: every chain takes every decoded frame, so the n-th frame a chain
+/// took is the n-th for all of them. A rung's entry names the frame its picture came from; a larger rung that skipped
+/// that frame (a lower frame rate) has an entry for an older one, which does not match, and the decoded picture is
+/// scaled instead. Used on the input thread only, by the `VideoEncodeChain`s of one `VideoTranscoder`.
+final class ScaleCascade {
+    private struct Scaled {
+        let frame: Int
+        let size: PictureSize
+        let picture: UnsafeMutablePointer<AVFrame>
+    }
+
+    /// One entry per chain (its `cascadeIndex`): the picture it scaled last, or nil before its first.
+    private var latest: [Scaled?]
+
+    init(chains: Int) {
+        latest = Array(repeating: nil, count: chains)
+    }
+
+    /// The smallest picture scaled from frame `frame` that is at least `target` on both sides and smaller than
+    /// `decoded`; `decoded` itself when there is none.
+    func source(frame: Int, target: PictureSize, decoded: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame> {
+        let decodedArea = Int(decoded.pointee.width) * Int(decoded.pointee.height)
+        var best: Scaled?
+        for case let entry? in latest where entry.frame == frame
+            && entry.size.width >= target.width && entry.size.height >= target.height
+            && entry.size.width * entry.size.height < decodedArea {
+            if let chosen = best, chosen.size.width * chosen.size.height <= entry.size.width * entry.size.height { continue }
+            best = entry
+        }
+        return best?.picture ?? decoded
+    }
+
+    /// Chain `index` scaled frame `frame` into `picture`, of `size`; it stays valid until the chain scales again.
+    func record(index: Int, frame: Int, size: PictureSize, picture: UnsafeMutablePointer<AVFrame>) {
+        guard latest.indices.contains(index) else { return }
+        latest[index] = Scaled(frame: frame, size: size, picture: picture)
+    }
+
+    /// The order the chains take a frame in so that every larger rung has scaled before a smaller one looks: by
+    /// target area, largest first; equal areas keep their order.
+    static func order(sizes: [PictureSize]) -> [Int] {
+        sizes.indices.sorted { left, right in
+            let (a, b) = (sizes[left].width * sizes[left].height, sizes[right].width * sizes[right].height)
+            return a != b ? a > b : left < right
+        }
+    }
+}
