@@ -2,8 +2,8 @@ import CFFmpeg
 
 /// What a ladder's video rungs scaled from one decoded frame, so a smaller rung scales from a larger rung's picture
 /// rather than from the decoded one: 1080p → 720p, then 720p → 480p and 480p → 360p, as a cascade of scalers does.
-/// Bicubic from a picture 1.5× the target reads a third of the lines it would read from one 3× the target; on a 1080p
-/// ladder to 720p, 480p and 360p libswscale's share of the job falls by about a third (docs/BENCHMARKS.md).
+/// Bicubic from a picture 1.5× the target reads half the lines it would read from one 3× the target; libswscale was
+/// a quarter of a 1080p ladder's CPU with every rung scaled from the decoded picture (docs/BENCHMARKS.md).
 ///
 /// Frames are numbered by the chains themselves: every chain takes every decoded frame, so the n-th frame a chain
 /// took is the n-th for all of them. A rung's entry names the frame its picture came from; a larger rung that skipped
