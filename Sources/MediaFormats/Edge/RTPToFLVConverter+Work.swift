@@ -6,31 +6,11 @@ extension RTPToFLVConverter.Work {
     /// once) and on to tags or G.711 blocks.
     mutating func depacketize(_ packet: RTPPacket, of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag]) {
         switch stream.depacketizer {
-        case var .h264(depacketizer):
-            stream.depacketizer = .opus
-            let outputs = depacketizer.depacketize(packet)
-            stream.depacketizer = .h264(depacketizer)
-            for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
-        case var .hevc(depacketizer):
-            stream.depacketizer = .opus
-            let outputs = depacketizer.depacketize(packet)
-            stream.depacketizer = .hevc(depacketizer)
-            for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
-        case var .av1(depacketizer):
-            stream.depacketizer = .opus
-            let outputs = depacketizer.depacketize(packet)
-            stream.depacketizer = .av1(depacketizer)
-            for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
-        case var .vp8(depacketizer):
-            stream.depacketizer = .opus
-            let outputs = depacketizer.depacketize(packet)
-            stream.depacketizer = .vp8(depacketizer)
-            for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
-        case var .vp9(depacketizer):
-            stream.depacketizer = .opus
-            let outputs = depacketizer.depacketize(packet)
-            stream.depacketizer = .vp9(depacketizer)
-            for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: depacketizer.awaitingKeyframe, into: &tags) }
+        case let .h264(depacketizer): depacketizeVideo(packet, with: depacketizer, of: &stream, into: &tags, returning: { .h264($0) })
+        case let .hevc(depacketizer): depacketizeVideo(packet, with: depacketizer, of: &stream, into: &tags, returning: { .hevc($0) })
+        case let .av1(depacketizer): depacketizeVideo(packet, with: depacketizer, of: &stream, into: &tags, returning: { .av1($0) })
+        case let .vp8(depacketizer): depacketizeVideo(packet, with: depacketizer, of: &stream, into: &tags, returning: { .vp8($0) })
+        case let .vp9(depacketizer): depacketizeVideo(packet, with: depacketizer, of: &stream, into: &tags, returning: { .vp9($0) })
         case var .aac(depacketizer):
             stream.depacketizer = .opus
             let outputs = depacketizer.depacketize(packet)
@@ -55,6 +35,18 @@ extension RTPToFLVConverter.Work {
             case .next, .restart: appendPCM(packet, of: &stream)
             }
         }
+    }
+
+    /// A video packet through `depacketizer`, taken out of `stream` while it works (so its buffers are held once) and
+    /// put back by `returning`; the access units it completes go on to tags.
+    private mutating func depacketizeVideo<Payload>(_ packet: RTPPacket, with depacketizer: consuming RTPVideoDepacketizer<Payload>,
+                                                    of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag],
+                                                    returning: (RTPVideoDepacketizer<Payload>) -> RTPToFLVConverter.Depacketizer) {
+        stream.depacketizer = .opus
+        let outputs = depacketizer.depacketize(packet)
+        let awaitingKeyframe = depacketizer.awaitingKeyframe
+        stream.depacketizer = returning(depacketizer)
+        for output in outputs { convertVideo(output, of: &stream, awaitingKeyframe: awaitingKeyframe, into: &tags) }
     }
 
     /// Whether a frame of `stream` at `time` is one the stream already passed before a move back (dropped, counted).

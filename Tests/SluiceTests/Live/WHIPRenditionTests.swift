@@ -53,6 +53,10 @@ struct WHIPRenditionTests {
         #expect(copied.first?.codec == codec && copied.first?.width == 640 && copied.first?.height == 360, "\(copied)")
         let copyErrors = try Probe.decodeErrors(copy)
         #expect(copyErrors.isEmpty, "\(copyErrors)")
+        // The copy's own decode times go strictly forward (the frames are Chromium's, at its variable rate).
+        let times = try Probe.decodeTimes(copy, "v")
+        let back = zip(times, times.dropFirst()).filter { $1 <= $0 }
+        #expect(times.count >= 60 && back.isEmpty, "\(times.count) packets, times not increasing at \(back.prefix(5))")
         let copiedFrames = try Probe.frameCount(copy, "v")
         #expect(copiedFrames >= 60, "\(copiedFrames) copied video frames")
     }

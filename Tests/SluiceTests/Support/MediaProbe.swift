@@ -50,9 +50,18 @@ enum Probe {
         return (streams.first?["nb_read_frames"] as? String).flatMap { Int($0) } ?? 0
     }
 
-    /// What ffmpeg reports while decoding all of `path` (empty: it decodes cleanly).
+    /// What ffmpeg reports while decoding all of `path` (empty: it decodes cleanly). The pictures keep the file's own
+    /// time base (`-enc_time_base:v -1`): at ffmpeg's default, 1/the frame rate it guesses, two frames of a variable-rate
+    /// source closer than one frame (Chromium's camera under load) land on one tick and its null muxer reports
+    /// "non monotonically increasing dts" of its own output, not of the file. Times that go back in the file still do.
     static func decodeErrors(_ path: String) throws -> String {
-        try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"]).stderr
+        try Command.run("ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", path, "-enc_time_base:v", "-1", "-f", "null", "-"]).stderr
+    }
+
+    /// The decode times of the packets of the first stream of `kind`, in the stream's time base, in file order.
+    static func decodeTimes(_ path: String, _ kind: String) throws -> [Int] {
+        try Command.run("ffprobe", ["-v", "error", "-select_streams", "\(kind):0", "-show_entries", "packet=dts", "-of", "csv=p=0", path])
+            .text.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     private static func run(_ arguments: [String]) throws -> [String: Any] {
