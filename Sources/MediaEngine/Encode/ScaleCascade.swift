@@ -12,8 +12,10 @@ import CFFmpeg
 final class ScaleCascade {
     private struct Scaled {
         let frame: Int
-        let size: PictureSize
         let picture: UnsafeMutablePointer<AVFrame>
+        var width: Int { Int(picture.pointee.width) }
+        var height: Int { Int(picture.pointee.height) }
+        var area: Int { width * height }
     }
 
     /// One entry per chain (its `cascadeIndex`): the picture it scaled last, or nil before its first.
@@ -29,18 +31,17 @@ final class ScaleCascade {
         let decodedArea = Int(decoded.pointee.width) * Int(decoded.pointee.height)
         var best: Scaled?
         for case let entry? in latest where entry.frame == frame
-            && entry.size.width >= target.width && entry.size.height >= target.height
-            && entry.size.width * entry.size.height < decodedArea {
-            if let chosen = best, chosen.size.width * chosen.size.height <= entry.size.width * entry.size.height { continue }
+            && entry.width >= target.width && entry.height >= target.height && entry.area < decodedArea {
+            if let chosen = best, chosen.area <= entry.area { continue }
             best = entry
         }
         return best?.picture ?? decoded
     }
 
-    /// Chain `index` scaled frame `frame` into `picture`, of `size`; it stays valid until the chain scales again.
-    func record(index: Int, frame: Int, size: PictureSize, picture: UnsafeMutablePointer<AVFrame>) {
+    /// Chain `index` scaled frame `frame` into `picture`; it stays valid until the chain scales again.
+    func record(index: Int, frame: Int, picture: UnsafeMutablePointer<AVFrame>) {
         guard latest.indices.contains(index) else { return }
-        latest[index] = Scaled(frame: frame, size: size, picture: picture)
+        latest[index] = Scaled(frame: frame, picture: picture)
     }
 
     /// The order the chains take a frame in so that every larger rung has scaled before a smaller one looks: by

@@ -117,7 +117,7 @@ final class VideoEncodeChain {
         } else {
             let source = cascade?.source(frame: heldFrame, target: scaler.target, decoded: held.pointer) ?? held.pointer
             try scaler.scale(source, into: scaled, properties: held.pointer)
-            cascade?.record(index: cascadeIndex, frame: heldFrame, size: scaler.target, picture: scaled.pointer)
+            cascade?.record(index: cascadeIndex, frame: heldFrame, picture: scaled.pointer)
             picture = scaled.pointer
         }
         // The encoder decides frame types itself (GOP, B-frames); the decoder's must not leak through, unless the

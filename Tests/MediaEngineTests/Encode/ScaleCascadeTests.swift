@@ -21,10 +21,10 @@ struct ScaleCascadeTests {
         for y in 0..<height {
             for x in 0..<width { luma[y * stride + x] = UInt8((x + y) / 16 + 16) }
         }
-        for (plane, rows) in [(frame.pointer.pointee.data.1, height / 2), (frame.pointer.pointee.data.2, height / 2)] {
+        for (plane, stride) in [(frame.pointer.pointee.data.1, frame.pointer.pointee.linesize.1),
+                                (frame.pointer.pointee.data.2, frame.pointer.pointee.linesize.2)] {
             let chroma = try #require(plane)
-            let chromaStride = Int(plane == frame.pointer.pointee.data.1 ? frame.pointer.pointee.linesize.1 : frame.pointer.pointee.linesize.2)
-            for y in 0..<rows { for x in 0..<(width / 2) { chroma[y * chromaStride + x] = 128 } }
+            for y in 0..<(height / 2) { for x in 0..<(width / 2) { chroma[y * Int(stride) + x] = 128 } }
         }
         return frame
     }
@@ -43,8 +43,8 @@ struct ScaleCascadeTests {
         let p720 = try Self.picture(1280, 720)
         let p480 = try Self.picture(854, 480)
         let cascade = ScaleCascade(chains: 4)
-        cascade.record(index: 0, frame: 7, size: Self.size(1280, 720), picture: p720.pointer)
-        cascade.record(index: 1, frame: 7, size: Self.size(854, 480), picture: p480.pointer)
+        cascade.record(index: 0, frame: 7, picture: p720.pointer)
+        cascade.record(index: 1, frame: 7, picture: p480.pointer)
         #expect(cascade.source(frame: 7, target: Self.size(640, 360), decoded: decoded.pointer) == p480.pointer)
         #expect(cascade.source(frame: 7, target: Self.size(854, 480), decoded: decoded.pointer) == p480.pointer)
         #expect(cascade.source(frame: 7, target: Self.size(960, 540), decoded: decoded.pointer) == p720.pointer)
@@ -55,10 +55,10 @@ struct ScaleCascadeTests {
         // A rung as large as the decoded picture (a copy at the input's size) is no cheaper a source.
         let full = try Self.picture(1920, 1080)
         let upscaleCascade = ScaleCascade(chains: 1)
-        upscaleCascade.record(index: 0, frame: 1, size: Self.size(1920, 1080), picture: full.pointer)
+        upscaleCascade.record(index: 0, frame: 1, picture: full.pointer)
         #expect(upscaleCascade.source(frame: 1, target: Self.size(1280, 720), decoded: decoded.pointer) == decoded.pointer)
         // An index outside the cascade is ignored.
-        upscaleCascade.record(index: 5, frame: 1, size: Self.size(1280, 720), picture: p720.pointer)
+        upscaleCascade.record(index: 5, frame: 1, picture: p720.pointer)
         #expect(upscaleCascade.source(frame: 1, target: Self.size(640, 360), decoded: decoded.pointer) == decoded.pointer)
     }
 
