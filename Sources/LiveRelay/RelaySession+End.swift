@@ -94,26 +94,15 @@ extension RelaySession {
         guard commit, !outputs.isEmpty else { return loop.makeSucceededFuture(failure) }
         let finished = failure
         return engine.pool.runIfActive(eventLoop: loop) { () -> MediaJobError? in
-            var failure = finished
-            guard failure == nil else {
+            guard finished == nil else {
                 for output in outputs { output.commit.discard() }
-                return failure
+                return finished
             }
-            var renamed: [(index: Int, name: String, file: OutputFile)] = []
-            for output in outputs {
-                do {
-                    if let file = try output.commit.rename() { renamed.append((output.index, output.name, file)) }
-                } catch {
-                    // What is in place stays (its folder synced below); the rest is removed.
-                    for rest in outputs where !renamed.contains(where: { $0.index == rest.index }) { rest.commit.discard() }
-                    failure = .output(index: output.index, name: output.name, error)
-                    break
+            return OutputCommit.publish(outputs.map { output in
+                OutputCommit.Output(rename: output.commit.rename, discard: output.commit.discard) { error in
+                    .output(index: output.index, name: output.name, error)
                 }
-            }
-            if let (position, error) = OutputFile.syncFolders(of: renamed.map(\.file)), failure == nil {
-                failure = .output(index: renamed[position].index, name: renamed[position].name, error)
-            }
-            return failure
+            })
         }.recover { error in .liveInput(name: self.options.inputName, reason: "the file pool stopped: \(error)") }
     }
 

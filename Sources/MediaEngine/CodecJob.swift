@@ -121,30 +121,19 @@ public final class CodecJob: @unchecked Sendable {
             do { try multivariant.finish() } catch { failure = MediaJobError.multivariantPlaylist(name: multivariant.name, error) }
         }
         if failure == nil {
-            // Every output renamed, then each folder synced once (docs/ARCHITECTURE.md §7: durable before `succeeded`).
-            var renamed: [(output: any JobOutput, file: OutputFile)] = []
-            for output in outputs {
-                do {
-                    if let file = try output.rename() { renamed.append((output, file)) }
-                } catch {
-                    failure = MediaJobError.output(index: output.index, name: output.name, error)
-                    break
+            // Every output renamed, then each folder synced once (docs/ARCHITECTURE.md §7: durable before `succeeded`);
+            // the multivariant playlist last, after the media playlists it lists.
+            var committed = outputs.map { output in
+                OutputCommit.Output(rename: output.rename, discard: output.discard) { error in
+                    .output(index: output.index, name: output.name, error)
                 }
             }
-            // Published after the media playlists it lists.
-            var playlist: OutputFile?
-            if failure == nil, let multivariant {
-                do { playlist = try multivariant.file.rename() } catch {
-                    failure = MediaJobError.multivariantPlaylist(name: multivariant.name, error)
-                }
+            if let multivariant {
+                committed.append(OutputCommit.Output(rename: { try multivariant.file.rename() }, discard: multivariant.discard) { error in
+                    .multivariantPlaylist(name: multivariant.name, error)
+                })
             }
-            // The renamed ones are synced even after a failure: what is in place is there for good.
-            if let (index, error) = OutputFile.syncFolders(of: renamed.map(\.file)), failure == nil {
-                failure = MediaJobError.output(index: renamed[index].output.index, name: renamed[index].output.name, error)
-            }
-            if let playlist, failure == nil {
-                do { try playlist.syncFolder() } catch { failure = MediaJobError.multivariantPlaylist(name: multivariant?.name ?? "", error) }
-            }
+            failure = OutputCommit.publish(committed)
         }
         if let failure {
             for output in outputs { output.discard() }

@@ -22,7 +22,7 @@ protocol JobOutput: AnyObject {
     /// Ends the stream (`commit`: trailers written) and waits; returns a file output's error.
     func close(commit: Bool) -> (any Error)?
     /// Moves a closed file onto its real name (its bytes synced) and returns it, so that the codec job syncs the
-    /// folders of all its outputs once each (`OutputFile.syncFolders`); nil for a network output.
+    /// folders of all its outputs once each (`OutputCommit.publish`); nil for a network output.
     func rename() throws -> OutputFile?
     /// Removes a file output's temporary file.
     func discard()
