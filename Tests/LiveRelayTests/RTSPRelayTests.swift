@@ -126,7 +126,7 @@ struct RTSPRelayTests {
         let published = try Live.frames(source, "v")
         let archived = try Live.frames(archive, "v")
         #expect(archived.count >= 80 && archived == Array(published.prefix(archived.count)), "archived \(archived.count) frames, not the camera's from the first on")
-        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-enc_time_base:v", "-1", "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
         let times = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time,dts_time", "-of", "csv=p=0", archive])
             .split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }.filter { $0.count == 2 }
@@ -162,7 +162,7 @@ struct RTSPRelayTests {
         let result = try #require(RunningJob(Self.engine, options).wait(seconds: 30), "the job did not end").get()
         #expect(result.reachedMaxDuration)
         let archive = root + "/out/archive.flv"
-        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-enc_time_base:v", "-1", "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
         let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", archive])
         #expect(streams.trimmingCharacters(in: .whitespacesAndNewlines) == "aac,48000,1", "archived audio: \(streams)")
@@ -264,7 +264,7 @@ struct RTSPRelayTests {
         }
         #expect(inOrder, "an archived frame is not one of the camera's, or not in its order")
         #expect(archived.count >= 30 && archived.count < 150, "archived \(archived.count) frames of about 150")
-        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-enc_time_base:v", "-1", "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
         let lines = Self.reports.withLockedValue { $0 }
         #expect(lines.contains { $0.contains("/lossy: the camera's RTP is damaged (") && $0.contains("lost packets") }, "\(lines)")
@@ -305,7 +305,7 @@ struct RTSPRelayTests {
         #expect(result.progress.inputReconnects >= 1, "the camera's drop was not noticed")
         #expect(player.wait(seconds: 20) == 0, "player: \(player.stderr)")
         let archive = root + "/out/archive.flv"
-        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-enc_time_base:v", "-1", "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
         let archived = try Live.frames(archive, "v")
         #expect(archived.count >= 150, "archived \(archived.count) frames over two connections")

@@ -82,7 +82,7 @@ struct SRTRelayTests {
         #expect(archived.count >= 110, "archived \(archived.count) frames")
         #expect(Array(archived.dropLast(2)) == Array(published.prefix(archived.count - 2)), "frames were lost or damaged on the way")
         #expect(player.wait(seconds: 30) == 0, "player: \(player.stderr)")
-        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", root + "/played.flv", "-f", "null", "-"])
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", root + "/played.flv", "-enc_time_base:v", "-1", "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the player's copy does not decode cleanly: \(decode.stderr)")
     }
 
@@ -113,7 +113,7 @@ struct SRTRelayTests {
             #expect(archivedVideo == video, "run \(run): \(archivedVideo.count) of \(video.count) video frames; the last one the source's: \(archivedVideo.last == video.last)")
             let archivedAudio = try Live.frames(archive, "a")
             #expect(archivedAudio == audio, "run \(run): \(archivedAudio.count) of \(audio.count) audio frames; the last one the source's: \(archivedAudio.last == audio.last)")
-            let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+            let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-enc_time_base:v", "-1", "-f", "null", "-"])
             #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "run \(run) does not decode cleanly: \(decode.stderr)")
         }
     }

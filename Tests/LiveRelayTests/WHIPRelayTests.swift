@@ -76,7 +76,7 @@ struct WHIPRelayTests {
         let archive = root + "/out/archive.flv"
         let streams = try Live.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate", "-of", "csv=p=0", archive])
         #expect(streams.contains("h264") && streams.contains("aac,48000"), "the archive holds \(streams)")
-        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-enc_time_base:v", "-1", "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
         // Each track spans what was sent of it (the AAC made from the Opus included), give or take what was in flight
         // when DELETE came: 0.3 s of audio once, beside a CI run.
@@ -150,7 +150,7 @@ struct WHIPRelayTests {
         _ = try #require(job.wait(seconds: 60), "the job did not end").get()
         #expect(path.dropped > 10, "the path lost only \(path.dropped) datagrams")
         let archive = root + "/out/archive.flv"
-        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-f", "null", "-"])
+        let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", archive, "-enc_time_base:v", "-1", "-f", "null", "-"])
         #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "the archive does not decode cleanly: \(decode.stderr)")
         // Judged by what aiortc sent in its 6 s (a starved aiortc, encoding in Python, sends fewer than 30 a second):
         // two thirds of it, a GOP or two lost to a retransmission lost in its turn at most.
@@ -375,7 +375,7 @@ struct WHIPRelayTests {
         let sentAgain = ((back["sent"] as? [String: Any])?["video"] as? [String: Any])?["frames"] as? Int ?? 0
         #expect(sentAgain >= 30 && result.progress.videoFrames >= sentAgain - 3, "\(result.progress.videoFrames) frames of the \(sentAgain) sent again")
         for root in [rootA, rootB] {
-            let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", root + "/out/archive.flv", "-f", "null", "-"])
+            let decode = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", root + "/out/archive.flv", "-enc_time_base:v", "-1", "-f", "null", "-"])
             #expect(decode.wait(seconds: 30) == 0 && decode.stderr.isEmpty, "\(root): \(decode.stderr)")
         }
         #expect(try Live.frames(rootA + "/out/archive.flv", "v").count >= framesBefore, "the first worker's archive lost frames")

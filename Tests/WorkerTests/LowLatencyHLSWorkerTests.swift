@@ -110,7 +110,7 @@ struct LowLatencyHLSWorkerTests {
         // ffprobe and ffmpeg read the live playlist over HTTP (they ignore the Low-Latency tags, as §6.3.1 lets them).
         let probed = try await Subprocess.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", url])
         #expect(probed.status == 0 && probed.output.contains("h264") && probed.output.contains("aac"), "\(probed.output)")
-        let played = try await Subprocess.run("ffmpeg", ["-v", "error", "-nostdin", "-i", url, "-t", "2", "-f", "null", "-"])
+        let played = try await Subprocess.run("ffmpeg", ["-v", "error", "-nostdin", "-i", url, "-t", "2", "-enc_time_base:v", "-1", "-f", "null", "-"])
         #expect(played.status == 0, "\(played.output)")
 
         // Seven 1 s segments are past the 6 s skip boundary: a delta update skips the oldest.

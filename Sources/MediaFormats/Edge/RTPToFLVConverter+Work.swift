@@ -117,26 +117,29 @@ extension RTPToFLVConverter.Work {
     private mutating func convertOrdered(_ unit: RTPVideoAccessUnit, of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag]) {
         var dts = place(stream.milliseconds(stream.unwrapper.unwrap(unit.rtpTimestamp)))
         if let last = stream.lastDTS, dts < last { dts = last }
-        do {
-            let output: TSToFLVVideoTrack.Output
-            if var track = stream.av1.take() {
-                defer { stream.av1 = track }
-                output = try track.convert(obus: unit.nalUnits)
-            } else if var track = stream.vpx.take() {
-                defer { stream.vpx = track }
-                output = try track.convert(units: unit.nalUnits)
-            } else {
-                return
-            }
-            switch output {
-            case let .tags(data):
-                stream.lastDTS = dts
-                tags += data.map { FLVStreamTag(type: .video, timestamp: dts, data: $0) }
-            case .beforeKeyframe: statistics.framesAwaitingKeyframe += 1
-            case .empty: break
-            }
-        } catch {
-            statistics.malformedAccessUnits += 1
+        let result: Result<TSToFLVVideoTrack.Output, any Error>
+        if var track = stream.av1.take() {
+            result = Result { try track.convert(obus: unit.nalUnits) }
+            stream.av1 = track
+        } else if var track = stream.vpx.take() {
+            result = Result { try track.convert(units: unit.nalUnits) }
+            stream.vpx = track
+        } else {
+            return
+        }
+        append(result, dts: dts, of: &stream, into: &tags)
+    }
+
+    /// A converted frame's tags at `dts`, or what kept it out: the wait for a keyframe, or a malformed unit.
+    private mutating func append(_ result: Result<TSToFLVVideoTrack.Output, any Error>, dts: Int64,
+                                 of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag]) {
+        switch result {
+        case let .success(.tags(data)):
+            stream.lastDTS = dts
+            tags += data.map { FLVStreamTag(type: .video, timestamp: dts, data: $0) }
+        case .success(.beforeKeyframe): statistics.framesAwaitingKeyframe += 1
+        case .success(.empty): break
+        case .failure: statistics.malformedAccessUnits += 1
         }
     }
 
@@ -172,18 +175,7 @@ extension RTPToFLVConverter.Work {
         stream.maxPTS = max(stream.maxPTS ?? pts, pts)
         var dts = max(0, pts - stream.reorderDelay)
         if let last = stream.lastDTS, dts < last { dts = last }
-        do {
-            let result = try track.convert(nalUnits: nalUnits, compositionTime: Int32(clamping: pts - dts))
-            switch result {
-            case let .tags(data):
-                stream.lastDTS = dts
-                tags += data.map { FLVStreamTag(type: .video, timestamp: dts, data: $0) }
-            case .beforeKeyframe: statistics.framesAwaitingKeyframe += 1
-            case .empty: break
-            }
-        } catch {
-            statistics.malformedAccessUnits += 1
-        }
+        append(Result { try track.convert(nalUnits: nalUnits, compositionTime: Int32(clamping: pts - dts)) }, dts: dts, of: &stream, into: &tags)
     }
 
     mutating func appendAudio(_ frame: ArraySlice<UInt8>, rtpTimestamp: UInt32, of stream: inout RTPToFLVConverter.Stream, into tags: inout [FLVStreamTag]) {
