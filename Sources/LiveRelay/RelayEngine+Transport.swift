@@ -8,6 +8,7 @@ import MediaFormats
 import MediaJob
 import NIOCore
 import NIOConcurrencyHelpers
+import NIOPosix
 
 extension RelayEngine: LiveTransport {
     public func publish(to destination: LiveDestination, options: MediaJobOptions) -> any LivePublication {
@@ -62,6 +63,43 @@ extension RelayEngine: LiveTransport {
         }
         subscription.attach(session)
         return subscription
+    }
+
+    public func fileLane() -> any FileWorkLane {
+        startFilePool()
+        return FilePoolLane(pool: pool, loop: group.next())
+    }
+}
+
+/// One file output's lane of the shared file pool: each piece of work is chained on the completion of the one before,
+/// so the output's writes stay in order on either of the pool's threads (as a live copy job's `SinkOutputLink`'s do).
+/// Work the pool no longer takes (it stopped with the engine) still runs, in order, on a global queue, so that an
+/// output waiting for its end is never left waiting.
+final class FilePoolLane: FileWorkLane {
+    private let pool: NIOThreadPool
+    private let loop: any EventLoop
+    /// The completion of the last piece submitted.
+    private let tail: NIOLockedValueBox<EventLoopFuture<Void>>
+
+    init(pool: NIOThreadPool, loop: any EventLoop) {
+        self.pool = pool
+        self.loop = loop
+        tail = NIOLockedValueBox(loop.makeSucceededVoidFuture())
+    }
+
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        tail.withLockedValue { tail in
+            tail = tail.flatMap { [pool, loop] in
+                pool.runIfActive(eventLoop: loop, work).flatMapError { _ in
+                    let ran = loop.makePromise(of: Void.self)
+                    DispatchQueue.global().async {
+                        work()
+                        ran.succeed()
+                    }
+                    return ran.futureResult
+                }
+            }
+        }
     }
 }
 

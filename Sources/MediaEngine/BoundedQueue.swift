@@ -39,17 +39,46 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         let size = weight(element)
         condition.lock()
         defer { condition.unlock() }
-        // A single element larger than the byte limit is still accepted once the queue is empty.
-        while !closed && !items.isEmpty && (items.count >= maxItems || bytes + size > maxBytes) {
-            waitingProducers += 1
-            condition.wait()
-            waitingProducers -= 1
-        }
+        waitForRoom(size)
         guard !closed else { return false }
         items.append(element)
         bytes += size
         if waitingConsumers > 0 && (items.count == 1 || batchReady) { condition.broadcast() }
         return true
+    }
+
+    /// Waits, holding `condition`, until `size` more fits or the queue is closed. A single element larger than the
+    /// byte limit is still accepted once the queue is empty.
+    private func waitForRoom(_ size: Int) {
+        while !closed && !items.isEmpty && (items.count >= maxItems || bytes + size > maxBytes) {
+            waitingProducers += 1
+            condition.wait()
+            waitingProducers -= 1
+        }
+    }
+
+    /// Set from the push that asked for a drain (`pushForDrain`) until `drain` takes the queue.
+    private var drainPending = false
+    /// When the oldest element queued now was pushed (uptime, nanoseconds).
+    private var oldestQueuedAt: UInt64 = 0
+
+    /// `push` for a consumer that is work scheduled by the producer rather than a thread waiting in `popAll`: waits
+    /// for room, appends, and says whether the caller should now schedule a `drain`: once a batch has built up, or once
+    /// what is queued has waited `batchWait` (checked at each push), and only once until that drain takes the queue.
+    /// A full queue always has its drain scheduled (the wake sizes are capped below the limits).
+    func pushForDrain(_ element: Element) -> (queued: Bool, drainDue: Bool) {
+        let size = weight(element)
+        condition.lock()
+        defer { condition.unlock() }
+        waitForRoom(size)
+        guard !closed else { return (false, false) }
+        items.append(element)
+        bytes += size
+        let now = DispatchTime.now().uptimeNanoseconds
+        if items.count == 1 { oldestQueuedAt = now }
+        guard !drainPending, batchReady || now - oldestQueuedAt >= UInt64(BoundedQueue.batchWait * 1e9) else { return (true, false) }
+        drainPending = true
+        return (true, true)
     }
 
     /// Waits for elements and takes all of them, oldest first; empty once the queue is closed and drained.
@@ -100,13 +129,15 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         return .queued
     }
 
-    /// Removes and returns everything queued now, without waiting (a reconnecting output discards it).
+    /// Removes and returns everything queued now, without waiting (a reconnecting output discards it; a file output on
+    /// the file pool writes it).
     func drain() -> [Element] {
         condition.lock()
         defer { condition.unlock() }
         let drained = items
         items.removeAll(keepingCapacity: true)
         bytes = 0
+        drainPending = false
         if waitingProducers > 0 { condition.broadcast() }
         return drained
     }

@@ -22,7 +22,7 @@ public final class CodecEngine: JobEngine {
         let job = CodecJob(options: options, interrupter: interrupter)
         job.encoderSelected = callbacks.encoderSelected
         job.discardsOutputsOnCancel = callbacks.discardsOutputsOnCancel
-        let thread = Thread {
+        startNamedThread("sluice-codec") {
             let result: Result<MediaJobResult, any Error>
             do {
                 result = .success(try job.run(progress: callbacks.progress))
@@ -31,7 +31,5 @@ public final class CodecEngine: JobEngine {
             }
             callbacks.completion(result)
         }
-        thread.name = "sluice-job-input"
-        thread.start()
     }
 }

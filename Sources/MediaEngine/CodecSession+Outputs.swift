@@ -5,7 +5,8 @@ import MediaJob
 import MediaSinks
 
 /// The session's outputs at start-up: an RTMP, SRT or WHEP output is published by the relay engine, a file output gets the sink of
-/// its format on an output worker, each with its rendition's configuration; a failure closes what was opened.
+/// its format on an output worker (a live job's on the engine's file pool), each with its rendition's configuration; a
+/// failure closes what was opened.
 extension CodecSession {
     /// Opens every output's target and sink, then starts them. A failure closes what was opened.
     /// - Parameter multivariant: the multivariant playlist the HLS outputs it lists report to.
@@ -32,7 +33,10 @@ extension CodecSession {
                 } catch {
                     throw MediaJobError.openOutput(index: index, name: description.name, error)
                 }
-                workers.append(FileOutput(index: index, name: description.name, sink: sink))
+                // A live job's files write on the relay engine's shared file pool, a file job's on threads of their own
+                // (it writes as fast as it reads, and would hold the pool's two threads from every live job's files).
+                let lane = options.liveInput ? options.transport?.fileLane() : nil
+                workers.append(FileOutput(index: index, name: description.name, sink: sink, lane: lane))
             }
         } catch {
             for worker in workers { worker.discard() }

@@ -2,12 +2,14 @@ import Foundation
 import MediaJob
 import MediaSinks
 
-/// One file output's thread and bounded queue: writing never runs on the input thread.
+/// One file output's bounded queue and where its sink writes: never on the input thread. A file job's output has a
+/// thread of its own; a live job's writes on a lane of the relay engine's shared file pool (`FileWorkLane`), so a live
+/// ladder costs no thread per output (docs/ARCHITECTURE.md §3).
 ///
 /// The sink is opened by the caller; the queue applies back-pressure (the input waits for a full queue), and any
 /// error fails the job. RTMP outputs are not workers: they run on the relay engine (`RelayPublishOutput`).
-/// `@unchecked Sendable`: the sink is touched only by the worker thread after `start()`; what other threads read is
-/// in `lockedState` (under `stateLock`).
+/// `@unchecked Sendable`: the sink is touched only by the output's thread, or by its lane's work, one piece after
+/// another, after `start()`; what other threads read is in `lockedState` (under `stateLock`).
 final class FileOutput: JobOutput, @unchecked Sendable {
     let index: Int
     let name: String
@@ -16,11 +18,15 @@ final class FileOutput: JobOutput, @unchecked Sendable {
     let isNetwork = false
     private let sink: any PacketSink
     private let queue: BoundedQueue<MediaPacket>
+    /// Where the sink writes when it has no thread of its own.
+    private let lane: (any FileWorkLane)?
     private let done = DispatchSemaphore(value: 0)
     private struct State {
         var progress = OutputProgress()
         var error: (any Error)?
         var commit = true
+        /// The lane's last piece of work (the end) is submitted: once only.
+        var ended = false
     }
     // An NSLock, not Synchronization.Mutex: ThreadSanitizer (a CI gate) cannot see Mutex's futex on Linux.
     private let stateLock = NSLock()
@@ -39,8 +45,9 @@ final class FileOutput: JobOutput, @unchecked Sendable {
     static let batchPackets = 128
     static let batchBytes = 1 << 20
 
-    /// A file output, its sink already opened by the caller.
-    init(index: Int, name: String, sink: any PacketSink) {
+    /// A file output, its sink already opened by the caller; with a `lane`, it writes there instead of on a thread.
+    init(index: Int, name: String, sink: any PacketSink, lane: (any FileWorkLane)? = nil) {
+        self.lane = lane
         self.index = index
         self.name = name
         self.wantsVideo = sink.wantsVideo
@@ -59,9 +66,11 @@ final class FileOutput: JobOutput, @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "sluice-output-\(index)"
-        thread.start()
+        if let lane {
+            lane.submit { [self] in step { try sink.open() } }
+            return
+        }
+        startNamedThread("sluice-out-\(index)") { [self] in run() }
     }
 
     // MARK: Input thread
@@ -69,14 +78,29 @@ final class FileOutput: JobOutput, @unchecked Sendable {
     /// Hands a packet over, waiting while the queue is full. False when the output has failed (the job must stop).
     @discardableResult
     func submit(_ packet: MediaPacket) -> Bool {
-        queue.push(packet)
+        guard let lane else { return queue.push(packet) }
+        // The lane writes a batch at a time, as the thread does: a piece of work per packet cost more than the writing.
+        let (queued, drainDue) = queue.pushForDrain(packet)
+        if drainDue { lane.submit { [self] in step { try writeQueued() } } }
+        return queued
     }
 
     /// Ends the stream without waiting: with `commit` the sink writes its trailer, syncs and closes its file on its
-    /// own thread; without, it discards what it wrote.
+    /// own thread (or lane); without, it discards what it wrote.
     func end(commit: Bool) {
-        withState { $0.commit = commit }
+        let first = withState { state in
+            defer { state.ended = true }
+            if !state.ended { state.commit = commit }
+            return !state.ended
+        }
         if commit { queue.close() } else { queue.cancel() }
+        if first, let lane {
+            lane.submit { [self] in
+                defer { done.signal() }
+                step { try writeQueued() }
+                complete()
+            }
+        }
     }
 
     /// Ends the stream (as `end`) and waits for the thread; returns its error, if any.
@@ -100,24 +124,22 @@ final class FileOutput: JobOutput, @unchecked Sendable {
 
     private func run() {
         defer { done.signal() }
-        do {
+        step {
             try sink.open()
             // One queue round trip per batch: waking the thread per packet cost more than the writing.
             while case let batch = queue.popAll(), !batch.isEmpty {
                 for packet in batch { try write(packet) }
             }
-            if withState({ $0.commit }) {
-                try sink.finish()
-                // Synced here, beside the job's other outputs, rather than one after another when they are published.
-                try sink.file.sync()
-                let bytes = sink.bytesWritten
-                withState {
-                    $0.progress.bytes = bytes
-                    $0.progress.status = .finished
-                }
-            } else {
-                sink.abandon()
-            }
+        }
+        complete()
+    }
+
+    /// Runs one piece of the output's work, unless an earlier one failed; a failure stops the output: the input's next
+    /// `submit` is refused and what was written is removed.
+    private func step(_ work: () throws -> Void) {
+        guard withState({ $0.error == nil }) else { return }
+        do {
+            try work()
         } catch {
             withState {
                 $0.error = error
@@ -126,6 +148,30 @@ final class FileOutput: JobOutput, @unchecked Sendable {
             }
             queue.cancel()
             sink.abandon()
+        }
+    }
+
+    /// Writes what is queued now (the lane's batch).
+    private func writeQueued() throws {
+        for packet in queue.drain() { try write(packet) }
+    }
+
+    /// The stream has ended: with `commit`, the trailer, the close and the file's sync; without, what was written is
+    /// removed.
+    private func complete() {
+        step {
+            guard withState({ $0.commit }) else {
+                sink.abandon()
+                return
+            }
+            try sink.finish()
+            // Synced here, beside the job's other outputs, rather than one after another when they are published.
+            try sink.file.sync()
+            let bytes = sink.bytesWritten
+            withState {
+                $0.progress.bytes = bytes
+                $0.progress.status = .finished
+            }
         }
     }
 

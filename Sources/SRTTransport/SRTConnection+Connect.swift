@@ -50,7 +50,7 @@ extension SRTConnection {
                 runtime.loop.post(owner: nil) { completion(.failure(error)) }
             }
         }
-        thread.name = "sluice-srt-resolve"
+        thread.name = "sluice-resolve"
         thread.start()
     }
 

@@ -177,7 +177,7 @@ public final class Ledger: Sendable {
             let thread = Thread { [broker] in
                 done.resume(returning: broker.close(within: Ledger.brokerCloseTimeout))
             }
-            thread.name = "sluice-ledger-close"
+            thread.name = "sluice-ledger"
             thread.start()
         }
         if !closed {

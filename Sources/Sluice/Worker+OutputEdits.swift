@@ -36,7 +36,7 @@ extension Worker {
             log(reply.message, job: request.jobID, level: reply.ok ? .info : .warning)
             if let queue = request.replyTo { broker.publishReply(to: queue, reply) }
         }
-        thread.name = "sluice-output-edit"
+        thread.name = "sluice-edit"
         thread.start()
     }
 

@@ -31,7 +31,7 @@ extension Worker {
                     try broker.heldLeases(of: jobIDs)
                 })
             }
-            thread.name = "sluice-part-sweep"
+            thread.name = "sluice-sweep"
             thread.start()
         }
         if !outcome.removed.isEmpty {

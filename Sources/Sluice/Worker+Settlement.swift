@@ -120,7 +120,7 @@ extension Worker {
             let thread = Thread {
                 done.resume(returning: Result { () throws(AMQPError) in try broker.claimWaits(jobID: job) })
             }
-            thread.name = "sluice-claim-probe"
+            thread.name = "sluice-claim"
             thread.start()
         }
         switch waits {

@@ -133,7 +133,7 @@ public final class HealthCheck: Sendable {
                     }
                     for waiter in finished { waiter.resume(returning: result) }
                 }
-                thread.name = "sluice-health-probe"
+                thread.name = "sluice-health"
                 thread.start()
             }
             let (seconds, attoseconds) = deadline.components

@@ -57,13 +57,22 @@ struct CodecLibrariesTests {
         #expect(Self.libav(afterFiles).isEmpty, "a live copy job's file outputs mapped \(Self.libav(afterFiles))")
 
         // A live job that encodes its audio is a codec-engine job (`CodecJob`), which opens libav before it starts.
+        // Its file output writes on the engine's file pool: no thread of its own (`sluice-out-N`) while it runs.
         let codecID = fixture.id + "-codec"
         let job = #"{"id": "\#(codecID)", "input": {"url": "\#(rtmp)/\#(fixture.source)", "timeout_s": 10}, "#
             + #""audio": {"mode": "encode"}, "outputs": ["codec.flv"], "max_duration_s": 4}"#
         try job.write(toFile: fixture.folder + "/codec.json", atomically: true, encoding: .utf8)
         let enqueued = try await Subprocess.run(Subprocess.sluice, ["enqueue", "--amqp-url", fixture.amqpURL, fixture.folder + "/codec.json"])
         try #require(enqueued.status == 0, "\(enqueued.output)")
-        let ended = try await eventually(timeout: .seconds(40)) { try store.job(id: codecID)?.state.isTerminal == true }
+        var threadsSeen = Set<String>()
+        let ended = try await eventually(timeout: .seconds(40)) {
+            threadsSeen.formUnion(worker.process.threadNames())
+            return try store.job(id: codecID)?.state.isTerminal == true
+        }
+        // The sampling saw the codec job's own thread, so it ran while the job did (and threads' names reach the
+        // kernel: Linux takes at most 15 bytes, and a longer name is not set at all).
+        #expect(threadsSeen.contains("sluice-codec"), "\(threadsSeen.sorted())")
+        #expect(!threadsSeen.contains { $0.hasPrefix("sluice-out-") }, "a live job's file output had a thread: \(threadsSeen.sorted())")
         let record = try store.job(id: codecID)
         #expect(ended && record?.state == .succeeded, "\(String(describing: record)): \(worker.process.log.suffix(3000))")
         let written = try FileManager.default.attributesOfItem(atPath: fixture.folder + "/out/codec.flv")[.size] as? Int

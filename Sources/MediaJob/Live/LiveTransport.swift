@@ -33,6 +33,16 @@ public protocol LiveTransport: AnyObject, Sendable {
     /// Starts the job's live input (`options.inputURL`: a pull, or a listen when `options.listens`) and hands its
     /// tags to `consumer`, on an event loop, one read burst at a time, until the input ends or `stop` is called.
     func subscribe(options: MediaJobOptions, interrupter: Interrupter, consumer: any LiveTagConsumer) -> any LiveSubscription
+
+    /// A lane of the engine's shared file pool (docs/ARCHITECTURE.md §3), where a live job's file output writes: its
+    /// work runs in order, on one of the pool's threads, instead of on a thread of its own.
+    func fileLane() -> any FileWorkLane
+}
+
+/// Work of one file output, run in the order it was submitted, one piece at a time, off the caller's thread.
+public protocol FileWorkLane: AnyObject, Sendable {
+    /// Runs `work` after everything submitted before it has run; returns at once.
+    func submit(_ work: @escaping @Sendable () -> Void)
 }
 
 /// A publish to one destination, fed by the engine's thread.

@@ -250,6 +250,14 @@ final class WorkerProcess: @unchecked Sendable {
         return Set(maps.split(separator: "\n").compactMap { line in line.firstIndex(of: "/").map { String(line[$0...]) } })
     }
 
+    /// The names of the process's threads now (/proc/PID/task/TID/comm).
+    func threadNames() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
     func kill(_ signal: Int32) {
         if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
     }
