@@ -25,7 +25,7 @@ final class FileOutput: JobOutput, @unchecked Sendable {
         var progress = OutputProgress()
         var error: (any Error)?
         var commit = true
-        /// The lane's last piece of work (the end) is submitted: once only.
+        /// The end was asked for (`end`, or `close`'s own): the first decides, a later one changes nothing.
         var ended = false
     }
     // An NSLock, not Synchronization.Mutex: ThreadSanitizer (a CI gate) cannot see Mutex's futex on Linux.
@@ -89,12 +89,14 @@ final class FileOutput: JobOutput, @unchecked Sendable {
     /// own thread (or lane); without, it discards what it wrote.
     func end(commit: Bool) {
         let first = withState { state in
-            defer { state.ended = true }
-            if !state.ended { state.commit = commit }
-            return !state.ended
+            guard !state.ended else { return false }
+            state.ended = true
+            state.commit = commit
+            return true
         }
+        guard first else { return }
         if commit { queue.close() } else { queue.cancel() }
-        if first, let lane {
+        if let lane {
             lane.submit { [self] in
                 defer { done.signal() }
                 step { try writeQueued() }

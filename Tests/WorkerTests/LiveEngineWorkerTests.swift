@@ -20,11 +20,7 @@ struct LiveEngineWorkerTests {
 
     /// Threads of this process named `name` (Linux: /proc/self/task/TID/comm), such as the worker's "sluice-job".
     static func threads(named name: String) -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { task in
-            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) == name
-        }.count
+        WorkerProcess.threadNames(of: "self").filter { $0 == name }.count
     }
 
     @Test("30 live jobs at once on the relay engine: threads stay bounded, each job succeeds once with its progress rows and outputs")

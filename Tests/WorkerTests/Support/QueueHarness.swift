@@ -250,11 +250,14 @@ final class WorkerProcess: @unchecked Sendable {
         return Set(maps.split(separator: "\n").compactMap { line in line.firstIndex(of: "/").map { String(line[$0...]) } })
     }
 
-    /// The names of the process's threads now (/proc/PID/task/TID/comm).
-    func threadNames() -> [String] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    /// The names of the process's threads now.
+    func threadNames() -> [String] { WorkerProcess.threadNames(of: "\(pid)") }
+
+    /// The names of a process's threads now (/proc/PROCESS/task/TID/comm; "self" for this one).
+    static func threadNames(of process: String) -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? []
         return tasks.compactMap { task in
-            (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            (try? String(contentsOfFile: "/proc/\(process)/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         }
     }
 
