@@ -128,7 +128,10 @@ struct JobLeaseTests {
             guard fields.count == 3, let messages = Int(fields[1]), let consumers = Int(fields[2]) else { return nil }
             return (String(fields[0]), [messages, consumers])
         })
-        #expect(rows["sluice.encode-lease.e1"] == [1, 1], "the claim lives under the encode name: \(queues)")
+        // One claim, or two for the moment of a renewal (the fresh claim is published before the held one is acked,
+        // and a renewal is due every 0.5 s while rabbitmqctl takes seconds to answer).
+        let claim = rows["sluice.encode-lease.e1"]
+        #expect(claim?[1] == 1 && (1...2).contains(claim?[0] ?? 0), "the claim lives under the encode name: \(queues)")
         #expect(rows["sluice.lease.e1"] == [0, 1], "the live name is held, empty: \(queues)")
         await a.releaseLease(jobID: "e1")
 

@@ -285,7 +285,10 @@ struct WHIPRelayTests {
         #expect(played["sizes"] as? [String] == ["320x180"], "the viewer decoded \(played["sizes"] ?? "nothing")")
         #expect(played["video_frames"] as? Int ?? 0 >= 60, "the viewer decoded \(played["video_frames"] ?? 0) frames in 4 s; the job's lines:\n\(log)")
         #expect(played["audio_frames"] as? Int ?? 0 >= 100, "the viewer decoded \(played["audio_frames"] ?? 0) Opus frames in 4 s")
-        #expect((played["longest_video_gap"] as? Double).map { $0 < 0.5 } == true, "the picture froze: \(played)")
+        // A freeze is a gap of half a second; under ThreadSanitizer (HEVC decode and x264 5-15x slower) one of 0.5 s
+        // was the sanitizer's, so there only a stall of seconds counts.
+        let longestGap = TestBuild.isThreadSanitized ? 2.0 : 0.5
+        #expect((played["longest_video_gap"] as? Double).map { $0 < longestGap } == true, "the picture froze: \(played)")
         #expect(publisher.wait(seconds: 40) == 0, "publisher: \(publisher.stderr)")
         #expect(Live.wait(seconds: 60) { outcome.get() != nil }, "the job did not end")
         let result = try #require(outcome.get()).get()

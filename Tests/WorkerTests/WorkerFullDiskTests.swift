@@ -9,8 +9,10 @@ import Testing
 /// Full disks under a running worker: the output root or the database's volume fills up; the
 /// job fails (or waits) with a message that says so, `/healthz` says why it is unhealthy, and the worker
 /// process carries on with the next job.
+// The time limit guards against a hang, not speed: a test's own waits add up to 70 s, and its broker vhost
+// (rabbitmqctl boots an Erlang VM) and fixtures take a loaded machine up to a minute more.
 @Suite(.enabled(if: PrivateBroker.isAvailable, PrivateBroker.unavailableReason),
-       .enabled(if: TinyDisk.shouldRun, TinyDisk.skipReason), .timeLimit(.minutes(2)))
+       .enabled(if: TinyDisk.shouldRun, TinyDisk.skipReason), .timeLimit(.minutes(4)))
 struct WorkerFullDiskTests {
     /// About 3.5 MB of lossless H.264 under the input root: more than a 2 MB tmpfs holds.
     static func bigInput() async throws -> String {
