@@ -40,15 +40,19 @@ let package = Package(
         .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         // What the two loaders share: opening a set of libraries once, finding a function, the forwarders' macros.
         .target(name: "CLibraryLoader"),
+        // Threads that name themselves as ps and /proc show them: Linux's prctl(PR_SET_NAME), which Swift cannot call
+        // (variadic), and the one place Sluice starts a thread of its own (`startNamedThread`).
+        .target(name: "CThreadName"),
+        .target(name: "NamedThreads", dependencies: ["CThreadName"], swiftSettings: swiftSettings),
         // librabbitmq 0.11 from the system, plus a shim for its variadic login.
         .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
-        .target(name: "JobQueue", dependencies: ["CRabbitMQ", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
+        .target(name: "JobQueue", dependencies: ["CRabbitMQ", "NamedThreads", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
         // libsrt 1.5.1's headers from the system (libsrt-gnutls-dev: Debian's GnuTLS build, the one libavformat59 links);
         // the shim gathers them. Nothing links libsrt: srt_loader.c opens it on the first call.
         .target(name: "CSRT", dependencies: ["CLibraryLoader"]),
         // The SRT transport: listener, caller and connection on one `sluice-srt` epoll thread; of Sluice it knows only the
         // job document's SRT address types (SRTURL, SRTStreamID), parsed once there.
-        .target(name: "SRTTransport", dependencies: ["CSRT", "JobDocument", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
+        .target(name: "SRTTransport", dependencies: ["CSRT", "JobDocument", "NamedThreads", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
         // A job's media as both engines see it: the JobEngine protocol, the options, progress, result and errors, the
         // interrupter, the timeline splicer, the live transport's protocols, and the output files (parts, fsync,
         // rename). No FFmpeg, no network, so the relay engine links neither libav nor the codec engine.
@@ -59,7 +63,7 @@ let package = Package(
         // segmented recordings, Annex B, ADTS) take media packets and write through `OutputFile`; the live edge reads FLV
         // tags as packets. No FFmpeg and no network, so the relay engine writes every file format without libav.
         .target(name: "MediaSinks", dependencies: ["MediaFormats", "MediaJob", "CFileIO", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: swiftSettings),
-        .target(name: "MediaEngine", dependencies: ["MediaFormats", "MediaJob", "MediaSinks", "CFFmpeg"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaFormats", "MediaJob", "MediaSinks", "CFFmpeg", "NamedThreads"], swiftSettings: swiftSettings),
         // The RTMP protocol in pure Swift (handshake, chunk stream, messages, AMF0 commands, NetConnection and
         // NetStream state machines): bytes in, actions out; no I/O, so it is tested byte by byte and fuzzed.
         .target(name: "RTMP", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
@@ -79,7 +83,7 @@ let package = Package(
         // live copy jobs on a fixed number of event-loop threads whatever the number of streams.
         .target(
             name: "LiveRelay",
-            dependencies: ["RTMP", "RTSP", "WebRTC", "MediaFormats", "MediaJob", "MediaSinks", "JobDocument", "SRTTransport",
+            dependencies: ["RTMP", "RTSP", "WebRTC", "MediaFormats", "MediaJob", "MediaSinks", "JobDocument", "SRTTransport", "NamedThreads",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
@@ -92,7 +96,7 @@ let package = Package(
         .target(name: "JobDocument", dependencies: ["MediaFormats"], swiftSettings: swiftSettings),
         .target(
             name: "Sluice",
-            dependencies: ["JobDocument", "MediaFormats", "MediaJob", "MediaEngine", "LiveRelay", "JobStore", "JobQueue",
+            dependencies: ["JobDocument", "MediaFormats", "MediaJob", "MediaEngine", "LiveRelay", "JobStore", "JobQueue", "NamedThreads",
                            // NIOCore for System.coreCount (cgroup- and cpuset-aware), the cores the engine's loops use too.
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
@@ -102,7 +106,7 @@ let package = Package(
         // The worker's HTTP side (/metrics, /healthz, the admin page): only the executable links Hummingbird.
         .target(
             name: "SluiceHTTP",
-            dependencies: ["Sluice", "JobDocument", "JobStore", "MediaJob", "MediaFormats", .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: ["Sluice", "JobDocument", "JobStore", "MediaJob", "MediaFormats", "NamedThreads", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],

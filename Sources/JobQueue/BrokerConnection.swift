@@ -1,5 +1,6 @@
 import CRabbitMQ
 import Foundation
+import NamedThreads
 
 /// The worker's link to RabbitMQ: one dedicated thread owns the librabbitmq connection (which is not
 /// thread-safe), reconnects with backoff, and takes acks and publishes from any thread through a mailbox.
@@ -77,9 +78,7 @@ public final class BrokerConnection: @unchecked Sendable {
             return !shared.started && !shared.closeRequested
         }
         guard first else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "sluice-amqp"
-        thread.start()
+        startNamedThread("sluice-amqp") { [self] in run() }
     }
 
     /// True while a connection is up (topology declared, consumers running).

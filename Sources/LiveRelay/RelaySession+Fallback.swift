@@ -2,6 +2,7 @@ import Foundation
 import MediaJob
 import MediaFormats
 import NIOCore
+import NamedThreads
 import RTMP
 
 /// A live job's slate (docs/ARCHITECTURE.md §4): prepared from the stream's first sequence headers, started when
@@ -127,7 +128,7 @@ extension RelaySession {
         let maker = fallback.options.maker
         let name = options.inputName
         // Encoding takes a moment of CPU: a thread of its own, never the event loop or the file pool.
-        let thread = Thread { [self] in
+        startNamedThread("sluice-slate") { [self] in
             let made = Result { () throws(SlateError) -> SlateLoop in try maker.makeSlate(for: target) }
             loop.execute { [self] in
                 guard let fallback = self.fallback else { return }
@@ -142,8 +143,6 @@ extension RelaySession {
                 }
             }
         }
-        thread.name = "sluice-slate"
-        thread.start()
     }
 
     // MARK: On slate

@@ -1,5 +1,6 @@
 import Foundation
 import MediaJob
+import NamedThreads
 
 /// The codec engine: every job that is not a live copy (files, encodes, ladders, audio-only outputs) as a `CodecJob`
 /// on a thread of its own, which becomes the job's input thread. Every RTMP byte of such a job (a live input to

@@ -1,6 +1,7 @@
 import Foundation
 import MediaJob
 import MediaSinks
+import NamedThreads
 
 /// One file output's bounded queue and where its sink writes: never on the input thread. A file job's output has a
 /// thread of its own; a live job's writes on a lane of the relay engine's shared file pool (`FileWorkLane`), so a live

@@ -1,6 +1,7 @@
 import CSRT
 import Foundation
 import JobDocument
+import NamedThreads
 
 extension SRTConnection {
     /// How long a caller waits for the handshake by default (libsrt's own default too).
@@ -41,7 +42,7 @@ extension SRTConnection {
             return
         }
         // The resolver blocks, so it runs on a short thread of its own, never on the caller's (maybe a loop).
-        let thread = Thread {
+        startNamedThread("sluice-resolve") {
             do throws(SRTError) {
                 let address = try SRTSocketAddress.resolve(url.host, port: url.port)
                 begin(url: url, address: address, localPort: localPort, timeout: timeout, timestampBasedDelivery: timestampBasedDelivery,
@@ -50,8 +51,6 @@ extension SRTConnection {
                 runtime.loop.post(owner: nil) { completion(.failure(error)) }
             }
         }
-        thread.name = "sluice-resolve"
-        thread.start()
     }
 
     private static func begin(url: SRTURL, address: SRTSocketAddress, localPort: UInt16?, timeout: Duration,

@@ -1,4 +1,5 @@
 import CSRT
+import NamedThreads
 import Synchronization
 import Foundation
 #if canImport(Glibc)
@@ -55,7 +56,7 @@ final class SRTEventLoop: @unchecked Sendable {
         wakeWrite = descriptors[1]
         var events = Int32(SRT_EPOLL_IN.rawValue)
         try srtCall("srt_epoll_add_ssock", srt_epoll_add_ssock(eid, wakeRead, &events))
-        Thread { [self] in run() }.start()
+        startNamedThread(Self.threadName) { [self] in run() }
     }
 
     /// Starts delivering `events` (SRT_EPOLL_IN, _OUT, _ERR) of `socket` to `target`.
@@ -105,8 +106,6 @@ final class SRTEventLoop: @unchecked Sendable {
     }
 
     private func run() {
-        // A failure leaves the inherited name, which costs only the name.
-        _ = sluice_name_this_thread(Self.threadName)
         condition.withLock { loopThread = pthread_self() }
         var reads = [SRTSOCKET](repeating: SRT_INVALID_SOCK, count: Self.eventsPerWait)
         var writes = [SRTSOCKET](repeating: SRT_INVALID_SOCK, count: Self.eventsPerWait)

@@ -4,6 +4,7 @@ import MediaEngine
 import MediaJob
 import JobDocument
 import NIOConcurrencyHelpers
+import NamedThreads
 
 /// How one run of a job ended, with the text recorded in the store.
 public enum JobOutcome: Sendable {
@@ -206,7 +207,7 @@ public final class JobRunner: Sendable {
                     return (fields.storeError, fields.requeueAnswer)
                 }
                 progressBatch.drop(state)
-                let thread = Thread { [self] in
+                startNamedThread("sluice-job-end") { [self] in
                     if case .success = result, let storeError {
                         completion(.failure(storeError))
                         return
@@ -218,8 +219,6 @@ public final class JobRunner: Sendable {
                         completion(.failure(error))
                     }
                 }
-                thread.name = "sluice-job-end"
-                thread.start()
             }
         })
         var options = plan.options

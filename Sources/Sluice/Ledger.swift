@@ -4,6 +4,7 @@ import JobQueue
 import JobStore
 import JobDocument
 import NIOConcurrencyHelpers
+import NamedThreads
 
 /// Why an event on `sluice.ledger` could not be applied (it is acked and dropped: it will never parse).
 public struct LedgerEventError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -174,11 +175,9 @@ public final class Ledger: Sendable {
         await consuming.value
         // close() blocks until the owner thread has flushed the mailbox (the last acks), or until the bound.
         let closed = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-            let thread = Thread { [broker] in
+            startNamedThread("sluice-ledger") { [broker] in
                 done.resume(returning: broker.close(within: Ledger.brokerCloseTimeout))
             }
-            thread.name = "sluice-ledger"
-            thread.start()
         }
         if !closed {
             log("ledger: the broker connection did not close within \(Ledger.brokerCloseTimeout); stopping without it: the broker redelivers what was not acked", level: .warning)

@@ -5,14 +5,13 @@ import JobQueue
 import JobStore
 import MediaEngine
 import MediaJob
+import NamedThreads
 
 extension Worker {
     // MARK: Attempts
 
     func start(_ job: ActiveJob) {
-        let thread = Thread { [self] in execute(job) }
-        thread.name = "sluice-job"
-        thread.start()
+        startNamedThread("sluice-job") { [self] in execute(job) }
     }
 
     /// The job's own thread, for the blocking start only (lease, `running`, plan, output rows): then its engine runs

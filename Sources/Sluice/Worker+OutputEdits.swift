@@ -10,6 +10,7 @@ import MediaEngine
 import MediaJob
 import JobDocument
 import NIOConcurrencyHelpers
+import NamedThreads
 
 /// What the worker needs of a relay engine to edit a running job's outputs (LiveRelay's `RelayEngine`).
 public protocol LiveOutputEditing: AnyObject, Sendable {
@@ -31,13 +32,11 @@ extension Worker {
             log("output edit for a job not running here: left to the worker that holds it", job: request.jobID)
             return
         }
-        let thread = Thread { [self] in
+        startNamedThread("sluice-edit") { [self] in
             let reply = applyOutputEdit(request, to: job)
             log(reply.message, job: request.jobID, level: reply.ok ? .info : .warning)
             if let queue = request.replyTo { broker.publishReply(to: queue, reply) }
         }
-        thread.name = "sluice-edit"
-        thread.start()
     }
 
     /// Applies one edit to a job running here; the answer is redacted.

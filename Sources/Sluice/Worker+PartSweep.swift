@@ -5,6 +5,7 @@ import Foundation
 import JobDocument
 import JobQueue
 import JobStore
+import NamedThreads
 
 extension Worker {
     /// Sweeps now and then every `StalePartSweep.interval` until the task is cancelled.
@@ -21,7 +22,7 @@ extension Worker {
         let root = PathPolicy.resolvedRoot(outputRoot)
         let (store, broker, log, age) = (store, broker, log, configuration.stalePartAge)
         let outcome: StalePartSweep.Outcome = await withCheckedContinuation { done in
-            let thread = Thread {
+            startNamedThread("sluice-sweep") {
                 let known: [String]
                 do { known = try store.jobIDs() } catch {
                     log("cannot read the job ids for the sweep of stale temporary files: \(error)")
@@ -31,8 +32,6 @@ extension Worker {
                     try broker.heldLeases(of: jobIDs)
                 })
             }
-            thread.name = "sluice-sweep"
-            thread.start()
         }
         if !outcome.removed.isEmpty {
             log("removed \(outcome.removed.count) stale temporary file\(outcome.removed.count == 1 ? "" : "s") nobody writes: "

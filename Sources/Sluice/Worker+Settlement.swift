@@ -6,6 +6,7 @@ import JobQueue
 import JobStore
 import MediaEngine
 import NIOConcurrencyHelpers
+import NamedThreads
 
 extension Worker {
     /// Publishes what follows the attempt (`SettlementPlan`: dead letter, retry, hand-over), then gives the lease up
@@ -117,11 +118,9 @@ extension Worker {
     func settleRedelivered(_ delivery: Delivery, reason: String, job: String) async {
         let broker = broker
         let waits: Result<Bool, AMQPError> = await withCheckedContinuation { done in
-            let thread = Thread {
+            startNamedThread("sluice-claim") {
                 done.resume(returning: Result { () throws(AMQPError) in try broker.claimWaits(jobID: job) })
             }
-            thread.name = "sluice-claim"
-            thread.start()
         }
         switch waits {
         case .success(true):

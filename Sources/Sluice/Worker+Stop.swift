@@ -3,6 +3,7 @@
 // plus `WorkerConfiguration.stopOverrun` even when the broker, the store or a job's streams are gone.
 import Foundation
 import JobQueue
+import NamedThreads
 
 extension Worker {
     /// Stops taking jobs; running jobs get the grace period. A second call interrupts them at once.
@@ -92,11 +93,9 @@ extension Worker {
     /// requeues, events); false when it did not finish within `timeout`.
     func closeBroker(within timeout: Duration) async -> Bool {
         await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-            let thread = Thread { [broker] in
+            startNamedThread("sluice-close") { [broker] in
                 done.resume(returning: broker.close(within: timeout))
             }
-            thread.name = "sluice-close"
-            thread.start()
         }
     }
 }

@@ -3,6 +3,7 @@
 import Foundation
 import JobStore
 import NIOConcurrencyHelpers
+import NamedThreads
 
 /// The broker connection as the HTTP side sees it (read from `BrokerConnection` by the worker).
 public struct BrokerStatus: Sendable, Equatable {
@@ -124,7 +125,7 @@ public final class HealthCheck: Sendable {
                 return (probes.nextWaiter, !probes.probing)
             }
             if start {
-                let thread = Thread { [self] in
+                startNamedThread("sluice-health") { [self] in
                     let result = Result { () throws(JobStoreError) in try store.checkWritable() }
                     let finished = probes.withLockedValue { probes in
                         probes.probing = false
@@ -133,8 +134,6 @@ public final class HealthCheck: Sendable {
                     }
                     for waiter in finished { waiter.resume(returning: result) }
                 }
-                thread.name = "sluice-health"
-                thread.start()
             }
             let (seconds, attoseconds) = deadline.components
             let wait = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))

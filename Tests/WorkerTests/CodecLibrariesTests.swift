@@ -72,6 +72,9 @@ struct CodecLibrariesTests {
         // The sampling saw the codec job's own thread, so it ran while the job did (and threads' names reach the
         // kernel: Linux takes at most 15 bytes, and a longer name is not set at all).
         #expect(threadsSeen.contains("sluice-codec"), "\(threadsSeen.sorted())")
+        // The worker's own threads carry their names too (the broker's connection started with the worker), not
+        // Foundation's race-lost `sluice`.
+        #expect(threadsSeen.contains("sluice-amqp"), "\(threadsSeen.sorted())")
         #expect(!threadsSeen.contains { $0.hasPrefix("sluice-out-") }, "a live job's file output had a thread: \(threadsSeen.sorted())")
         let record = try store.job(id: codecID)
         #expect(ended && record?.state == .succeeded, "\(String(describing: record)): \(worker.process.log.suffix(3000))")

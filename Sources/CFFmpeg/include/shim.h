@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <unistd.h>
-#include <sys/prctl.h>
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>
 #include <libavcodec/avcodec.h>
@@ -24,12 +23,6 @@
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
-
-/// Names the calling thread as ps and /proc show it (at most 15 bytes): prctl is variadic, which Swift cannot call,
-/// and Foundation's `Thread.name` reaches the kernel only when it wins a race with the thread's start.
-static inline int sluice_name_codec_thread(const char *name) {
-    return prctl(PR_SET_NAME, name, 0, 0, 0);
-}
 
 /// Opens libavutil, libswresample, libswscale, libavcodec and libavformat, once per process (every libav call does
 /// this itself on first use). Returns NULL once they are loaded, otherwise why they could not be: dlerror's text, or
