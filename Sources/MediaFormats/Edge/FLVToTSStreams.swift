@@ -16,15 +16,11 @@ struct FLVToTSFrame: Sendable {
 
 /// The video configuration: codec, record, and the converter to Annex B that inserts its parameter sets.
 struct FLVToTSVideo: Sendable {
-    private enum Converter: Sendable {
-        case h264(AVCCToAnnexBConverter)
-        case hevc(HVCCToAnnexBConverter)
-    }
-
     let codec: TSStreamCodec
     /// The avcC or hvcC, given to the muxer as extradata.
     let record: [UInt8]
-    private var converter: Converter
+    /// `AVCCToAnnexBConverter` or `HVCCToAnnexBConverter`.
+    private var converter: any LengthPrefixedToAnnexBConverter & Sendable
 
     /// The TS codec of an FLV video codec.
     /// - Throws: `FLVToTSError.unsupportedVideoCodec` for a codec other than AVC and HEVC.
@@ -41,23 +37,16 @@ struct FLVToTSVideo: Sendable {
     init(codec flvCodec: FLVVideoCodec, record: [UInt8]) throws {
         codec = try Self.tsCodec(of: flvCodec)
         self.record = record
-        converter = codec == .hevc ? .hevc(try HVCCToAnnexBConverter(record: HEVCDecoderConfigurationRecord(parsing: record)))
-            : .h264(try AVCCToAnnexBConverter(record: AVCDecoderConfigurationRecord(parsing: record)))
+        converter = codec == .hevc ? try HVCCToAnnexBConverter(record: HEVCDecoderConfigurationRecord(parsing: record))
+            : try AVCCToAnnexBConverter(record: AVCDecoderConfigurationRecord(parsing: record))
     }
 
     /// The access unit of one frame: Annex B, with the parameter sets before a keyframe.
     mutating func accessUnit(_ frame: FLVToTSFrame, pid: UInt16, dts: Int64, pts: Int64) throws -> TSMuxer.AccessUnit {
-        let annexB: (bytes: [UInt8], isKeyframe: Bool)
-        switch converter {
-        case var .h264(toAnnexB):
-            annexB = try toAnnexB.convert(Array(frame.payload))
-            converter = .h264(toAnnexB)
-        case var .hevc(toAnnexB):
-            annexB = try toAnnexB.convert(Array(frame.payload))
-            converter = .hevc(toAnnexB)
-        }
+        var bytes: [UInt8] = []
+        let isKeyframe = try frame.payload.withUnsafeBytes { try converter.convert($0, into: &bytes) }
         return TSMuxer.AccessUnit(pid: pid, pts: pts, dts: dts == pts ? nil : dts,
-                                  isKeyframe: annexB.isKeyframe || frame.isKeyframe, payload: annexB.bytes)
+                                  isKeyframe: isKeyframe || frame.isKeyframe, payload: bytes)
     }
 }
 

@@ -69,8 +69,9 @@ struct AVCCToAnnexBTests {
         var converter = try AVCCToAnnexBConverter(record: try Self.record(lengthSize: 4))
         _ = try converter.convert(avcc([Self.idr]))
         let newRecord = try Self.record(lengthSize: 2, sps: Self.otherSPS, pps: Self.otherPPS)
-        try converter.update(record: newRecord)
-        #expect(converter.record == newRecord)
+        // New extradata mid-stream is a new converter (what AnnexBConversion.update does).
+        converter = try AVCCToAnnexBConverter(record: newRecord)
+        #expect(converter.nalUnitLengthSize == 2)
         // The new length size applies to the next sample; the new sets go before the next IDR.
         #expect(try converter.convert(avcc([Self.p], lengthSize: 2)).bytes == annexB([Self.p]))
         #expect(try converter.convert(avcc([Self.idr], lengthSize: 2)).bytes == annexB([Self.otherSPS, Self.otherPPS, Self.idr]))
