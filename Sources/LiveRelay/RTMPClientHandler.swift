@@ -30,10 +30,7 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
     private var batchBytes = 0
     /// A playing pull's read pacing (`ReadPacer`).
     var pacedReads = PacedReads()
-    private var closedReported = false
-    /// Connect failures are reported by the connect future; only a connection that was up reports its close.
-    private var wasActive = false
-    private var failure: String?
+    private var end = ClientConnectionEnd()
     private var protocolFailed = false
     private(set) var context: ChannelHandlerContext?
 
@@ -50,7 +47,7 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
     func channelActive(context: ChannelHandlerContext) {
-        wasActive = true
+        end.wasActive = true
         let hello = connection.start()
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: hello)), promise: nil)
         context.fireChannelActive()
@@ -66,7 +63,7 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
         do {
             actions = try buffer.withUnsafeReadableBytes { try connection.receive($0) }
         } catch {
-            failure = "protocol error from the server: \(error)"
+            end.fail("protocol error from the server: \(error)")
             protocolFailed = true
             context.close(promise: nil)
             return
@@ -83,7 +80,7 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
             case let .media(message): batch.append(message)
             case let .refused(code, description):
                 deliverBatch()
-                failure = "refused: \(code) \(description)"
+                end.fail("refused: \(code) \(description)")
                 onEvent(.refused("\(code) \(description)"))
             case .streamEnded: deliverBatch(); onEvent(.streamEnded)
             }
@@ -115,7 +112,7 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if failure == nil { failure = describeNetworkError(error) }
+        end.note(error)
         context.close(promise: nil)
     }
 
@@ -133,9 +130,7 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
     }
 
     private func reportClosed() {
-        guard wasActive, !closedReported else { return }
-        closedReported = true
-        onEvent(.closed(error: failure ?? "the server closed the connection"))
+        end.reportClosed { onEvent(.closed(error: $0 ?? "the server closed the connection")) }
     }
 
     // MARK: Publish side, called by the session on this channel's event loop
@@ -156,11 +151,40 @@ final class RTMPClientHandler: ChannelInboundHandler, PacedReader {
     func closePolitely() {
         guard let context else { return }
         let goodbye = connection.close()
-        failure = failure ?? "closed by the relay"
+        end.note("closed by the relay")
         if !goodbye.isEmpty {
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: goodbye)), promise: nil)
         }
         context.close(promise: nil)
+    }
+}
+
+/// How a client connection (an RTMP pull or publish, an RTSP pull) ended, told its owner once. Connect failures are
+/// reported by the connect future: only a connection that was up reports its close, with the first reason noted.
+struct ClientConnectionEnd {
+    /// The connection became active.
+    var wasActive = false
+    /// Why it ends, as first noted: an error caught, a protocol error, a refusal, the relay closing it.
+    private(set) var failure: String?
+    private var reported = false
+
+    /// Keeps `reason` unless one was noted before.
+    mutating func note(_ reason: String) {
+        if failure == nil { failure = reason }
+    }
+
+    /// The reason from now on, whatever was noted before (the server's own word: a refusal, a protocol error).
+    mutating func fail(_ reason: String) { failure = reason }
+
+    /// An error the channel caught, in an operator's words (`describeNetworkError`).
+    mutating func note(_ error: any Error) { note(describeNetworkError(error)) }
+
+    /// Calls `report` with the reason (nil: none was noted) the first time it is asked for a connection that was up;
+    /// never again after.
+    mutating func reportClosed(_ report: (String?) -> Void) {
+        guard wasActive, !reported else { return }
+        reported = true
+        report(failure)
     }
 }
 

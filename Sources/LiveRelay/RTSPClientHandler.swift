@@ -21,9 +21,7 @@ final class RTSPClientHandler: ChannelInboundHandler, PacedReader {
     typealias OutboundOut = ByteBuffer
 
     private let onEvent: (RTSPConnectionEvent) -> Void
-    private var wasActive = false
-    private var closedReported = false
-    private var failure: String?
+    private var end = ClientConnectionEnd()
     private(set) var context: ChannelHandlerContext?
     /// A playing camera's read pacing (`ReadPacer`).
     var pacedReads = PacedReads()
@@ -37,7 +35,7 @@ final class RTSPClientHandler: ChannelInboundHandler, PacedReader {
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
     func channelActive(context: ChannelHandlerContext) {
-        wasActive = true
+        end.wasActive = true
         onEvent(.active)
         context.fireChannelActive()
     }
@@ -63,7 +61,7 @@ final class RTSPClientHandler: ChannelInboundHandler, PacedReader {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if failure == nil { failure = describeNetworkError(error) }
+        end.note(error)
         context.close(promise: nil)
     }
 
@@ -80,9 +78,7 @@ final class RTSPClientHandler: ChannelInboundHandler, PacedReader {
     }
 
     private func reportClosed() {
-        guard wasActive, !closedReported else { return }
-        closedReported = true
-        onEvent(.closed(error: failure))
+        end.reportClosed { onEvent(.closed(error: $0)) }
     }
 
     /// Writes and flushes bytes for the server.
@@ -94,7 +90,7 @@ final class RTSPClientHandler: ChannelInboundHandler, PacedReader {
     /// Writes `bytes` (a TEARDOWN), then closes the connection once they are written.
     func send(_ bytes: [UInt8], thenClose: Bool) {
         guard let context else { return }
-        failure = failure ?? "closed by the relay"
+        end.note("closed by the relay")
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes))).whenComplete { _ in
             channel.close(promise: nil)
