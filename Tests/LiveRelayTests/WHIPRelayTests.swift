@@ -316,7 +316,10 @@ struct WHIPRelayTests {
 
     @Test("take-over: the worker that had the job closes the publisher's and the viewer's sessions (close_notify); each POSTs the same URL again and the job's new worker takes it, and answers the old Locations 404")
     func takeOver() throws {
-        let source = try Live.fixture(seconds: 8)
+        // Long enough that the first session is still streaming when its worker lets the job go: under
+        // ThreadSanitizer the wait for its frames and for the viewer's bytes outlasted an 8 s file, which then ended
+        // the session by itself ("media") before the server could.
+        let source = try Live.fixture(seconds: 20)
         let port = try Live.freePort()
         let path = "/live/moving"
         let (rootA, rootB) = (Live.scratch("whip-takeover-a"), Live.scratch("whip-takeover-b"))
@@ -334,7 +337,7 @@ struct WHIPRelayTests {
         let first = RunningJob(Self.engine, options(rootA))
         #expect(ListeningPort.wait(port, seconds: 10), "the WHIP port never listened")
         let url = "http://127.0.0.1:\(port)\(path)"
-        // A session streams the file (8 s) once connected; one the server ends is followed by POSTs for up to 90 s.
+        // A session streams the file (20 s) once connected; one the server ends is followed by POSTs for up to 90 s.
         let publisher = try Child("/usr/bin/env", ["python3", Self.script, "publish", url, "--file", source, "--token", Self.token,
                                                    "--seconds", "30", "--come-back", "90"], keepingOutput: true)
         defer { publisher.end() }

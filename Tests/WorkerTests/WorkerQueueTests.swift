@@ -269,9 +269,11 @@ struct WorkerQueueTests {
                 "not cancelled within 2 s: \(worker.log.suffix(2000))")
         let took = ContinuousClock.now - sent
         #expect(took < .seconds(2), "took \(took)")
-        // The trailer is written: ffprobe reads the finished file, shorter than the input.
+        // The trailer is written: ffprobe reads the finished file, shorter than the 8 s input. (How much shorter is the
+        // machine's: the job reads in real time from `running` until the cancel, whose CLI process took a
+        // ThreadSanitizer run past 4 s to start; the cancel's own latency is bounded above.)
         let duration = try await Media.duration(harness.output("c.flv"))
-        #expect(duration > 0.5 && duration < 6, "duration \(duration)")
+        #expect(duration > 0.5 && duration < 7.5, "duration \(duration)")
 
         #expect(try await eventually { try harness.job("queued-later")?.state == .cancelled }, "\(worker.log.suffix(2000))")
         #expect(try harness.job("queued-later")?.attempts == 0)
