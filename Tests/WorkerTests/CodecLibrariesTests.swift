@@ -70,7 +70,7 @@ struct CodecLibrariesTests {
             return try store.job(id: codecID)?.state.isTerminal == true
         }
         // The sampling saw the codec job's own thread, so it ran while the job did (and threads' names reach the
-        // kernel: Linux takes at most 15 bytes, and a longer name is not set at all).
+        // kernel: Linux keeps at most 15 bytes).
         #expect(threadsSeen.contains("sluice-codec"), "\(threadsSeen.sorted())")
         // The worker's own threads carry their names too (the broker's connection started with the worker), not
         // Foundation's race-lost `sluice`.

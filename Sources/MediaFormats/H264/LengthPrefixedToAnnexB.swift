@@ -15,8 +15,6 @@ public protocol LengthPrefixedToAnnexBConverter {
     mutating func prepare(_ nalUnit: UnsafeRawBufferPointer, into output: inout [UInt8]) throws
     /// The sample begun last holds a picture a decoder can start at (IDR, IRAP).
     var sampleIsKeyframe: Bool { get }
-    /// Forgets in-band parameter sets and goes back to the record's.
-    mutating func reset()
 }
 
 extension LengthPrefixedToAnnexBConverter {

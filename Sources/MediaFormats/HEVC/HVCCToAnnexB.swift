@@ -22,6 +22,7 @@ public struct HVCCToAnnexBConverter: LengthPrefixedToAnnexBConverter, Sendable {
         recordParameterSets = parameterSets
     }
 
+    /// Forgets in-band parameter sets and goes back to the record's.
     public mutating func reset() { parameterSets = recordParameterSets }
 
     public mutating func beginSample() { scan = HEVCParameterSetInsertionScan() }
