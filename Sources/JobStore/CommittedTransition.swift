@@ -11,15 +11,6 @@ public struct CommittedTransition: Equatable, Sendable {
     /// The event written in the same transaction; its `eventID` names it on the events exchange.
     public var event: EventRecord
 
-    /// Pairs a committed job with its event.
-    /// - Parameters:
-    ///   - job: the job after the transition.
-    ///   - event: the event row of the transition.
-    public init(job: JobRecord, event: EventRecord) {
-        self.job = job
-        self.event = event
-    }
-
     /// The job's fields, read through the transition.
     public subscript<Value>(dynamicMember keyPath: KeyPath<JobRecord, Value>) -> Value {
         job[keyPath: keyPath]

@@ -19,12 +19,6 @@ public struct JobLifecycle: Equatable, Sendable {
     /// The state the job is in now.
     public private(set) var state: JobState
 
-    /// Starts a machine at `state` (the value read from `jobs.state`).
-    /// - Parameter state: the job's current state.
-    public init(state: JobState) {
-        self.state = state
-    }
-
     /// The states reachable from `state` in one step.
     /// - Parameter state: the state to leave.
     public static func successors(of state: JobState) -> Set<JobState> {

@@ -8,11 +8,6 @@ public struct OutputTally: Equatable, Sendable {
     public var succeeded: Int
     /// All outputs of the job.
     public var total: Int
-
-    public init(succeeded: Int, total: Int) {
-        self.succeeded = succeeded
-        self.total = total
-    }
 }
 
 extension JobStore {

@@ -62,12 +62,6 @@ extension RTSPClientConnection {
         public var description: SessionDescription
         public var tracks: [Track]
         public var session: RTSPSessionHeader
-
-        public init(description: SessionDescription, tracks: [Track], session: RTSPSessionHeader) {
-            self.description = description
-            self.tracks = tracks
-            self.session = session
-        }
     }
 
     public enum Action: Sendable, Equatable {

@@ -55,14 +55,6 @@ public struct DeliveryTriage: Sendable {
         public var maxAttempts: Int
         public var workerID: String?
         public var error: String?
-
-        public init(state: JobState, attempts: Int, maxAttempts: Int, workerID: String?, error: String?) {
-            self.state = state
-            self.attempts = attempts
-            self.maxAttempts = maxAttempts
-            self.workerID = workerID
-            self.error = error
-        }
     }
 
     /// Most cancels remembered for jobs not seen yet; the oldest is forgotten first.

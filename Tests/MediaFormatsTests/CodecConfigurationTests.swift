@@ -1,5 +1,5 @@
 import Testing
-import MediaFormats
+@testable import MediaFormats
 
 @Suite("VPCodecConfigurationRecord (vpcC v1) and OpusIDHeader (RFC 7845 §5.1)")
 struct CodecConfigurationTests {

@@ -1,5 +1,5 @@
 import Testing
-import RTSP
+@testable import RTSP
 
 @Suite("RTSP Basic and Digest authentication")
 struct RTSPAuthenticationTests {

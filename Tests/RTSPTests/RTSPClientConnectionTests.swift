@@ -1,6 +1,6 @@
 import Testing
 import MediaFormats
-import RTSP
+@testable import RTSP
 
 @Suite("RTSP client connection")
 struct RTSPClientConnectionTests {

@@ -1,5 +1,5 @@
 import Testing
-import RTSP
+@testable import RTSP
 
 @Suite("RTSP Transport, Session and URL")
 struct RTSPHeaderFieldTests {

@@ -1,4 +1,4 @@
-import MediaFormats
+@testable import MediaFormats
 import Testing
 @testable import WebRTC
 

@@ -13,11 +13,6 @@ struct SlatePictures: Sendable {
     /// A video slate loops its first 10 s at most (the encoded loop stays a few MiB).
     static let maxSeconds = 10.0
 
-    init(path: String, root: String?) {
-        self.path = path
-        self.root = root
-    }
-
     /// Decodes pictures in order, handing each with its time in seconds from the first; stops after `maxSeconds`
     /// or when `body` returns false. Throws a `SlateError` naming the file when it does not open or decode.
     func decode(_ body: (UnsafeMutablePointer<AVFrame>, Double) throws -> Bool) throws(SlateError) {

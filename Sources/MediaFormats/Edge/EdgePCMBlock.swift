@@ -8,12 +8,4 @@ public struct EdgePCMBlock: Sendable, Equatable {
     /// The block does not continue the one before (the first, or after a jump too long to fill with silence): an
     /// encoder starts its clock again here.
     public var startsRun: Bool
-
-    public init(milliseconds: Int64, samples: [Int16], sampleRate: Int, channels: Int, startsRun: Bool) {
-        self.milliseconds = milliseconds
-        self.samples = samples
-        self.sampleRate = sampleRate
-        self.channels = channels
-        self.startsRun = startsRun
-    }
 }

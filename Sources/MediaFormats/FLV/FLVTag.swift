@@ -9,13 +9,6 @@ public struct FLVTag: Sendable, Equatable {
     /// Byte offset of the tag header from the start of the stream.
     public let offset: Int
 
-    /// A tag; `data.count` should equal `header.dataSize`.
-    public init(header: FLVTagHeader, data: [UInt8], offset: Int) {
-        self.header = header
-        self.data = data
-        self.offset = offset
-    }
-
     /// The VideoTagHeader at the start of a video tag's data.
     public func videoTagHeader() throws -> FLVVideoTagHeader {
         try requireType(.video)

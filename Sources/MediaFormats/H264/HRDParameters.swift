@@ -10,13 +10,6 @@ public struct HRDParameters: Equatable, Sendable {
         public var cpbSizeValue: Int
         /// cbr_flag.
         public var cbr: Bool
-
-        /// A schedule from its fields.
-        public init(bitRateValue: Int, cpbSizeValue: Int, cbr: Bool) {
-            self.bitRateValue = bitRateValue
-            self.cpbSizeValue = cpbSizeValue
-            self.cbr = cbr
-        }
     }
 
     /// bit_rate_scale (4 bits).

@@ -37,12 +37,6 @@ public struct VUIParameters: Equatable, Sendable {
         public var width: Int
         /// sar_height.
         public var height: Int
-
-        /// A ratio from its terms.
-        public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
-        }
     }
 
     /// colour_description fields (Tables E-3, E-4, E-5).
@@ -53,13 +47,6 @@ public struct VUIParameters: Equatable, Sendable {
         public var transferCharacteristics: Int
         /// matrix_coefficients.
         public var matrixCoefficients: Int
-
-        /// A description from its three codes.
-        public init(colourPrimaries: Int, transferCharacteristics: Int, matrixCoefficients: Int) {
-            self.colourPrimaries = colourPrimaries
-            self.transferCharacteristics = transferCharacteristics
-            self.matrixCoefficients = matrixCoefficients
-        }
     }
 
     /// Timing information: one tick is num_units_in_tick / time_scale seconds, a frame is two ticks (E.2.1).
@@ -70,13 +57,6 @@ public struct VUIParameters: Equatable, Sendable {
         public var timeScale: UInt32
         /// fixed_frame_rate_flag.
         public var fixedFrameRate: Bool
-
-        /// Timing from its fields.
-        public init(numUnitsInTick: UInt32, timeScale: UInt32, fixedFrameRate: Bool) {
-            self.numUnitsInTick = numUnitsInTick
-            self.timeScale = timeScale
-            self.fixedFrameRate = fixedFrameRate
-        }
     }
 
     /// bitstream_restriction fields.

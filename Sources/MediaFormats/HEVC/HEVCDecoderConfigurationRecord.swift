@@ -11,13 +11,6 @@ public struct HEVCDecoderConfigurationRecord: Sendable, Equatable {
         public var nalUnitType: HEVCNALUnitType
         /// The NAL units, 2-byte headers included.
         public var nalUnits: [[UInt8]]
-
-        /// An array from its fields.
-        public init(completeness: Bool, nalUnitType: HEVCNALUnitType, nalUnits: [[UInt8]]) {
-            self.completeness = completeness
-            self.nalUnitType = nalUnitType
-            self.nalUnits = nalUnits
-        }
     }
 
     /// configurationVersion (1).

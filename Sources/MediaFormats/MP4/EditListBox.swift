@@ -10,11 +10,6 @@ public struct EditListBox: MP4Box, Equatable {
     public struct Entry: Sendable, Equatable {
         public var segmentDuration: UInt64
         public var mediaTime: Int64
-
-        public init(segmentDuration: UInt64, mediaTime: Int64) {
-            self.segmentDuration = segmentDuration
-            self.mediaTime = mediaTime
-        }
     }
 
     public var entries: [Entry]

@@ -14,14 +14,6 @@ public struct TrackRunBox: MP4Box, Equatable {
         public let flags: MP4SampleFlags
         /// sample_composition_time_offset: PTS − DTS in the track timescale; negative only in version 1.
         public let compositionTimeOffset: Int32
-
-        /// An entry from its fields.
-        public init(duration: UInt32, size: UInt32, flags: MP4SampleFlags, compositionTimeOffset: Int32) {
-            self.duration = duration
-            self.size = size
-            self.flags = flags
-            self.compositionTimeOffset = compositionTimeOffset
-        }
     }
 
     /// data_offset: from the base data offset to the first sample's bytes.

@@ -13,11 +13,6 @@ public struct ProgramAssociationTable: Sendable, Equatable {
         public var programNumber: UInt16
         /// program_map_PID (or network_PID).
         public var pid: UInt16
-
-        public init(programNumber: UInt16, pid: UInt16) {
-            self.programNumber = programNumber
-            self.pid = pid
-        }
     }
 
     /// transport_stream_id.

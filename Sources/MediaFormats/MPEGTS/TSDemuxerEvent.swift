@@ -28,10 +28,6 @@ public struct TSAccessUnit: Sendable, Equatable {
     public struct OpusTrim: Sendable, Equatable {
         public var start: UInt16?
         public var end: UInt16?
-        public init(start: UInt16?, end: UInt16?) {
-            self.start = start
-            self.end = end
-        }
     }
 
     public init(pid: UInt16, codec: TSStreamCodec, pts: Int64?, dts: Int64?, isKeyframe: Bool,

@@ -24,12 +24,6 @@ public struct OpusIDHeader: Sendable, Equatable {
         public var coupledStreamCount: UInt8
         /// One entry per output channel; 255 means silence.
         public var channelMapping: [UInt8]
-
-        public init(streamCount: UInt8, coupledStreamCount: UInt8, channelMapping: [UInt8]) {
-            self.streamCount = streamCount
-            self.coupledStreamCount = coupledStreamCount
-            self.channelMapping = channelMapping
-        }
     }
 
     /// "OpusHead".

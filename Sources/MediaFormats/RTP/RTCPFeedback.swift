@@ -96,11 +96,6 @@ public struct RTCPNackItem: Sendable, Equatable {
     public var packetID: UInt16
     public var bitmask: UInt16
 
-    public init(packetID: UInt16, bitmask: UInt16) {
-        self.packetID = packetID
-        self.bitmask = bitmask
-    }
-
     /// The sequence numbers this entry names, in order.
     public var sequenceNumbers: [RTPSequenceNumber] {
         let first = RTPSequenceNumber(packetID)

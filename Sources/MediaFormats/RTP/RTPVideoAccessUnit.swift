@@ -10,13 +10,6 @@ public struct RTPVideoAccessUnit: Sendable, Equatable {
     public var isKeyframe: Bool
     /// The marker bit ended it; false when a packet with a new timestamp did (a sender that never marks, or a lost marker).
     public var endedByMarker: Bool
-
-    public init(nalUnits: [[UInt8]], rtpTimestamp: UInt32, isKeyframe: Bool, endedByMarker: Bool) {
-        self.nalUnits = nalUnits
-        self.rtpTimestamp = rtpTimestamp
-        self.isKeyframe = isKeyframe
-        self.endedByMarker = endedByMarker
-    }
 }
 
 /// What a video depacketizer gives for one packet.

@@ -57,13 +57,6 @@ public struct WebRTCRejectedMedia: Sendable, Equatable {
     public var media: String
     public var mid: String?
     public var reason: String
-
-    public init(index: Int, media: String, mid: String?, reason: String) {
-        self.index = index
-        self.media = media
-        self.mid = mid
-        self.reason = reason
-    }
 }
 
 /// The peer's side of the one transport every track shares.

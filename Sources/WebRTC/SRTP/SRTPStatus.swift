@@ -4,10 +4,6 @@
 public struct SRTPStatus: Hashable, Sendable, CustomStringConvertible {
     public let code: Int32
 
-    public init(code: Int32) {
-        self.code = code
-    }
-
     /// The tag did not verify: the packet was altered or keyed otherwise.
     public static let authFail = SRTPStatus(code: 7)
     /// The packet index was seen already (a replay or a duplicate).

@@ -1,6 +1,6 @@
 import SluiceTestSupport
 import Testing
-import MediaFormats
+@testable import MediaFormats
 
 @Suite("Annex B → AVCC converter")
 struct AnnexBToAVCCTests {

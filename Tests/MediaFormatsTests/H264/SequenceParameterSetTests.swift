@@ -1,6 +1,6 @@
 import SluiceTestSupport
 import Testing
-import MediaFormats
+@testable import MediaFormats
 
 @Suite("Sequence parameter set (§7.3.2.1.1, Annex E)")
 struct SequenceParameterSetTests {

@@ -1,5 +1,5 @@
 import Testing
-import MediaFormats
+@testable import MediaFormats
 
 @Suite("hvcC ⇄ Annex B (HVCCToAnnexBConverter, AnnexBToHVCCConverter)")
 struct HEVCConversionTests {

@@ -1,5 +1,5 @@
 import Testing
-import MediaFormats
+@testable import MediaFormats
 
 @Suite("HEVCDecoderConfigurationRecord (ISO/IEC 14496-15 §8.3.3)")
 struct HEVCDecoderConfigurationRecordTests {

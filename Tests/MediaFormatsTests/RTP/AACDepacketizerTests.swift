@@ -1,5 +1,5 @@
 import Testing
-import MediaFormats
+@testable import MediaFormats
 
 @Suite("AAC depacketizer (mpeg4-generic)")
 struct AACDepacketizerTests {

@@ -1,5 +1,5 @@
 import Testing
-import MediaFormats
+@testable import MediaFormats
 
 @Suite("H.264 depacketizer")
 struct H264DepacketizerTests {

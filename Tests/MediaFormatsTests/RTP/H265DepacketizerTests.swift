@@ -1,5 +1,5 @@
 import Testing
-import MediaFormats
+@testable import MediaFormats
 
 @Suite("H.265 depacketizer")
 struct H265DepacketizerTests {

@@ -1,5 +1,5 @@
 import Testing
-import MediaFormats
+@testable import MediaFormats
 
 @Suite("RTCP feedback: Generic NACK, PLI, FIR")
 struct RTCPFeedbackTests {

@@ -1,5 +1,5 @@
 import Testing
-import MediaFormats
+@testable import MediaFormats
 
 @Suite("SDP WebRTC offers, writer and negotiation")
 struct WebRTCNegotiationTests {

@@ -1,5 +1,5 @@
 import Testing
-import WebRTC
+@testable import WebRTC
 
 @Suite("STUN messages: RFC 5769 vectors")
 struct STUNMessageTests {
