@@ -1,5 +1,5 @@
 import Testing
-@testable import RTSP
+import RTSP
 
 @Suite("RTSP Basic and Digest authentication")
 struct RTSPAuthenticationTests {

@@ -1,6 +1,6 @@
 import SluiceTestSupport
 import Testing
-@testable import MediaFormats
+import MediaFormats
 
 @Suite("Annex B → AVCC converter")
 struct AnnexBToAVCCTests {

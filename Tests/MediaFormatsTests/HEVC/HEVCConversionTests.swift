@@ -1,5 +1,5 @@
 import Testing
-@testable import MediaFormats
+import MediaFormats
 
 @Suite("hvcC ⇄ Annex B (HVCCToAnnexBConverter, AnnexBToHVCCConverter)")
 struct HEVCConversionTests {

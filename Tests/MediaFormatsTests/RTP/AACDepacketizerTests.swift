@@ -1,5 +1,5 @@
 import Testing
-@testable import MediaFormats
+import MediaFormats
 
 @Suite("AAC depacketizer (mpeg4-generic)")
 struct AACDepacketizerTests {

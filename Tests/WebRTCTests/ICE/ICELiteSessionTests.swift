@@ -1,5 +1,5 @@
 import Testing
-@testable import WebRTC
+import WebRTC
 
 /// Checks as a browser (a full, controlling agent) sends them to this worker.
 struct BrowserCheck {

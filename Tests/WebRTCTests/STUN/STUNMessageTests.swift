@@ -1,5 +1,5 @@
 import Testing
-@testable import WebRTC
+import WebRTC
 
 @Suite("STUN messages: RFC 5769 vectors")
 struct STUNMessageTests {
