@@ -187,6 +187,16 @@ test_units() {
 
 # Runs the units of a bundle ($1), $2 at a time, named with prefix $3; $4 keeps only the targets it names. A subshell,
 # so it waits only for its own processes.
+# CPU seconds (user + system) of the processes this shell has waited for, into the variable named $1: for a unit's
+# subshell, the test bundle and every child it waited for (ffmpeg, the peers, rabbitmqctl), not the services. `times`
+# runs in the shell itself: in a pipe or $(…) it would be a fresh process's, with no children.
+children_cpu() {
+  local file="$work/times-$BASHPID"
+  times > "$file"
+  printf -v "$1" '%s' "$(awk 'NR == 2 { cpu = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); cpu += p[1] * 60 + p[2] } printf "%.0f", cpu }' "$file")"
+  rm -f "$file"
+}
+
 run_test_units() (
   trap - EXIT INT TERM
   local bundle=$1 jobs=$2 prefix=$3 only=${4:-} status=0 running=0 filter name
@@ -199,7 +209,9 @@ run_test_units() (
       began=$SECONDS
       unit_status=0
       checked_test "$name" "$bundle" "$filter" || unit_status=$?
-      [ -z "$prefix" ] && echo "$filter $((SECONDS - began))" >> "$work/unit-times"
+      # Wall seconds, then CPU seconds: what a unit costs the machine, which its wall time hides.
+      children_cpu cpu
+      [ -z "$prefix" ] && echo "$filter $((SECONDS - began)) $cpu" >> "$work/unit-times"
       exit "$unit_status"
     ) &
     running=$((running + 1))
@@ -213,7 +225,10 @@ run_test_units() (
     running=$((running - 1))
   done
   # The next run starts the longest first.
-  [ -s "$work/unit-times" ] && mkdir -p "$(dirname "$test_times")" && cp "$work/unit-times" "$test_times"
+  if [ -s "$work/unit-times" ]; then
+    mkdir -p "$(dirname "$test_times")" && cp "$work/unit-times" "$test_times"
+    echo "test: the units that cost the most CPU (seconds of CPU, of wall): $(sort -k3,3nr "$work/unit-times" | head -8 | awk '{ gsub(/[\\^\/]/, "", $1); sub(/\.$/, "", $1); printf "%s%s %s/%s", (NR > 1 ? ", " : ""), $1, $3, $2 }')" >&2
+  fi
   exit "$status"
 )
 
@@ -282,4 +297,42 @@ finish_run() {
     exit 1
   fi
   echo "test: every stage passed" >&2
+}
+
+# The from-source worker image (`source-image`) proves that the stack builds from source as users build it. The tests'
+# own build compiles every Swift source of the tree; what only this image's build meets is its recipe: docker/ (the
+# Dockerfiles and the build script), Package.swift, the C modules under Sources/ (their maps and headers name the
+# system libraries a build needs), and the scripts that build and check the image. A full run builds the image when the
+# digest of those files, with the toolchain's and the C libraries' versions, differs from the last one that built and
+# passed on this machine: a cold release build beside the tests cost every change to Sources/ minutes of two busy cores.
+# SLUICE_TEST_SOURCE_IMAGE=1 builds it regardless, 0 never.
+source_image_record=${SLUICE_IMAGE_CACHE:-/var/cache/sluice}/source-image.recipe
+source_image_recipe() {
+  {
+    { git -C "$root" ls-files docker Package.swift scripts/lib/container-images.sh scripts/lib/container-stack.sh
+      git -C "$root" ls-files Sources | grep -v '\.swift$'; } | LC_ALL=C sort | while IFS= read -r path; do
+      printf '%s %s\n' "$(sha256sum < "$root/$path" | cut -c1-64)" "$path"
+    done
+    swift -version 2>&1
+    pkg-config --modversion libavformat libavcodec libavutil libswscale libswresample librabbitmq sqlite3 2>&1
+  } | sha256sum | cut -c1-64
+}
+# Whether the image must be built: prints why (nothing when the recorded recipe is this tree's and its image is there).
+source_image_due() {
+  local recipe recorded image
+  [ "${SLUICE_TEST_SOURCE_IMAGE:-}" = 1 ] && { echo "SLUICE_TEST_SOURCE_IMAGE=1"; return; }
+  recipe=$(source_image_recipe)
+  read -r recorded image _ < "$source_image_record" 2>/dev/null || { echo "no image built from source here yet"; return; }
+  [ "$recorded" = "$recipe" ] || { echo "its recipe changed since $(cut -d' ' -f3- "$source_image_record")"; return; }
+  [ "$(podman image inspect --format '{{.Id}}' localhost/sluice:source 2>/dev/null)" = "$image" ] \
+    || echo "the image built from this recipe is no longer in the image store"
+}
+# The stage: the image built and checked, then its recipe recorded with the image's id.
+source_image_stage() {
+  local recipe
+  recipe=$(source_image_recipe)
+  scripts/stack image-source --containers
+  mkdir -p "$(dirname "$source_image_record")"
+  echo "$recipe $(podman image inspect --format '{{.Id}}' localhost/sluice:source) $(date -u +%FT%TZ) source id $(docker/source-id | cut -c1-16)" \
+    > "$source_image_record"
 }
