@@ -185,8 +185,6 @@ test_units() {
   done | sort -rn | cut -d' ' -f2
 }
 
-# Runs the units of a bundle ($1), $2 at a time, named with prefix $3; $4 keeps only the targets it names. A subshell,
-# so it waits only for its own processes.
 # CPU seconds (user + system) of the processes this shell has waited for, into the variable named $1: for a unit's
 # subshell, the test bundle and every child it waited for (ffmpeg, the peers, rabbitmqctl), not the services. `times`
 # runs in the shell itself: in a pipe or $(…) it would be a fresh process's, with no children.
@@ -197,6 +195,8 @@ children_cpu() {
   rm -f "$file"
 }
 
+# Runs the units of a bundle ($1), $2 at a time, named with prefix $3; $4 keeps only the targets it names. A subshell,
+# so it waits only for its own processes.
 run_test_units() (
   trap - EXIT INT TERM
   local bundle=$1 jobs=$2 prefix=$3 only=${4:-} status=0 running=0 filter name
@@ -304,7 +304,8 @@ finish_run() {
 # Dockerfiles and the build script), Package.swift, the C modules under Sources/ (their maps and headers name the
 # system libraries a build needs), and the scripts that build and check the image. A full run builds the image when the
 # digest of those files, with the toolchain's and the C libraries' versions, differs from the last one that built and
-# passed on this machine: a cold release build beside the tests cost every change to Sources/ minutes of two busy cores.
+# passed on this machine: its release build of what changed cost every change to Sources/ minutes of CPU beside the
+# tests and the other builds.
 # SLUICE_TEST_SOURCE_IMAGE=1 builds it regardless, 0 never.
 source_image_record=${SLUICE_IMAGE_CACHE:-/var/cache/sluice}/source-image.recipe
 source_image_recipe() {
@@ -322,16 +323,18 @@ source_image_due() {
   local recipe recorded image
   [ "${SLUICE_TEST_SOURCE_IMAGE:-}" = 1 ] && { echo "SLUICE_TEST_SOURCE_IMAGE=1"; return; }
   recipe=$(source_image_recipe)
-  read -r recorded image _ < "$source_image_record" 2>/dev/null || { echo "no image built from source here yet"; return; }
+  [ -s "$source_image_record" ] || { echo "no image built from source here yet"; return; }
+  read -r recorded image _ < "$source_image_record"
   [ "$recorded" = "$recipe" ] || { echo "its recipe changed since $(cut -d' ' -f3- "$source_image_record")"; return; }
   [ "$(podman image inspect --format '{{.Id}}' localhost/sluice:source 2>/dev/null)" = "$image" ] \
     || echo "the image built from this recipe is no longer in the image store"
 }
-# The stage: the image built and checked, then its recipe recorded with the image's id.
+# The stage: the image built and checked, then its recipe recorded with the image's id. (Run as `cmd || status=$?`,
+# where `set -e` does not hold: a failed build returns before anything is recorded.)
 source_image_stage() {
   local recipe
   recipe=$(source_image_recipe)
-  scripts/stack image-source --containers
+  scripts/stack image-source --containers || return
   mkdir -p "$(dirname "$source_image_record")"
   echo "$recipe $(podman image inspect --format '{{.Id}}' localhost/sluice:source) $(date -u +%FT%TZ) source id $(docker/source-id | cut -c1-16)" \
     > "$source_image_record"
