@@ -308,6 +308,8 @@ finish_run() {
 # tests and the other builds.
 # SLUICE_TEST_SOURCE_IMAGE=1 builds it regardless, 0 never.
 source_image_record=${SLUICE_IMAGE_CACHE:-/var/cache/sluice}/source-image.recipe
+# Named here, not by SLUICE_WORKER_IMAGE from the caller's environment, so the image recorded is the image built.
+source_image=localhost/sluice:source
 source_image_recipe() {
   {
     { git -C "$root" ls-files docker Package.swift scripts/lib/container-images.sh scripts/lib/container-stack.sh
@@ -326,7 +328,7 @@ source_image_due() {
   [ -s "$source_image_record" ] || { echo "no image built from source here yet"; return; }
   read -r recorded image _ < "$source_image_record"
   [ "$recorded" = "$recipe" ] || { echo "its recipe changed since $(cut -d' ' -f3- "$source_image_record")"; return; }
-  [ "$(podman image inspect --format '{{.Id}}' localhost/sluice:source 2>/dev/null)" = "$image" ] \
+  [ "$(podman image inspect --format '{{.Id}}' "$source_image" 2>/dev/null)" = "$image" ] \
     || echo "the image built from this recipe is no longer in the image store"
 }
 # The stage: the image built and checked, then its recipe recorded with the image's id. (Run as `cmd || status=$?`,
@@ -334,8 +336,8 @@ source_image_due() {
 source_image_stage() {
   local recipe
   recipe=$(source_image_recipe)
-  scripts/stack image-source --containers || return
+  SLUICE_WORKER_IMAGE=$source_image scripts/stack image-source --containers || return
   mkdir -p "$(dirname "$source_image_record")"
-  echo "$recipe $(podman image inspect --format '{{.Id}}' localhost/sluice:source) $(date -u +%FT%TZ) source id $(docker/source-id | cut -c1-16)" \
+  echo "$recipe $(podman image inspect --format '{{.Id}}' "$source_image") $(date -u +%FT%TZ) source id $(docker/source-id | cut -c1-16)" \
     > "$source_image_record"
 }
