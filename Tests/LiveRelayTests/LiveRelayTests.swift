@@ -321,30 +321,36 @@ struct LiveRelayTests {
         // still published. With 12 s, the ThreadSanitizer stage (two suites at once) saw one relay's play closed ("the
         // server closed the connection") and no data for its 20 s input timeout after.
         let source = try Live.fixture(seconds: 30)
-        let input = try Live.stream("many")
+        // A server of its own: its one worker carries the 100 connections of this test and no other suite's streams,
+        // which run at the same time on the shared server (in one ThreadSanitizer run, a player of the shared server
+        // gave up while this test ran there, and one of the fifty relays never ended).
+        let server = try PrivateRTMPServer()
+        let input = server.stream("many")
         let publisher = try Live.publish(source, to: input)
-        #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
+        #expect(RTMPServerStatistics.waitForPublisher(input, socket: server.statSocket), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
         let engine = RelayEngine(RelaySettings(threads: 2))
         // The referee for the CPU figure: one ffmpeg -c copy relay of the same stream for 3 s, started with the relays
         // so that it relays while the publisher still publishes, however slow the machine (or ThreadSanitizer) is.
         // Its CPU is what this process's reaped children used meanwhile; the publisher is still running.
         let childrenBefore = Live.cpuSeconds(children: true)
         let reference = try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", input, "-t", "3", "-c", "copy",
-                                                      "-f", "flv", try Live.stream("ffmpegrelay")])
+                                                      "-f", "flv", server.stream("ffmpegrelay")])
         let threadsBefore = Live.threadCount()
         let cpuBefore = Live.cpuSeconds()
         let started = Stopwatch()
         // The input timeout is not what this judges: fifty plays of nginx-rtmp started at once on a loaded machine (two
         // cores, ThreadSanitizer) can take longer than the usual 5 s to bring their first tag.
-        let jobs = try (0..<50).map { _ in
-            RunningJob(engine, Live.options(input: input, outputs: [try Live.stream("relay")], timeout: 20, maxDuration: 3))
+        let jobs = (0..<50).map { _ in
+            RunningJob(engine, Live.options(input: input, outputs: [server.stream("relay")], timeout: 20, maxDuration: 3))
         }
         usleep(2_000_000)
         let threadsDuring = Live.threadCount()
         #expect(engine.activeRuns == 50)
         var frames: [Int] = []
-        for job in jobs {
-            let result = try #require(job.wait(seconds: 30)).get()
+        for (index, job) in jobs.enumerated() {
+            // A relay that has not ended is named with what it had done: its input's connections and its output.
+            let waited = job.wait(seconds: 30)
+            let result = try #require(waited, "relay \(index) had not ended; its progress then: \(String(describing: job.latestProgress))").get()
             frames.append(result.progress.outputs.first?.videoFrames ?? 0)
         }
         let cpu = Live.cpuSeconds() - cpuBefore

@@ -28,6 +28,9 @@ public final class PrivateRTMPServer: Sendable {
         self.url = url
     }
 
+    /// Its statistics page's unix socket (RTMPServerStatistics' `socket:`).
+    public var statSocket: String { directory + "/stat.sock" }
+
     /// A stream URL of its own under the `live` application.
     public func stream(_ name: String) -> String { "\(url)/\(name)-\(UUID().uuidString.prefix(8))" }
 

@@ -161,8 +161,16 @@ stop_server() {
     rm -f "$PIDFILE"
 }
 
+# Lines at alert level or above (a worker that "exited on signal 11" is one) outlive the server: appended, with the
+# port, to the file NGINX_RTMP_ALERTS names (scripts/test reports them), since stop removes the log.
+keep_alerts() {
+    [ -n "${NGINX_RTMP_ALERTS:-}" ] && [ -f "$DIR/error.log" ] || return 0
+    grep -E '\[(alert|crit|emerg)\]' "$DIR/error.log" | sed "s|^|nginx-rtmp :$PORT: |" >> "$NGINX_RTMP_ALERTS" || true
+}
+
 stop() {
     stop_server TERM
+    keep_alerts
     if [ -d "$DIR" ]; then
         rm -f "$DIR/nginx.conf" "$DIR/error.log" "$DIR/startup.log" "$PIDFILE" "$DIR/stat.sock"
         rm -rf "$DIR/tmp"

@@ -276,6 +276,15 @@ report_tests() {
     echo "test: what failed:" >&2
     cat "$work/failures" >&2
   fi
+  # What nginx-rtmp logged at alert level or above (a worker that crashed cuts every stream of its server): the
+  # private servers' lines, kept as each stopped, and the shared server's, still running.
+  local alerts
+  alerts=$(cat "$work/nginx-alerts" 2>/dev/null
+           grep -hE '\[(alert|crit|emerg)\]' "$work/nginx-rtmp/error.log" 2>/dev/null | sed 's|^|nginx-rtmp (shared): |')
+  if [ -n "$alerts" ]; then
+    echo "test: nginx-rtmp logged alerts:" >&2
+    printf '%s\n' "$alerts" | head -20 | sed 's/^/  /' >&2
+  fi
   echo "test: tests per target (run/failed): $(awk '{split($1, p, "-"); t[p[1]] += $2; f[p[1]] += $3} END {for (k in t) printf "%s %d/%d  ", k, t[k], f[k]}' "$work/counts")" >&2
   if [ -d "$kept_logs" ]; then
     echo "test: the whole logs of what failed are kept in $kept_logs" >&2

@@ -16,7 +16,7 @@ struct LiveRestreamTests {
         let input = try TestRTMP.stream("src")
         let output = try TestRTMP.stream("dst")
         let harness = try JobHarness("rtmp-restream")
-        let player = try TestRTMP.play(output, into: harness.path("played.flv"))
+        let player = try TestRTMP.play(output, into: harness.path("played.flv"), idle: TestRTMP.pullingJob)
         #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let publisher = try TestRTMP.publish(source, to: input)
         #expect(RTMPServerStatistics.waitForPublisher(input), "the publisher never reached nginx-rtmp: \(publisher.stderr)")
@@ -25,7 +25,7 @@ struct LiveRestreamTests {
             """)
         let result = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
         #expect(result.reachedMaxDuration)
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(player.wait(seconds: 3 * TestRTMP.pullingJob + 15) == 0, "player: \(player.stderr)")
         publisher.wait(seconds: 10)
 
         let published = try FrameHashes.of(source, .video)

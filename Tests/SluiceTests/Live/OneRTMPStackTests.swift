@@ -60,7 +60,7 @@ struct OneRTMPStackTests {
         let base = try #require(TestRTMP.url)
         let input = base + "/" + Self.key("enc-src")
         let output = base + "/" + Self.key("enc-dst")
-        let player = try TestRTMP.play(output, into: harness.path("played.flv"))
+        let player = try TestRTMP.play(output, into: harness.path("played.flv"), idle: TestRTMP.pullingJob)
         #expect(RTMPServerStatistics.waitForPlayer(output), "the player never attached to nginx-rtmp")
         let publisher = try TestRTMP.publish(source, to: input)
         defer { _ = publisher.wait(seconds: 10) }
@@ -73,7 +73,7 @@ struct OneRTMPStackTests {
              "max_duration_s": 3}
             """)
         #expect(outcome.succeeded != nil, "job: \(outcome)")
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(player.wait(seconds: 3 * TestRTMP.pullingJob + 15) == 0, "player: \(player.stderr)")
         for file in ["played.flv", "enc.flv", "enc.h264"] {
             let video = try Probe.streams(harness.path(file), "v")
             #expect(video.count == 1 && video.first?.width == 320 && video.first?.height == 180, "\(file): \(video)")

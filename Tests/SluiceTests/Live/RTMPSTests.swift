@@ -71,7 +71,7 @@ struct RTMPSTests {
         let input = try TestRTMPS.stream("tls-src")
         let output = try TestRTMPS.stream("tls-dst")
         let harness = try JobHarness("rtmps-restream")
-        let player = try TestRTMP.play(output.plain, into: harness.path("played.flv"))
+        let player = try TestRTMP.play(output.plain, into: harness.path("played.flv"), idle: TestRTMP.pullingJob)
         #expect(RTMPServerStatistics.waitForPlayer(output.plain), "the player never attached to nginx-rtmp")
         let publisher = try TestRTMP.publish(source, to: input.plain)
         usleep(700_000)
@@ -80,7 +80,7 @@ struct RTMPSTests {
             """)
         let result = try #require(outcome.succeeded, "job did not succeed: \(outcome)")
         #expect(result.reachedMaxDuration)
-        #expect(player.wait(seconds: 15) == 0, "player: \(player.stderr)")
+        #expect(player.wait(seconds: 3 * TestRTMP.pullingJob + 15) == 0, "player: \(player.stderr)")
         publisher.wait(seconds: 10)
 
         let published = try FrameHashes.of(source, .video)

@@ -30,7 +30,15 @@ enum TestRTMP {
         try BackgroundProcess("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", file, "-c", "copy", "-f", "flv", url])
     }
 
-    /// ffmpeg playing `url` into an FLV file with stream copy; it stops `idle` seconds after data stops.
+    /// The `idle` of a player attached before a job that pulls a live input: that job's first frame waits for the
+    /// input's next keyframe too. Under ThreadSanitizer in CI such a job took more than 3 s to bring its first frame,
+    /// and a player with the default gave up ("Input/output error", ffmpeg's word for a read that timed out). Such a
+    /// test waits for its player 3 × 8 s past the job's end (below).
+    static let pullingJob = 8.0
+
+    /// ffmpeg playing `url` into an FLV file with stream copy. `idle` is its rw_timeout: how long it waits for the
+    /// stream's first frame, and a third of how long it waits once data stops (nginx-rtmp keeps a player's connection
+    /// when the publisher leaves; ffmpeg 5.1 then exits 3 rw_timeouts later, measured: 6.3 s for 2 s, 12.3 s for 4 s).
     static func play(_ url: String, into file: String, idle: Double = 3) throws -> BackgroundProcess {
         try BackgroundProcess("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-rw_timeout", String(Int(idle * 1_000_000)),
                                          "-i", url, "-c", "copy", "-f", "flv", "-y", file])
