@@ -322,8 +322,8 @@ struct LiveRelayTests {
         // server closed the connection") and no data for its 20 s input timeout after.
         let source = try Live.fixture(seconds: 30)
         // A server of its own: its one worker carries the 100 connections of this test and no other suite's streams,
-        // which run at the same time on the shared server (in one ThreadSanitizer run, a player of the shared server
-        // gave up while this test ran there, and one of the fifty relays never ended).
+        // which run at the same time on the shared server (in one CI ThreadSanitizer run there, with three other
+        // processes' streams on that worker, one of the fifty relays had not ended 30 s after its 3 s job began).
         let server = try PrivateRTMPServer()
         let input = server.stream("many")
         let publisher = try Live.publish(source, to: input)
