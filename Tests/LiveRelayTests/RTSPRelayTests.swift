@@ -30,13 +30,25 @@ struct RTSPRelayTests {
     }
 
     /// The camera on a free loopback port, listening once this returns.
+    /// A port free-port found can be taken before the camera binds it (its range overlaps the kernel's ephemeral ports,
+    /// and the tests open thousands of connections; CI's ThreadSanitizer run of 019d7d2 met one): a camera that says it
+    /// cannot listen is started again on another port, up to five times.
     static func camera(_ file: String, path: String = "/cam", extra: [String] = []) throws -> (Child, Int) {
-        let port = try Live.freePort()
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/lib/rtsp-camera.py").standardizedFileURL.path
-        let camera = try Child("/usr/bin/python3", [script, "--port", String(port), "--path", path, "--file", file,
-                                                    "--user", user, "--password", password] + extra)
-        guard ListeningPort.wait(port, seconds: 20) else { throw LiveTestError("the camera never listened: \(camera.stderr)") }
-        return (camera, port)
+        for attempt in 1...5 {
+            let port = try Live.freePort()
+            let camera = try Child("/usr/bin/python3", [script, "--port", String(port), "--path", path, "--file", file,
+                                                        "--user", user, "--password", password] + extra)
+            let deadline = Deadline(seconds: 20)
+            while !deadline.hasPassed && !camera.hasExited {
+                if ListeningPort.isListening(port) { return (camera, port) }
+                usleep(20_000)
+            }
+            if attempt < 5, camera.hasExited, camera.stderr.contains("cannot listen") { continue }
+            camera.end()
+            throw LiveTestError("the camera never listened (attempt \(attempt)): \(camera.stderr)")
+        }
+        throw LiveTestError("the camera never listened")
     }
 
     static func url(port: Int, password: String = "se%3Acret") -> String {

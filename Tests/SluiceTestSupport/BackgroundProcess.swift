@@ -37,6 +37,9 @@ public final class BackgroundProcess: @unchecked Sendable {
         return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     }
 
+    /// The process has exited (its status is `wait`'s).
+    public var hasExited: Bool { !process.isRunning }
+
     /// Waits up to `seconds` for the exit; returns the status, or nil (and kills the process) on timeout.
     @discardableResult
     public func wait(seconds: Double) -> Int32? {
