@@ -31,7 +31,7 @@ struct RTSPRelayTests {
 
     /// The camera on a free loopback port, listening once this returns.
     /// A port free-port found can be taken before the camera binds it (its range overlaps the kernel's ephemeral ports,
-    /// and the tests open thousands of connections; CI's ThreadSanitizer run of 019d7d2 met one): a camera that says it
+    /// and the tests open thousands of connections; the ThreadSanitizer stage of a fresh-clone run of 450e8d9 met one): a camera that says it
     /// cannot listen is started again on another port, up to five times.
     static func camera(_ file: String, path: String = "/cam", extra: [String] = []) throws -> (Child, Int) {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/lib/rtsp-camera.py").standardizedFileURL.path
