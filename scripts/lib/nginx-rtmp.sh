@@ -6,6 +6,7 @@
 #   scripts/lib/nginx-rtmp.sh kill    DIR PORT   # SIGKILL, as a crash: connections drop without a goodbye
 #   scripts/lib/nginx-rtmp.sh restart DIR PORT   # stop, then start on the same port
 #   scripts/lib/nginx-rtmp.sh status  DIR PORT   # exit 0 and prints the URL when running, exit 3 otherwise
+#   scripts/lib/nginx-rtmp.sh alerts  DIR PORT   # its log's lines at alert level or above, each after "nginx-rtmp :PORT: "
 #
 # The application `live` takes publishers and players from 127.0.0.1 only. The config, pid file and logs
 # live in DIR (nothing under /etc or /var); nginx daemonizes itself (`daemon on`), `stop` waits for it.
@@ -16,7 +17,7 @@
 set -eu
 
 usage() {
-    echo "usage: $0 start|stop|kill|restart|status DIR PORT" >&2
+    echo "usage: $0 start|stop|kill|restart|status|alerts DIR PORT" >&2
     exit 2
 }
 
@@ -161,11 +162,17 @@ stop_server() {
     rm -f "$PIDFILE"
 }
 
-# Lines at alert level or above (a worker that "exited on signal 11" is one) outlive the server: appended, with the
-# port, to the file NGINX_RTMP_ALERTS names (scripts/test reports them), since stop removes the log.
+# The log's lines at alert level or above (a worker that "exited on signal 11" is one), with the port; none is no error.
+alerts() {
+    [ -f "$DIR/error.log" ] || return 0
+    grep -E '\[(alert|crit|emerg)\]' "$DIR/error.log" | sed "s|^|nginx-rtmp :$PORT: |" || true
+}
+
+# The alert lines outlive the server: appended to the file NGINX_RTMP_ALERTS names (scripts/test reports them), since
+# stop removes the log.
 keep_alerts() {
-    [ -n "${NGINX_RTMP_ALERTS:-}" ] && [ -f "$DIR/error.log" ] || return 0
-    grep -E '\[(alert|crit|emerg)\]' "$DIR/error.log" | sed "s|^|nginx-rtmp :$PORT: |" >> "$NGINX_RTMP_ALERTS" || true
+    [ -n "${NGINX_RTMP_ALERTS:-}" ] || return 0
+    alerts >> "$NGINX_RTMP_ALERTS"
 }
 
 stop() {
@@ -194,5 +201,6 @@ case $CMD in
             exit 3
         fi
         ;;
+    alerts) alerts ;;
     *) usage ;;
 esac

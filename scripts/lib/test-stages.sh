@@ -277,11 +277,11 @@ report_tests() {
     cat "$work/failures" >&2
   fi
   # What nginx-rtmp logged at alert level or above (a worker that crashed cuts every stream of its server): the
-  # private servers' lines, kept as each stopped, and the shared server's, still running.
-  # Under set -e: none of these may fail the run (no alert is grep's status 1).
+  # private servers' lines, kept as each stopped, and the shared server's, still running (nginx-rtmp.sh alerts).
+  # Under set -e: none of these may fail the run.
   local alerts
   alerts=$({ cat "$work/nginx-alerts"
-             grep -hE '\[(alert|crit|emerg)\]' "$work/nginx-rtmp/error.log" | sed 's|^|nginx-rtmp (shared): |'; } 2>/dev/null || true)
+             [ -x "$work/nginx-rtmp-ctl" ] && "$work/nginx-rtmp-ctl" alerts; } 2>/dev/null || true)
   if [ -n "$alerts" ]; then
     echo "test: nginx-rtmp logged alerts:" >&2
     printf '%s\n' "$alerts" | sed -n '1,20s/^/  /p' >&2

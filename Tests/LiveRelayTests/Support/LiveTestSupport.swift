@@ -97,8 +97,9 @@ enum Live {
         try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", file, "-c", "copy"] + extra + ["-f", "flv", url])
     }
 
-    /// ffmpeg playing `url` into `file`. `idle` (its rw_timeout) is both how long it waits for the stream to start and
-    /// how long it waits after the stream ends before it exits: 8 s, since a player attached before the job published
+    /// ffmpeg playing `url` into `file`. `idle` (its rw_timeout) is how long it waits for the stream to start, and a
+    /// third of how long it waits after the stream ends before it exits (SluiceTests' `TestRTMP.play`: ffmpeg 5.1 exits
+    /// 3 rw_timeouts after the publisher leaves nginx-rtmp): 8 s, since a player attached before the job published
     /// waited more than 3 s for the first frame once in CI (Chromium encoding in software beside it) and gave up (EIO).
     static func play(_ url: String, into file: String, idle: Double = 8) throws -> Child {
         try Child("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-rw_timeout", String(Int(idle * 1_000_000)),
